@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+)
+
+// daemon is one running connector: store, ERPNext client, workers and the two listeners.
+type daemon struct {
+	cfg  connector.Config
+	log  zerolog.Logger
+	db   *store.DB
+	conn *connector.Connector
+	pub  net.Listener // webhooks, /healthz
+	adm  net.Listener // /metrics, /readyz
+}
+
+// newLogger builds the zerolog logger of log.level and log.format.
+func newLogger(w io.Writer, cfg connector.LogConfig) zerolog.Logger {
+	lvl, err := zerolog.ParseLevel(cfg.Level)
+	if err != nil || cfg.Level == "" {
+		lvl = zerolog.InfoLevel
+	}
+	if cfg.Format == "console" {
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339}
+	}
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger()
+}
+
+// openDaemon opens and migrates the store, builds the clients and binds both listeners (so a
+// port in use fails here, before anything runs).
+func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (*daemon, error) {
+	db, err := store.Open(ctx, cfg.Database.Driver, cfg.Database.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate store: %w", err)
+	}
+	erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("erpnext client: %w", err)
+	}
+	conn, err := connector.New(connector.Options{Config: cfg, Store: db, ERP: erp, Log: log})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	d := &daemon{cfg: cfg, log: log, db: db, conn: conn}
+	if d.pub, err = net.Listen("tcp", cfg.Listen); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	if cfg.AdminListen != "" {
+		if d.adm, err = net.Listen("tcp", cfg.AdminListen); err != nil {
+			d.pub.Close()
+			db.Close()
+			return nil, fmt.Errorf("admin_listen %s: %w", cfg.AdminListen, err)
+		}
+	}
+	return d, nil
+}
+
+// run serves until ctx is cancelled, then shuts down in order: stop taking webhooks (in-flight
+// requests finish, 10 s at most), stop the workers, close the store last.
+func (d *daemon) run(ctx context.Context) error {
+	pub := &http.Server{Handler: d.conn.PublicHandler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
+	servers := []*http.Server{pub}
+	listeners := []net.Listener{d.pub}
+	if d.adm != nil {
+		servers = append(servers, &http.Server{Handler: d.conn.AdminHandler(), ReadHeaderTimeout: 5 * time.Second})
+		listeners = append(listeners, d.adm)
+	}
+	errc := make(chan error, len(servers))
+	for i, s := range servers {
+		go func(s *http.Server, l net.Listener) {
+			if err := s.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}(s, listeners[i])
+	}
+	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.conn.Run(wctx)
+	}()
+	d.log.Info().Str("listen", d.pub.Addr().String()).Int("workers", d.cfg.Workers).Str("driver", d.cfg.Database.Driver).Msg("serving")
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, s := range servers {
+		_ = s.Shutdown(sctx)
+	}
+	stopWorkers()
+	wg.Wait()
+	if err := d.db.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	d.log.Info().Msg("stopped")
+	return runErr
+}
+
+func (m *Main) loadConfig(path string) (connector.Config, error) {
+	if path == "" {
+		return connector.Config{}, usageErr("--config FILE is required")
+	}
+	cfg, warnings, err := connector.LoadConfig(path, m.Getenv)
+	for _, w := range warnings {
+		fmt.Fprintln(m.Stderr, "warning:", w)
+	}
+	return cfg, err
+}
+
+func (m *Main) serveCmd() *cobra.Command {
+	var path string
+	c := &cobra.Command{
+		Use:   "serve --config FILE",
+		Short: "Run the webhook server, the workers and the reconcile schedule",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := m.loadConfig(path)
+			if err != nil {
+				return err
+			}
+			d, err := openDaemon(cmd.Context(), cfg, newLogger(m.Stderr, cfg.Log))
+			if err != nil {
+				return err
+			}
+			return d.run(cmd.Context())
+		},
+	}
+	c.Flags().StringVar(&path, "config", "", "configuration file (YAML)")
+	return c
+}
+
+func (m *Main) migrateCmd() *cobra.Command {
+	var path string
+	c := &cobra.Command{
+		Use:   "migrate --config FILE",
+		Short: "Create or upgrade the connector's database tables",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := m.loadConfig(path)
+			if err != nil {
+				return err
+			}
+			db, err := store.Open(cmd.Context(), cfg.Database.Driver, cfg.Database.DSN)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if err := db.Migrate(cmd.Context()); err != nil {
+				return err
+			}
+			fmt.Fprintf(m.Stdout, "migrations applied (%s)\n", cfg.Database.Driver)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&path, "config", "", "configuration file (YAML)")
+	return c
+}

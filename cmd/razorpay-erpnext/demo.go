@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// demoResult is the duplicate-delivery table; `demo --json` prints it as one object with
+// amounts as decimal strings.
+type demoResult struct {
+	Arrivals       int      `json:"arrivals"`
+	Accepted       int      `json:"accepted"`
+	Duplicates     int      `json:"duplicates"`
+	ReceiptsBooked int      `json:"receipts_booked"`
+	BooksTotal     string   `json:"books_total"`
+	GatewayPaid    string   `json:"gateway_paid"`
+	Difference     string   `json:"difference"`
+	Invoice        string   `json:"invoice"`
+	InvoiceStatus  string   `json:"invoice_status"`
+	PaymentID      string   `json:"payment_id"`
+	PaymentEntries []string `json:"payment_entries"`
+}
+
+func (m *Main) demoCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "demo [--json]",
+		Short: "Run everything embedded: one signed payment.captured delivered three times books one receipt",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := runDemo(cmd.Context(), m.Stderr)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(m.Stdout)
+				if err := enc.Encode(res); err != nil {
+					return err
+				}
+			} else {
+				printDemo(m.Stdout, res)
+			}
+			if res.ReceiptsBooked != 1 || res.Difference != "0.00" {
+				return &exitError{code: exitFailure, err: fmt.Errorf("books do not equal the gateway")}
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of the table")
+	return c
+}
+
+// runDemo wires SQLite in a temp dir, the ERPNext simulator and the real webhook server on
+// loopback ports, delivers one signed payment.captured three times over HTTP and waits until
+// the inbox is idle.
+func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
+	dir, err := os.MkdirTemp("", "razorpay-erpnext-demo-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+
+	apiKey, apiSecret, whSecret := randHex(8), randHex(16), randHex(16)
+	site := erpnextsim.New(erpnextsim.Options{APIKey: apiKey, APISecret: apiSecret})
+	const customer = "Demo Customer"
+	if err := site.AddCustomer(customer); err != nil {
+		return nil, err
+	}
+	invoice, err := site.AddSalesInvoice(erpnextsim.InvoiceSpec{
+		Customer: customer, Submit: true,
+		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "12000.00"}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	erpL, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	erpSrv := &http.Server{Handler: site, ReadHeaderTimeout: 5 * time.Second}
+	go erpSrv.Serve(erpL)
+	defer erpSrv.Close()
+
+	cfg := connector.Defaults()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.AdminListen = ""
+	cfg.Database = connector.DatabaseConfig{Driver: "sqlite", DSN: filepath.Join(dir, "demo.db")}
+	cfg.Razorpay.WebhookSecrets = []string{whSecret}
+	cfg.Razorpay.AccountID = "acc_DemoAccount0001"
+	cfg.ERPNext.URL = "http://" + erpL.Addr().String()
+	cfg.ERPNext.APIKey, cfg.ERPNext.APISecret = apiKey, apiSecret
+	cfg.Mapping.Company = erpnextsim.DefaultCompany
+	cfg.Worker.Poll = connector.Duration(100 * time.Millisecond)
+	cfg.Log.Level = "warn"
+	if p := cfg.Validate(); len(p) > 0 {
+		return nil, &connector.ConfigError{Problems: p}
+	}
+	d, err := openDaemon(ctx, cfg, newLogger(logw, cfg.Log))
+	if err != nil {
+		return nil, err
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- d.run(runCtx) }()
+	defer func() { stop(); <-done }()
+
+	paymentID := "pay_" + randAlnum(14)
+	body := demoPayment(cfg.Razorpay.AccountID, paymentID, invoice, time.Now())
+	sig := razorpay.Sign(whSecret, body)
+	eventID := randAlnum(14)
+	res := &demoResult{Arrivals: 3, PaymentID: paymentID, Invoice: invoice, GatewayPaid: "12000.00"}
+	url := "http://" + d.pub.Addr().String() + cfg.WebhookPath
+	for i := 0; i < res.Arrivals; i++ {
+		status, err := deliver(ctx, url, eventID, sig, body)
+		if err != nil {
+			return nil, err
+		}
+		switch status {
+		case "accepted":
+			res.Accepted++
+		case "duplicate":
+			res.Duplicates++
+		default:
+			return nil, fmt.Errorf("delivery %d: unexpected answer %q", i+1, status)
+		}
+	}
+	if err := waitIdle(ctx, d.db, 30*time.Second); err != nil {
+		return nil, err
+	}
+	var booked int64
+	for _, pe := range site.Docs("Payment Entry") {
+		if pe["reference_no"] != paymentID || fmt.Sprint(pe["docstatus"]) != "1" {
+			continue
+		}
+		v, err := razorpay.ParseDecimal(fmt.Sprint(pe["received_amount"]), 2)
+		if err != nil {
+			return nil, fmt.Errorf("Payment Entry %v: %w", pe["name"], err)
+		}
+		booked += v
+		res.PaymentEntries = append(res.PaymentEntries, fmt.Sprint(pe["name"]))
+	}
+	res.ReceiptsBooked = len(res.PaymentEntries)
+	res.BooksTotal = razorpay.FormatMinor(booked, 2)
+	res.Difference = razorpay.FormatMinor(booked-1200000, 2)
+	if inv, ok := site.Doc("Sales Invoice", invoice); ok {
+		res.InvoiceStatus = fmt.Sprint(inv["status"])
+	}
+	return res, nil
+}
+
+// demoPayment is a compact payment.captured body for ₹12,000.00 naming the invoice in notes.
+func demoPayment(account, paymentID, invoice string, now time.Time) []byte {
+	ev := map[string]any{
+		"entity": "event", "account_id": account, "event": "payment.captured", "contains": []string{"payment"},
+		"payload": map[string]any{"payment": map[string]any{"entity": map[string]any{
+			"id": paymentID, "entity": "payment", "amount": 1200000, "currency": "INR", "status": "captured",
+			"order_id": "order_" + randAlnum(14), "method": "upi", "captured": true, "vpa": "customer@exampleupi",
+			"email": "customer@example.com", "contact": "+919000000001", "notes": map[string]string{"invoice": invoice},
+			"fee": 28320, "tax": 4320, "acquirer_data": map[string]string{"rrn": "612345678901"},
+			"created_at": now.Unix(), "base_amount": 1200000,
+		}}},
+		"created_at": now.Unix(),
+	}
+	b, _ := json.Marshal(ev)
+	return b
+}
+
+func deliver(ctx context.Context, url, eventID, sig string, body []byte) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Razorpay-Webhook/v1")
+	req.Header.Set("X-Razorpay-Event-Id", eventID)
+	req.Header.Set("X-Razorpay-Signature", sig)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Status string `json:"status"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("webhook answered %d", resp.StatusCode)
+	}
+	return out.Status, nil
+}
+
+// waitIdle waits until no inbox row is pending or processing.
+func waitIdle(ctx context.Context, s connector.Store, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		counts, err := s.CountByStatus(ctx)
+		if err != nil {
+			return err
+		}
+		if counts[connector.StatusPending]+counts[connector.StatusProcessing] == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("inbox not idle after %s: %v", limit, counts)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func printDemo(w io.Writer, r *demoResult) {
+	fmt.Fprintf(w, "razorpay-erpnext demo: payment %s for Sales Invoice %s, one webhook delivered %d times\n\n", r.PaymentID, r.Invoice, r.Arrivals)
+	rows := [][2]string{
+		{"arrivals", fmt.Sprintf("%d (accepted %d, duplicate %d)", r.Arrivals, r.Accepted, r.Duplicates)},
+		{"receipts booked", fmt.Sprintf("%d %s", r.ReceiptsBooked, strings.Join(r.PaymentEntries, ", "))},
+		{"cash received per the books", rupees(r.BooksTotal)},
+		{"what the gateway paid", rupees(r.GatewayPaid)},
+		{"difference", rupees(r.Difference)},
+		{"invoice status", r.InvoiceStatus},
+	}
+	for _, row := range rows {
+		fmt.Fprintf(w, "  %-30s %s\n", row[0], row[1])
+	}
+}
+
+// rupees formats decimal text with Indian digit grouping: "1200000.00" → "₹12,00,000.00".
+func rupees(dec string) string {
+	sign := ""
+	if strings.HasPrefix(dec, "-") {
+		sign, dec = "-", dec[1:]
+	}
+	intPart, frac, _ := strings.Cut(dec, ".")
+	var groups []string
+	if len(intPart) > 3 {
+		head, tail := intPart[:len(intPart)-3], intPart[len(intPart)-3:]
+		for len(head) > 2 {
+			groups = append([]string{head[len(head)-2:]}, groups...)
+			head = head[:len(head)-2]
+		}
+		groups = append([]string{head}, groups...)
+		intPart = strings.Join(append(groups, tail), ",")
+	}
+	if frac != "" {
+		frac = "." + frac
+	}
+	return sign + "₹" + intPart + frac
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// randAlnum is an id body in Razorpay's shape: n case-sensitive alphanumerics.
+func randAlnum(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alnum[int(b[i])%len(alnum)]
+	}
+	return string(b)
+}

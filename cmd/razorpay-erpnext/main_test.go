@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}
+	code := m.Run(context.Background(), args)
+	return code, out.String(), errb.String()
+}
+
+func TestDemoJSONBooksOneReceipt(t *testing.T) {
+	code, out, errs := run(t, nil, "demo", "--json")
+	if code != exitOK {
+		t.Fatalf("demo exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	want := map[string]any{"arrivals": 3.0, "receipts_booked": 1.0, "books_total": "12000.00", "gateway_paid": "12000.00",
+		"difference": "0.00", "invoice_status": "Paid"}
+	for k, v := range want {
+		if res[k] != v {
+			t.Errorf("%s = %v, want %v", k, res[k], v)
+		}
+	}
+	if pes, _ := res["payment_entries"].([]any); len(pes) != 1 || !strings.HasPrefix(pes[0].(string), "ACC-PAY-") {
+		t.Errorf("payment_entries %v, want one ACC-PAY- name", res["payment_entries"])
+	}
+}
+
+func TestDemoTable(t *testing.T) {
+	code, out, _ := run(t, nil, "demo")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, line := range []string{"receipts booked                1 ACC-PAY-", "difference                     ₹0.00", "cash received per the books    ₹12,000.00", "invoice status                 Paid"} {
+		if !strings.Contains(out, line) {
+			t.Errorf("table lacks %q:\n%s", line, out)
+		}
+	}
+}
+
+func TestRupeesUseIndianGrouping(t *testing.T) {
+	for in, want := range map[string]string{"12000.00": "₹12,000.00", "1200000.00": "₹12,00,000.00", "0.00": "₹0.00", "-5.00": "-₹5.00", "123456789.10": "₹12,34,56,789.10"} {
+		if got := rupees(in); got != want {
+			t.Errorf("rupees(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	if code, _, _ := run(t, nil, "serve"); code != exitUsage {
+		t.Errorf("serve without --config: exit %d, want 2", code)
+	}
+	if code, _, _ := run(t, nil, "no-such-command"); code != exitUsage {
+		t.Errorf("unknown command: exit %d, want 2", code)
+	}
+	if code, out, _ := run(t, nil, "version"); code != exitOK || !strings.HasPrefix(out, "razorpay-erpnext ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+func TestServeRefusesLiteralSecretsAndNamesTheKey(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	cfg := `
+database: {driver: sqlite, dsn: ` + filepath.Join(dir, "s.db") + `}
+razorpay: {webhook_secrets: ["literal-secret-value"]}
+erpnext: {url: "http://127.0.0.1:1", api_key: "${K}", api_secret: "${S}"}
+mapping: {company: Example Company}
+`
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := run(t, map[string]string{"K": "k", "S": "s"}, "serve", "--config", path)
+	if code != exitFailure || !strings.Contains(errs, "razorpay.webhook_secrets[0]: a secret is written literally") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if strings.Contains(errs, "literal-secret-value") {
+		t.Error("the error repeats the secret")
+	}
+}
+
+func TestMigrateCreatesTheStore(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	cfg := `
+database: {driver: sqlite, dsn: ` + filepath.Join(dir, "s.db") + `}
+razorpay: {webhook_secrets: ["${W}", "${UNSET}"]}
+erpnext: {url: "http://127.0.0.1:1", api_key: "${K}", api_secret: "${S}"}
+mapping: {company: Example Company}
+`
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, map[string]string{"K": "k", "S": "s", "W": "w"}, "migrate", "--config", path)
+	if code != exitOK || !strings.Contains(out, "migrations applied") {
+		t.Fatalf("exit %d out %q err %q", code, out, errs)
+	}
+	if !strings.Contains(errs, "razorpay.webhook_secrets[1] is empty after expansion and was dropped") {
+		t.Errorf("no warning for the empty secret: %q", errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s.db")); err != nil {
+		t.Errorf("store file: %v", err)
+	}
+}

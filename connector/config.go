@@ -1,0 +1,368 @@
+package connector
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the daemon's configuration file (DESIGN.md §7). Keys are the contract; every
+// optional key has a default (see Defaults). Secrets must be written as ${VAR} references and
+// are expanded from the environment; a secret written literally is refused by Validate.
+type Config struct {
+	Listen      string         `yaml:"listen"`       // public side: webhooks and /healthz
+	AdminListen string         `yaml:"admin_listen"` // private side: /metrics, /readyz
+	WebhookPath string         `yaml:"webhook_path"`
+	Workers     int            `yaml:"workers"`
+	AdminToken  string         `yaml:"admin_token"`
+	Database    DatabaseConfig `yaml:"database"`
+	Razorpay    RazorpayConfig `yaml:"razorpay"`
+	ERPNext     ERPNextConfig  `yaml:"erpnext"`
+	Mapping     MappingConfig  `yaml:"mapping"`
+	Reconcile   ReconcileCfg   `yaml:"reconcile"`
+	Retention   RetentionCfg   `yaml:"retention"`
+	Log         LogConfig      `yaml:"log"`
+	Worker      WorkerConfig   `yaml:"worker"`
+}
+
+// DatabaseConfig selects the store: driver "sqlite" (embedded default) or "mysql" (MariaDB).
+type DatabaseConfig struct {
+	Driver string `yaml:"driver"`
+	DSN    string `yaml:"dsn"`
+}
+
+// RazorpayConfig holds the webhook secrets (two for rotation) and the optional API keys.
+type RazorpayConfig struct {
+	WebhookSecrets []string `yaml:"webhook_secrets"`
+	AccountID      string   `yaml:"account_id"`
+	KeyID          string   `yaml:"key_id"`
+	KeySecret      string   `yaml:"key_secret"`
+	APIURL         string   `yaml:"api_url"`
+}
+
+// ERPNextConfig points at the Frappe site. ServerTimeout is how long the site may still run
+// (and commit) a request after the client gave up (gunicorn -t, 120 s by default,
+// spec/erpnext.md §8.2); it sizes the ambiguous-write fence of DESIGN.md §4 step 7.
+type ERPNextConfig struct {
+	URL                    string   `yaml:"url"`
+	APIKey                 string   `yaml:"api_key"`
+	APISecret              string   `yaml:"api_secret"`
+	Timeout                Duration `yaml:"timeout"`
+	ServerTimeout          Duration `yaml:"server_timeout"`
+	NameEntriesByPaymentID bool     `yaml:"name_entries_by_payment_id"`
+	MaxConcurrency         int      `yaml:"max_concurrency"`
+}
+
+// MappingConfig is the ERPNext administrator's mapping from payments to documents.
+type MappingConfig struct {
+	Company             string      `yaml:"company"`
+	Timezone            string      `yaml:"timezone"`
+	ModeOfPayment       string      `yaml:"mode_of_payment"`
+	PaidTo              string      `yaml:"paid_to"`
+	InvoiceFrom         []string    `yaml:"invoice_from"`
+	CustomerFrom        []string    `yaml:"customer_from"`
+	Excess              string      `yaml:"excess"`
+	PaymentRequestGrace Duration    `yaml:"payment_request_grace"`
+	Fees                FeesConfig  `yaml:"fees"`
+	Refunds             RefundsConf `yaml:"refunds"`
+	CommentOnPark       bool        `yaml:"comment_on_park"`
+}
+
+// FeesConfig selects how Razorpay's fee is booked: "none" or "deduction" (DESIGN.md §5).
+type FeesConfig struct {
+	Mode       string `yaml:"mode"`
+	FeeAccount string `yaml:"fee_account"`
+	TaxAccount string `yaml:"tax_account"`
+	CostCenter string `yaml:"cost_center"`
+}
+
+// RefundsConf: what to do with a refund whose invoice has no credit note ("park" or "unallocated").
+type RefundsConf struct {
+	WithoutCreditNote string `yaml:"without_credit_note"`
+}
+
+// ReconcileCfg schedules the reconcile sweep. Since is the go-live date: nothing created
+// before it is ever booked.
+type ReconcileCfg struct {
+	Schedule            string   `yaml:"schedule"`
+	Window              Duration `yaml:"window"`
+	IntegrationRequests bool     `yaml:"integration_requests"`
+	Since               string   `yaml:"since"`
+}
+
+// RetentionCfg: raw webhook bodies hold personal data and are purged after RawBodies.
+type RetentionCfg struct {
+	RawBodies Duration `yaml:"raw_bodies"`
+}
+
+// LogConfig: level (debug, info, warn, error) and format (json or console).
+type LogConfig struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}
+
+// WorkerConfig tunes the worker loop; every field has a default.
+type WorkerConfig struct {
+	Lease        Duration `yaml:"lease"`         // event lease; a crashed worker's event is retried after it
+	Poll         Duration `yaml:"poll"`          // how often idle workers look for due events
+	MaxAttempts  int      `yaml:"max_attempts"`  // failures before an event is dead
+	BackoffBase  Duration `yaml:"backoff_base"`  // first retry delay
+	BackoffMax   Duration `yaml:"backoff_max"`   // cap of the exponential backoff
+	FenceMargin  Duration `yaml:"fence_margin"`  // added to server_timeout after an ambiguous write
+	PauseRecheck Duration `yaml:"pause_recheck"` // how often a paused connector re-tests credentials
+	// NoHeartbeat stops workers from extending their event lease while they work, so tests can
+	// reproduce a stalled process whose lease runs out mid-booking. Not settable from YAML.
+	NoHeartbeat bool `yaml:"-"`
+}
+
+// Duration is a time.Duration in YAML as Go duration text ("30s", "10m") or days ("90d").
+type Duration time.Duration
+
+// UnmarshalYAML accepts "90d", Go durations and plain integers (seconds).
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// ParseDuration parses whole days ("90d"), Go duration text ("36h", "10m") and bare seconds ("30").
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasSuffix(s, "d") {
+		n, err := strconv.Atoi(strings.TrimSuffix(s, "d"))
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("invalid duration %q (want e.g. 90d, 36h, 10m)", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return time.Duration(n) * time.Second, nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q (want e.g. 90d, 36h, 10m)", s)
+	}
+	return v, nil
+}
+
+// Defaults returns the configuration used for every key the file leaves out.
+func Defaults() Config {
+	return Config{
+		Listen:      "127.0.0.1:8080",
+		AdminListen: "127.0.0.1:9090",
+		WebhookPath: "/webhooks/razorpay",
+		Workers:     4,
+		Database:    DatabaseConfig{Driver: "sqlite", DSN: "./razorpay-erpnext.db"},
+		Razorpay:    RazorpayConfig{APIURL: "https://api.razorpay.com"},
+		ERPNext: ERPNextConfig{
+			Timeout:        Duration(30 * time.Second),
+			ServerTimeout:  Duration(120 * time.Second),
+			MaxConcurrency: 4,
+		},
+		Mapping: MappingConfig{
+			Timezone:            "Asia/Kolkata",
+			ModeOfPayment:       "Razorpay",
+			InvoiceFrom:         []string{"notes.invoice", "notes.sales_invoice", "order.receipt", "payment_link.reference_id"},
+			CustomerFrom:        []string{"invoice", "notes.customer", "contact.email", "contact.phone"},
+			Excess:              "unallocated",
+			PaymentRequestGrace: Duration(10 * time.Minute),
+			Fees:                FeesConfig{Mode: "none"},
+			Refunds:             RefundsConf{WithoutCreditNote: "park"},
+		},
+		Reconcile: ReconcileCfg{Schedule: "*/10 * * * *", Window: Duration(48 * time.Hour), IntegrationRequests: true},
+		Retention: RetentionCfg{RawBodies: Duration(90 * 24 * time.Hour)},
+		Log:       LogConfig{Level: "info", Format: "json"},
+		Worker: WorkerConfig{
+			Lease:        Duration(60 * time.Second),
+			Poll:         Duration(time.Second),
+			MaxAttempts:  12,
+			BackoffBase:  Duration(2 * time.Second),
+			BackoffMax:   Duration(10 * time.Minute),
+			FenceMargin:  Duration(15 * time.Second),
+			PauseRecheck: Duration(30 * time.Second),
+		},
+	}
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// LoadConfig reads a YAML file, checks that secrets are ${VAR} references, expands them from
+// getenv (os.Getenv when nil), fills defaults and validates. The error lists every problem
+// with its key path.
+func LoadConfig(path string, getenv func(string) string) (Config, []string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, nil, fmt.Errorf("read config: %w", err)
+	}
+	return ParseConfig(raw, getenv)
+}
+
+// ParseConfig is LoadConfig on bytes. It returns the config, warnings (e.g. a webhook secret
+// that expanded to empty and was dropped) and an error listing every problem.
+func ParseConfig(raw []byte, getenv func(string) string) (Config, []string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var problems, warnings []string
+	// Literal-secret check on the unexpanded document.
+	var lit Config
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&lit); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, nil, fmt.Errorf("config: %w", err)
+	}
+	check := func(path, v string) {
+		if v != "" && !envRef.MatchString(v) {
+			problems = append(problems, fmt.Sprintf("%s: a secret is written literally; use ${ENV_VAR} and set it in the environment", path))
+		}
+	}
+	check("admin_token", lit.AdminToken)
+	for i, s := range lit.Razorpay.WebhookSecrets {
+		check(fmt.Sprintf("razorpay.webhook_secrets[%d]", i), s)
+	}
+	check("razorpay.key_secret", lit.Razorpay.KeySecret)
+	check("erpnext.api_key", lit.ERPNext.APIKey)
+	check("erpnext.api_secret", lit.ERPNext.APISecret)
+
+	expanded := envRef.ReplaceAllStringFunc(string(raw), func(m string) string {
+		v := getenv(envRef.FindStringSubmatch(m)[1])
+		// Quote-safe: YAML values with special characters stay inside the quotes the file used.
+		return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v)
+	})
+	cfg := Defaults()
+	if err := yaml.Unmarshal([]byte(expanded), &cfg); err != nil {
+		return Config{}, nil, fmt.Errorf("config: %w", err)
+	}
+	var secrets []string
+	for i, s := range cfg.Razorpay.WebhookSecrets {
+		if strings.TrimSpace(s) == "" {
+			warnings = append(warnings, fmt.Sprintf("razorpay.webhook_secrets[%d] is empty after expansion and was dropped", i))
+			continue
+		}
+		secrets = append(secrets, s)
+	}
+	cfg.Razorpay.WebhookSecrets = secrets
+	problems = append(problems, cfg.Validate()...)
+	if len(problems) > 0 {
+		return cfg, warnings, &ConfigError{Problems: problems}
+	}
+	return cfg, warnings, nil
+}
+
+// ConfigError lists every configuration problem, one per line, each with its key path.
+type ConfigError struct{ Problems []string }
+
+func (e *ConfigError) Error() string {
+	return "invalid configuration:\n  - " + strings.Join(e.Problems, "\n  - ")
+}
+
+// Validate returns every problem of an expanded configuration, each prefixed with its key path.
+func (c Config) Validate() []string {
+	var p []string
+	add := func(f string, a ...any) { p = append(p, fmt.Sprintf(f, a...)) }
+	if c.Listen == "" {
+		add("listen: required (e.g. 127.0.0.1:8080)")
+	}
+	if !strings.HasPrefix(c.WebhookPath, "/") {
+		add("webhook_path: must start with /")
+	}
+	if c.Workers < 1 || c.Workers > 256 {
+		add("workers: must be 1..256, got %d", c.Workers)
+	}
+	switch c.Database.Driver {
+	case "sqlite", "mysql":
+	default:
+		add("database.driver: must be sqlite or mysql, got %q", c.Database.Driver)
+	}
+	if c.Database.DSN == "" {
+		add("database.dsn: required")
+	}
+	if len(c.Razorpay.WebhookSecrets) == 0 {
+		add("razorpay.webhook_secrets: at least one non-empty secret is required (an empty key would let anyone sign)")
+	}
+	if c.ERPNext.URL == "" {
+		add("erpnext.url: required (e.g. https://erp.example.com)")
+	} else if !strings.HasPrefix(c.ERPNext.URL, "http://") && !strings.HasPrefix(c.ERPNext.URL, "https://") {
+		add("erpnext.url: must start with http:// or https://")
+	}
+	if c.ERPNext.APIKey == "" || c.ERPNext.APISecret == "" {
+		add("erpnext.api_key, erpnext.api_secret: required (API key and secret of the ERPNext API user)")
+	}
+	if c.ERPNext.Timeout <= 0 {
+		add("erpnext.timeout: must be positive")
+	}
+	if c.ERPNext.ServerTimeout < c.ERPNext.Timeout {
+		add("erpnext.server_timeout: must be at least erpnext.timeout (the site may run a request longer than the client waits)")
+	}
+	if c.Mapping.Company == "" {
+		add("mapping.company: required (the ERPNext Company the receipts are booked in)")
+	}
+	if _, err := time.LoadLocation(c.Mapping.Timezone); err != nil || c.Mapping.Timezone == "" {
+		add("mapping.timezone: %q is not a known IANA time zone (e.g. Asia/Kolkata)", c.Mapping.Timezone)
+	}
+	if c.Mapping.ModeOfPayment == "" {
+		add("mapping.mode_of_payment: required")
+	}
+	for i, s := range c.Mapping.InvoiceFrom {
+		if !validInvoiceSource(s) {
+			add("mapping.invoice_from[%d]: unknown source %q (notes.<key>, order.receipt, payment_link.reference_id)", i, s)
+		}
+	}
+	switch c.Mapping.Excess {
+	case "unallocated", "park":
+	default:
+		add("mapping.excess: must be unallocated or park, got %q", c.Mapping.Excess)
+	}
+	switch c.Mapping.Fees.Mode {
+	case "none":
+	case "deduction":
+		if c.Mapping.Fees.FeeAccount == "" || c.Mapping.Fees.TaxAccount == "" || c.Mapping.Fees.CostCenter == "" {
+			add("mapping.fees: mode deduction needs fee_account, tax_account and cost_center")
+		}
+	default:
+		add("mapping.fees.mode: must be none or deduction, got %q", c.Mapping.Fees.Mode)
+	}
+	switch c.Mapping.Refunds.WithoutCreditNote {
+	case "park", "unallocated":
+	default:
+		add("mapping.refunds.without_credit_note: must be park or unallocated")
+	}
+	if c.Reconcile.Since != "" {
+		if _, err := time.Parse("2006-01-02", c.Reconcile.Since); err != nil {
+			add("reconcile.since: must be a date YYYY-MM-DD, got %q", c.Reconcile.Since)
+		}
+	}
+	switch c.Log.Format {
+	case "json", "console":
+	default:
+		add("log.format: must be json or console")
+	}
+	if c.Worker.Lease <= 0 || c.Worker.Poll <= 0 || c.Worker.MaxAttempts < 1 {
+		add("worker: lease and poll must be positive and max_attempts at least 1")
+	}
+	return p
+}
+
+func validInvoiceSource(s string) bool {
+	switch {
+	case strings.HasPrefix(s, "notes.") && len(s) > len("notes."):
+		return true
+	case s == "order.receipt", s == "payment_link.reference_id":
+		return true
+	}
+	return false
+}

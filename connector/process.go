@@ -1,0 +1,83 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// Events that book a customer receipt for their payment (DESIGN.md §4 step 4).
+var receiptEvents = map[string]bool{
+	"payment.captured":            true,
+	"order.paid":                  true,
+	"payment_link.paid":           true,
+	"payment_link.partially_paid": true,
+}
+
+// process decides what one claimed event means and carries it out. It never panics on bad
+// data: anything it cannot book becomes parked or dead with a reason.
+func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) Outcome {
+	if len(ev.RawBody) == 0 {
+		return Outcome{Status: StatusDead, LastError: "raw body no longer stored (retention); replay is not possible"}
+	}
+	parsed, err := razorpay.ParseEvent(ev.RawBody)
+	if err != nil {
+		return Outcome{Status: StatusDead, LastError: "webhook body does not parse: " + err.Error()}
+	}
+	switch {
+	case receiptEvents[parsed.Event]:
+		return c.bookReceipt(ctx, ev, parsed, owner)
+	case parsed.Event == "payment.authorized" || parsed.Event == "payment.failed":
+		if parsed.Payment == nil {
+			return Outcome{Status: StatusSkipped, LastError: "no payment in " + parsed.Event}
+		}
+		return Outcome{Status: StatusSkipped, LastError: fmt.Sprintf("recorded: payment %s is %s; a later capture books it", parsed.Payment.ID, parsed.Payment.Status)}
+	}
+	return Outcome{Status: StatusSkipped, LastError: fmt.Sprintf("event %s is not booked by this version", parsed.Event)}
+}
+
+// parkOutcome is a parked event with the reason a person reads.
+func parkOutcome(format string, a ...any) Outcome {
+	return Outcome{Status: StatusParked, LastError: fmt.Sprintf(format, a...)}
+}
+
+// retryAt is a retry that counts as a failed attempt.
+func (c *Connector) retry(ev *InboxEvent, after time.Duration, format string, a ...any) Outcome {
+	if after <= 0 {
+		after = c.backoff(ev.Attempts + 1)
+	}
+	return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: c.now().Add(after), LastError: fmt.Sprintf(format, a...)}
+}
+
+// waitUntil is a retry that is not a failure: contention on a claim or lock, or a pause.
+func (c *Connector) waitUntil(t time.Time, format string, a ...any) Outcome {
+	return Outcome{Status: StatusPending, NextAttemptAt: t, LastError: fmt.Sprintf(format, a...)}
+}
+
+// failOutcome turns an ERPNext failure of a read or a definite (non-ambiguous) write failure
+// into an outcome: retry, pause, or park with ERPNext's message.
+func (c *Connector) failOutcome(ev *InboxEvent, op string, err error) Outcome {
+	kind, after := classify(err, false)
+	switch kind {
+	case failAuth:
+		c.pause(fmt.Sprintf("ERPNext refused the API credentials (%s)", reason(err)))
+		return c.waitUntil(c.now().Add(c.cfg.Worker.PauseRecheck.D()), "paused: %s: %s", op, reason(err))
+	case failPark, failNotFound, failConflict:
+		return parkOutcome("%s: %s", op, reason(err))
+	}
+	if errors.Is(err, ErrStoreUnavailable) {
+		return c.retry(ev, 0, "%s: %v", op, err)
+	}
+	return c.retry(ev, after, "%s: %s", op, reason(err))
+}
+
+// asPark reports whether err is a mapping park reason.
+func asPark(err error) (*mapping.Park, bool) {
+	var p *mapping.Park
+	ok := errors.As(err, &p)
+	return p, ok
+}

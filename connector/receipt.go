@@ -1,0 +1,494 @@
+package connector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// sitePrecision is the number of decimals the ERPNext site keeps for currency amounts. Frappe's
+// default (currency_precision empty → 2 from number_format "#,##,###.##", recording
+// 55-*); System Settings is unreadable to an Accounts user, so it is not read from the site.
+const sitePrecision = 2
+
+// companyCurrency is the base currency of a Razorpay (India) account and of the ERPNext
+// company it books into: fee and tax are in INR paise (spec/razorpay.md §3.1).
+const companyCurrency = "INR"
+
+// receiptJob books one payment id; it holds the business-key claim for its lifetime.
+type receiptJob struct {
+	c     *Connector
+	ev    *InboxEvent
+	e     *razorpay.Event
+	p     *razorpay.Payment
+	owner string
+	key   string
+	// keepClaim is set when an ambiguous write leaves the claim (and invoice lock) in place
+	// until the fence passes.
+	keepClaim bool
+}
+
+// bookReceipt follows DESIGN.md §4 steps 3–7 for a receipt: claim the payment id, look up
+// before create, resolve the invoice, lock it, re-read it, plan, build with get_payment_entry,
+// insert with docstatus 1, record.
+func (c *Connector) bookReceipt(ctx context.Context, ev *InboxEvent, e *razorpay.Event, owner string) Outcome {
+	p := e.Payment
+	if p == nil || p.ID == "" {
+		return parkOutcome("%s carries no payment entity", e.Event)
+	}
+	if p.Status != "captured" && !bool(p.Captured) {
+		return parkOutcome("%s: payment %s is %s, not captured", mapping.ReasonNotCaptured, p.ID, p.Status)
+	}
+	now := c.now()
+	// The claim's first fence covers the reads before the write (each bounded by erpnext.timeout
+	// ≤ server_timeout); a worker that dies here holds the payment until it passes.
+	row, claimed, err := c.store.ClaimBooking(ctx, Booking{
+		BusinessKey: p.ID, Kind: KindReceipt, Owner: owner, FenceUntil: now.Add(c.writeFence()),
+		AmountMinor: p.Amount, Currency: p.Currency, CreatedAt: now,
+	}, now)
+	if err != nil {
+		return c.retry(ev, 0, "claim %s: %v", p.ID, err)
+	}
+	if !claimed {
+		if row.State == BookingBooked {
+			return c.confirmBooked(ctx, ev, row)
+		}
+		wait := row.FenceUntil.Add(time.Duration(rand.Int64N(int64(time.Second))))
+		return c.waitUntil(wait, "waiting: %s is being booked by another worker until %s", p.ID, row.FenceUntil.Format(time.RFC3339))
+	}
+	select {
+	case c.erpSem <- struct{}{}:
+		defer func() { <-c.erpSem }()
+	case <-ctx.Done():
+	}
+	j := &receiptJob{c: c, ev: ev, e: e, p: p, owner: owner, key: p.ID}
+	o := j.run(ctx)
+	if !j.keepClaim {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := c.store.ReleaseBooking(rctx, p.ID, owner); err != nil {
+			c.log.Warn().Err(err).Str("payment_id", p.ID).Msg("release booking claim")
+		}
+	}
+	return o
+}
+
+func (j *receiptJob) run(ctx context.Context) Outcome {
+	c, ev := j.c, j.ev
+	// (b) ERPNext Payment Entry with this reference_no, exact case.
+	found, err := c.findByReference(ctx, j.key)
+	if err != nil {
+		return c.failOutcome(ev, "look up Payment Entry by reference_no "+j.key, err)
+	}
+	if found.submitted != "" {
+		return c.recordBooked(ctx, ev, Booking{BusinessKey: j.key, Kind: KindReceipt, Doctype: frappe.DoctypePaymentEntry,
+			Name: found.submitted, AmountMinor: j.p.Amount, Currency: j.p.Currency}, "found in ERPNext by reference_no")
+	}
+	paidTo, err := c.paidToAccount(ctx)
+	if err != nil {
+		return c.failOutcome(ev, "resolve paid_to account", err)
+	}
+	if paidTo == "" {
+		return parkOutcome("configuration: Mode of Payment %q has no account for company %q; set mapping.paid_to or add the account in ERPNext",
+			c.cfg.Mapping.ModeOfPayment, c.cfg.Mapping.Company)
+	}
+	rules := c.rules(paidTo)
+	cands := mapping.InvoiceCandidates(rules, j.p, j.e.Order, j.e.PaymentLink)
+	invName, err := c.resolveInvoice(ctx, cands)
+	if err != nil {
+		return c.failOutcome(ev, "resolve Sales Invoice", err)
+	}
+	if invName == "" {
+		return parkOutcome("%s: %s", mapping.ReasonNoInvoice, describeCandidates(j.p.ID, cands))
+	}
+
+	lock := "invoice:" + invName
+	now := c.now()
+	ok, err := c.store.AcquireLock(ctx, lock, j.owner, now, now.Add(c.writeFence()))
+	if err != nil {
+		return c.retry(ev, 0, "lock %s: %v", lock, err)
+	}
+	if !ok {
+		return c.waitUntil(now.Add(time.Second+time.Duration(rand.Int64N(int64(2*time.Second)))), "waiting for the lock on Sales Invoice %s", invName)
+	}
+	defer func() {
+		if j.keepClaim {
+			return
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = c.store.ReleaseLock(rctx, lock, j.owner)
+	}()
+
+	// Re-read the invoice under the lock: the outstanding is live only now.
+	var si frappe.SalesInvoice
+	if err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, invName, &si); err != nil {
+		return c.failOutcome(ev, "read Sales Invoice "+invName, err)
+	}
+	inv, err := invoiceFacts(si)
+	if err != nil {
+		return parkOutcome("%s", err.Error())
+	}
+	plan, err := mapping.PlanReceipt(rules, j.p, j.e.Order, inv)
+	if err != nil {
+		if p, ok := asPark(err); ok {
+			return parkOutcome("%s", p.Error())
+		}
+		return c.retry(ev, 0, "plan: %v", err)
+	}
+	if found.draft != "" {
+		return j.submitDraft(ctx, plan, found.draft, lock)
+	}
+	doc, err := c.buildEntry(ctx, plan)
+	if err != nil {
+		if p, ok := asPark(err); ok {
+			return parkOutcome("%s", p.Error())
+		}
+		return c.failOutcome(ev, "get_payment_entry for "+invName, err)
+	}
+	if c.cfg.ERPNext.NameEntriesByPaymentID {
+		doc["name"] = j.key
+	}
+	if o, ok := j.fence(ctx, lock); !ok {
+		return o
+	}
+	var pe frappe.PaymentEntry
+	err = c.erp.Insert(ctx, frappe.DoctypePaymentEntry, doc, &pe)
+	if err != nil {
+		return j.writeFailed(ctx, "insert Payment Entry for "+j.key, err)
+	}
+	return c.recordBooked(ctx, ev, bookingOf(plan, pe.Name), "created")
+}
+
+// writeFence is how long a claim holds after a write is sent: server_timeout + margin.
+func (c *Connector) writeFence() time.Duration {
+	return c.cfg.ERPNext.ServerTimeout.D() + c.cfg.Worker.FenceMargin.D()
+}
+
+// fence moves the business-key fence (and the invoice lock) to send time + server_timeout +
+// margin before a write: nobody posts for this payment until the site can no longer commit it
+// (DESIGN.md §4 step 7).
+func (j *receiptJob) fence(ctx context.Context, lock string) (Outcome, bool) {
+	c := j.c
+	now := c.now()
+	until := now.Add(c.writeFence())
+	if err := c.store.SetBookingFence(ctx, j.key, j.owner, until); err != nil {
+		if errors.Is(err, ErrLeaseLost) {
+			return c.waitUntil(now, "claim on %s lost before the write; starting again", j.key), false
+		}
+		return c.retry(j.ev, 0, "fence %s: %v", j.key, err), false
+	}
+	held, err := c.store.AcquireLock(ctx, lock, j.owner, now, until)
+	if err != nil {
+		return c.retry(j.ev, 0, "extend %s: %v", lock, err), false
+	}
+	if !held {
+		return c.waitUntil(now, "lock %s lost before the write; starting again", lock), false
+	}
+	return Outcome{}, true
+}
+
+// writeFailed handles a failed POST/PUT: an ambiguous one keeps the claim until its fence, so
+// the next attempt's lookup finds a late commit; a 409 under client naming means it exists.
+func (j *receiptJob) writeFailed(ctx context.Context, op string, err error) Outcome {
+	c := j.c
+	kind, _ := classify(err, true)
+	switch kind {
+	case failAmbiguous:
+		j.keepClaim = true
+		b, gerr := c.store.GetBooking(ctx, j.key)
+		next := c.now().Add(c.writeFence())
+		if gerr == nil {
+			next = b.FenceUntil
+		}
+		return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: next.Add(time.Second),
+			LastError: fmt.Sprintf("%s: outcome unknown (%s); will look up reference_no %s after %s", op, reason(err), j.key, next.Format(time.RFC3339))}
+	case failConflict:
+		if c.cfg.ERPNext.NameEntriesByPaymentID {
+			found, ferr := c.findByReference(ctx, j.key)
+			if ferr == nil && found.submitted != "" {
+				return c.recordBooked(ctx, j.ev, Booking{BusinessKey: j.key, Kind: KindReceipt, Doctype: frappe.DoctypePaymentEntry,
+					Name: found.submitted, AmountMinor: j.p.Amount, Currency: j.p.Currency}, "409: already booked under its payment id")
+			}
+		}
+	}
+	return c.failOutcome(j.ev, op, err)
+}
+
+// submitDraft submits a draft found by reference_no when it matches the plan; a draft that
+// differs was made by a person and is parked.
+func (j *receiptJob) submitDraft(ctx context.Context, plan mapping.Receipt, name, lock string) Outcome {
+	c := j.c
+	var pe frappe.PaymentEntry
+	if err := c.erp.Get(ctx, frappe.DoctypePaymentEntry, name, &pe); err != nil {
+		return c.failOutcome(j.ev, "read draft Payment Entry "+name, err)
+	}
+	if diffs := draftDiffs(pe, plan); len(diffs) > 0 {
+		return parkOutcome("%s: draft Payment Entry %s has reference_no %s but differs from the payment: %s; submit or delete it in ERPNext, then replay",
+			mapping.ReasonDraftMismatch, name, j.key, strings.Join(diffs, "; "))
+	}
+	if o, ok := j.fence(ctx, lock); !ok {
+		return o
+	}
+	var out frappe.PaymentEntry
+	if err := c.erp.Update(ctx, frappe.DoctypePaymentEntry, name, map[string]any{"docstatus": 1}, &out); err != nil {
+		return j.writeFailed(ctx, "submit draft Payment Entry "+name, err)
+	}
+	return c.recordBooked(ctx, j.ev, bookingOf(plan, name), "submitted the matching draft")
+}
+
+func bookingOf(plan mapping.Receipt, name string) Booking {
+	return Booking{BusinessKey: plan.PaymentID, Kind: KindReceipt, Doctype: frappe.DoctypePaymentEntry, Name: name,
+		AmountMinor: plan.Paid, Currency: plan.Currency, Invoice: plan.Invoice}
+}
+
+// recordBooked marks the business key booked, turns the key's other parked rows into
+// duplicates and returns the done outcome.
+func (c *Connector) recordBooked(ctx context.Context, ev *InboxEvent, b Booking, how string) Outcome {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := c.store.FinishBooking(wctx, b, c.now()); err != nil {
+		return c.retry(ev, 0, "record booking %s as %s: %v", b.BusinessKey, b.Name, err)
+	}
+	if _, err := c.store.MarkDuplicates(wctx, b.BusinessKey, ev.ID, b.Doctype+" "+b.Name, c.now()); err != nil {
+		c.log.Warn().Err(err).Str("payment_id", b.BusinessKey).Msg("mark duplicates")
+	}
+	return Outcome{Status: StatusDone, ResultDoctype: b.Doctype, ResultName: b.Name, LastError: how}
+}
+
+// confirmBooked handles an event whose payment id is booked already: it counts only while the
+// ERPNext document is submitted (DESIGN.md §4 step 5a).
+func (c *Connector) confirmBooked(ctx context.Context, ev *InboxEvent, b Booking) Outcome {
+	var pe frappe.PaymentEntry
+	err := c.erp.Get(ctx, b.Doctype, b.Name, &pe)
+	if err != nil && !frappe.IsNotFound(err) {
+		return c.failOutcome(ev, "read booked "+b.Doctype+" "+b.Name, err)
+	}
+	if err != nil || pe.Docstatus != 1 {
+		state := "deleted"
+		if err == nil {
+			state = "cancelled"
+		}
+		return parkOutcome("%s %s booked for %s was %s in ERPNext; it is not re-booked automatically", b.Doctype, b.Name, b.BusinessKey, state)
+	}
+	return Outcome{Status: StatusDuplicate, ResultDoctype: b.Doctype, ResultName: b.Name,
+		LastError: fmt.Sprintf("%s already booked as %s %s", b.BusinessKey, b.Doctype, b.Name)}
+}
+
+// refMatch is what a reference_no lookup found (names; "" when none).
+type refMatch struct{ submitted, draft string }
+
+// findByReference lists Payment Entries with reference_no = id and docstatus ≠ 2 and keeps
+// only exact-case matches: the site's collation is case-insensitive (recording
+// 50-list-reference-no-eq-other-case) while Razorpay ids are not.
+func (c *Connector) findByReference(ctx context.Context, id string) (refMatch, error) {
+	var rows []struct {
+		Name        string `json:"name"`
+		ReferenceNo string `json:"reference_no"`
+		Docstatus   int    `json:"docstatus"`
+	}
+	err := c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
+		Fields:  []string{"name", "reference_no", "docstatus"},
+		Filters: []frappe.Filter{{"reference_no", "=", id}, {"docstatus", "!=", 2}},
+		OrderBy: "creation asc",
+		All:     true,
+	}, &rows)
+	if err != nil {
+		return refMatch{}, err
+	}
+	var m refMatch
+	for _, r := range rows {
+		if r.ReferenceNo != id {
+			continue
+		}
+		switch {
+		case r.Docstatus == 1 && m.submitted == "":
+			m.submitted = r.Name
+		case r.Docstatus == 0 && m.draft == "":
+			m.draft = r.Name
+		}
+	}
+	return m, nil
+}
+
+// resolveInvoice returns the first candidate that exists as a Sales Invoice ("" when none).
+func (c *Connector) resolveInvoice(ctx context.Context, cands []mapping.Candidate) (string, error) {
+	for _, cand := range cands {
+		var si frappe.SalesInvoice
+		err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, cand.Name, &si)
+		if frappe.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return si.Name, nil
+	}
+	return "", nil
+}
+
+func describeCandidates(paymentID string, cands []mapping.Candidate) string {
+	if len(cands) == 0 {
+		return fmt.Sprintf("payment %s names no invoice (no configured note key, order receipt or link reference is set)", paymentID)
+	}
+	var s []string
+	for _, c := range cands {
+		s = append(s, fmt.Sprintf("%s=%q", c.Source, c.Name))
+	}
+	return fmt.Sprintf("payment %s: no Sales Invoice named %s", paymentID, strings.Join(s, ", "))
+}
+
+// invoiceFacts converts the Sales Invoice read from ERPNext into the planner's input.
+func invoiceFacts(si frappe.SalesInvoice) (mapping.Invoice, error) {
+	cur := si.PartyAccountCurrency
+	if cur == "" {
+		cur = si.Currency
+	}
+	exp, ok := razorpay.Exponent(cur)
+	if !ok {
+		return mapping.Invoice{}, fmt.Errorf("%s: Sales Invoice %s is receivable in %q", mapping.ReasonCurrency, si.Name, cur)
+	}
+	out, err := razorpay.ParseDecimal(si.OutstandingAmount.String(), exp)
+	if err != nil {
+		return mapping.Invoice{}, fmt.Errorf("%s: Sales Invoice %s outstanding %q: %v", mapping.ReasonCurrencyPrecision, si.Name, si.OutstandingAmount, err)
+	}
+	return mapping.Invoice{Name: si.Name, Customer: si.Customer, Company: si.Company, PartyAccountCurrency: cur,
+		Docstatus: si.Docstatus, IsReturn: si.IsReturn == 1, Outstanding: out}, nil
+}
+
+func (c *Connector) rules(paidTo string) mapping.Rules {
+	return mapping.Rules{
+		Company: c.cfg.Mapping.Company, ModeOfPayment: c.cfg.Mapping.ModeOfPayment, PaidTo: paidTo,
+		Location: c.loc, InvoiceFrom: c.cfg.Mapping.InvoiceFrom, Excess: c.cfg.Mapping.Excess,
+		CompanyCurrency: companyCurrency, SitePrecision: sitePrecision,
+	}
+}
+
+// paidToAccount is mapping.paid_to, else the Mode of Payment's default account for the
+// company ("" when it has none). ERPNext never derives paid_to from mode_of_payment on the
+// server (spec/erpnext.md §3.1, §7), so it is always sent explicitly.
+func (c *Connector) paidToAccount(ctx context.Context) (string, error) {
+	if c.cfg.Mapping.PaidTo != "" {
+		return c.cfg.Mapping.PaidTo, nil
+	}
+	c.mu.Lock()
+	acct, ok := c.paidTo[c.cfg.Mapping.Company]
+	c.mu.Unlock()
+	if ok {
+		return acct, nil
+	}
+	var mop frappe.ModeOfPayment
+	if err := c.erp.Get(ctx, "Mode of Payment", c.cfg.Mapping.ModeOfPayment, &mop); err != nil {
+		return "", err
+	}
+	for _, a := range mop.Accounts {
+		if a.Company == c.cfg.Mapping.Company && a.DefaultAccount != "" {
+			c.mu.Lock()
+			c.paidTo[c.cfg.Mapping.Company] = a.DefaultAccount
+			c.mu.Unlock()
+			return a.DefaultAccount, nil
+		}
+	}
+	return "", nil
+}
+
+// buildEntry asks ERPNext for its own Payment Entry for the invoice (get_payment_entry with
+// party_amount = the allocation and bank_account = paid_to, spec/erpnext.md §3.8) and sets
+// what the connector owns: dates, reference_no, mode_of_payment, paid_to, amounts, remarks,
+// docstatus 1. Payment-term rows are kept as ERPNext split them.
+func (c *Connector) buildEntry(ctx context.Context, plan mapping.Receipt) (map[string]any, error) {
+	exp, _ := razorpay.Exponent(plan.Currency)
+	allocated := razorpay.FormatMinor(plan.Allocated, exp)
+	paid := razorpay.FormatMinor(plan.Paid, exp)
+	var doc map[string]any
+	err := c.erp.Call(ctx, frappe.MethodGetPaymentEntry, map[string]any{
+		"dt": frappe.DoctypeSalesInvoice, "dn": plan.Invoice,
+		"party_amount": json.Number(allocated), "bank_account": plan.PaidTo,
+	}, &doc)
+	if err != nil {
+		return nil, err
+	}
+	if pt, _ := doc["payment_type"].(string); pt != "Receive" {
+		return nil, &mapping.Park{Reason: mapping.ReasonInvoiceSettled, Detail: fmt.Sprintf("ERPNext proposes a %q entry for Sales Invoice %s", pt, plan.Invoice)}
+	}
+	if party, _ := doc["party"].(string); party != plan.Customer {
+		return nil, &mapping.Park{Reason: mapping.ReasonInvoiceState, Detail: fmt.Sprintf("ERPNext proposes party %q for Sales Invoice %s of %q", party, plan.Invoice, plan.Customer)}
+	}
+	rows, _ := doc["references"].([]any)
+	var sum int64
+	for _, r := range rows {
+		row, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		delete(row, "__islocal")
+		delete(row, "__unsaved")
+		v, err := razorpay.ParseDecimal(fmt.Sprint(row["allocated_amount"]), exp)
+		if err != nil {
+			return nil, &mapping.Park{Reason: mapping.ReasonCurrencyPrecision, Detail: fmt.Sprintf("get_payment_entry allocation %v: %v", row["allocated_amount"], err)}
+		}
+		sum += v
+	}
+	if sum != plan.Allocated {
+		return nil, &mapping.Park{Reason: mapping.ReasonInvoiceState, Detail: fmt.Sprintf("get_payment_entry allocates %s to Sales Invoice %s, expected %s",
+			razorpay.FormatMinor(sum, exp), plan.Invoice, allocated)}
+	}
+	delete(doc, "__islocal")
+	delete(doc, "__unsaved")
+	doc["company"] = plan.Company
+	doc["posting_date"] = plan.PostingDate
+	doc["reference_date"] = plan.ReferenceDate
+	doc["reference_no"] = plan.ReferenceNo
+	doc["mode_of_payment"] = plan.ModeOfPayment
+	doc["paid_to"] = plan.PaidTo
+	doc["paid_amount"] = json.Number(paid)
+	doc["received_amount"] = json.Number(paid)
+	doc["remarks"] = plan.Remarks
+	doc["custom_remarks"] = 1
+	doc["docstatus"] = 1
+	return doc, nil
+}
+
+// draftDiffs lists how a draft found by reference_no differs from the plan.
+func draftDiffs(pe frappe.PaymentEntry, plan mapping.Receipt) []string {
+	exp, _ := razorpay.Exponent(plan.Currency)
+	var d []string
+	cmp := func(field, got, want string) {
+		if got != want {
+			d = append(d, fmt.Sprintf("%s %q, expected %q", field, got, want))
+		}
+	}
+	amount := func(field string, got json.Number, want int64) {
+		v, err := razorpay.ParseDecimal(got.String(), exp)
+		if err != nil || v != want {
+			d = append(d, fmt.Sprintf("%s %s, expected %s", field, got, razorpay.FormatMinor(want, exp)))
+		}
+	}
+	cmp("payment_type", pe.PaymentType, "Receive")
+	cmp("company", pe.Company, plan.Company)
+	cmp("party", pe.Party, plan.Customer)
+	cmp("paid_to", pe.PaidTo, plan.PaidTo)
+	amount("paid_amount", pe.PaidAmount, plan.Paid)
+	amount("received_amount", pe.ReceivedAmount, plan.Paid)
+	var alloc int64
+	for _, r := range pe.References {
+		v, err := razorpay.ParseDecimal(r.AllocatedAmount.String(), exp)
+		if r.ReferenceDoctype != frappe.DoctypeSalesInvoice || r.ReferenceName != plan.Invoice || err != nil {
+			d = append(d, fmt.Sprintf("reference %s %s allocated %s is not Sales Invoice %s", r.ReferenceDoctype, r.ReferenceName, r.AllocatedAmount, plan.Invoice))
+			continue
+		}
+		alloc += v
+	}
+	if alloc != plan.Allocated {
+		d = append(d, fmt.Sprintf("allocated %s to %s, expected %s", razorpay.FormatMinor(alloc, exp), plan.Invoice, razorpay.FormatMinor(plan.Allocated, exp)))
+	}
+	return d
+}

@@ -1,0 +1,161 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Inbox statuses (DESIGN.md §8). An event moves pending → processing → one of the final
+// statuses; retries go back to pending with a later NextAttemptAt.
+const (
+	StatusPending    = "pending"
+	StatusProcessing = "processing"
+	StatusDone       = "done"
+	StatusParked     = "parked"
+	StatusDead       = "dead"
+	StatusSkipped    = "skipped"
+	StatusDismissed  = "dismissed"
+	StatusDuplicate  = "duplicate"
+)
+
+// Booking states and kinds (DESIGN.md §8).
+const (
+	BookingInFlight = "in_flight"
+	BookingBooked   = "booked"
+
+	KindReceipt = "receipt"
+	KindRefund  = "refund"
+)
+
+// ErrStoreUnavailable wraps every store failure that means "the database could not be reached
+// or did not answer"; intake answers 503 for it so Razorpay retries (DESIGN.md §2 invariant 2).
+var ErrStoreUnavailable = errors.New("store unavailable")
+
+// ErrLeaseLost is returned by CompleteEvent when the caller no longer holds the event's lease
+// (it expired and another worker claimed the event); the caller must drop its outcome.
+var ErrLeaseLost = errors.New("event lease lost")
+
+// ErrNotFound is returned by lookups of a single row that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// InboxEvent is one row of the inbox: a verified webhook (or a synthetic reconcile row) keyed by
+// (AccountID, EventID). Times are UTC.
+type InboxEvent struct {
+	ID             int64      `db:"id"`
+	AccountID      string     `db:"account_id"`
+	EventID        string     `db:"event_id"`
+	Event          string     `db:"event"`        // e.g. "payment.captured"
+	BusinessKey    string     `db:"business_key"` // pay_… or rfnd_…; "" when none could be parsed
+	RawBody        []byte     `db:"raw_body"`     // exact bytes received; nil after retention purge
+	ReceivedAt     time.Time  `db:"received_at"`
+	EventCreatedAt *time.Time `db:"event_created_at"` // envelope created_at, nil when absent
+	Status         string     `db:"status"`
+	Attempts       int        `db:"attempts"`
+	NextAttemptAt  time.Time  `db:"next_attempt_at"`
+	LeaseOwner     string     `db:"lease_owner"`
+	LeaseUntil     *time.Time `db:"lease_until"`
+	LastError      string     `db:"last_error"`
+	ResultDoctype  string     `db:"result_doctype"`
+	ResultName     string     `db:"result_name"`
+	UpdatedAt      time.Time  `db:"updated_at"`
+}
+
+// Outcome is what a worker writes back for a claimed event.
+type Outcome struct {
+	Status        string    // StatusPending (retry), StatusDone, StatusParked, StatusDead, StatusSkipped
+	LastError     string    // reason a person can read; ERPNext's message verbatim (tags stripped)
+	ResultDoctype string    // e.g. "Payment Entry"
+	ResultName    string    // e.g. "ACC-PAY-2026-00001"
+	NextAttemptAt time.Time // for StatusPending
+	CountAttempt  bool      // false for waits that are not failures (contention, pause)
+}
+
+// Booking is one row of bookings: the claim on a business fact (a payment or refund id).
+type Booking struct {
+	BusinessKey string    `db:"business_key"`
+	Kind        string    `db:"kind"`
+	State       string    `db:"state"` // BookingInFlight or BookingBooked
+	Owner       string    `db:"owner"`
+	FenceUntil  time.Time `db:"fence_until"` // an in_flight row may be taken over after this
+	Doctype     string    `db:"doctype"`
+	Name        string    `db:"name"`
+	AmountMinor int64     `db:"amount_minor"`
+	Currency    string    `db:"currency"`
+	Invoice     string    `db:"invoice"`
+	CreatedAt   time.Time `db:"created_at"`
+	UpdatedAt   time.Time `db:"updated_at"`
+}
+
+// EventFilter selects inbox rows for listing.
+type EventFilter struct {
+	Status string    // "" = any
+	Since  time.Time // zero = any; compared with received_at
+	Limit  int       // 0 = no limit
+}
+
+// Store is what the connector needs from its database (connector/store implements it on
+// MariaDB and SQLite). Every method returns an error wrapping ErrStoreUnavailable when the
+// database cannot be reached. Claims are rows, never connection-scoped locks (DESIGN.md §4.3).
+type Store interface {
+	// InsertEvent stores a new inbox row (ID, Status pending, NextAttemptAt = ReceivedAt are set
+	// by the store when zero). It returns inserted=false, without error, when a row with the
+	// same (AccountID, EventID) exists already.
+	InsertEvent(ctx context.Context, e *InboxEvent) (inserted bool, err error)
+	// InsertEventIfNoKey inserts e only when no inbox row has e.BusinessKey (reconcile rows).
+	InsertEventIfNoKey(ctx context.Context, e *InboxEvent) (inserted bool, err error)
+	// ClaimNextEvent leases the next due event (status pending with NextAttemptAt <= now, or
+	// processing with an expired lease) to owner until now+lease, sets status processing and
+	// returns it; nil, nil when nothing is due. Safe across processes (SKIP LOCKED on MariaDB).
+	ClaimNextEvent(ctx context.Context, owner string, now time.Time, lease time.Duration) (*InboxEvent, error)
+	// ExtendLease moves the lease of a claimed event; ErrLeaseLost when owner no longer holds it.
+	ExtendLease(ctx context.Context, id int64, owner string, until time.Time) error
+	// CompleteEvent writes the outcome and clears the lease; ErrLeaseLost when owner no longer
+	// holds the lease. Attempts is incremented when o.CountAttempt.
+	CompleteEvent(ctx context.Context, id int64, owner string, now time.Time, o Outcome) error
+	// GetEvent returns one row by id (ErrNotFound).
+	GetEvent(ctx context.Context, id int64) (*InboxEvent, error)
+	// FindEvents returns rows whose event_id or business_key equals key, oldest first.
+	FindEvents(ctx context.Context, key string) ([]InboxEvent, error)
+	// ListEvents returns rows matching f, newest first.
+	ListEvents(ctx context.Context, f EventFilter) ([]InboxEvent, error)
+	// CountByStatus returns the number of inbox rows per status.
+	CountByStatus(ctx context.Context) (map[string]int, error)
+	// SetEventStatus moves a row to status (replay → pending with NextAttemptAt now and
+	// Attempts 0, dismiss → dismissed with reason in LastError); ErrNotFound when absent.
+	SetEventStatus(ctx context.Context, id int64, status, reason string, now time.Time) error
+	// MarkDuplicates turns the parked, pending and dead rows of businessKey other than exceptID into
+	// StatusDuplicate, with LastError naming the booked document; returns how many changed.
+	MarkDuplicates(ctx context.Context, businessKey string, exceptID int64, result string, now time.Time) (int, error)
+
+	// ClaimBooking claims businessKey for owner in one statement: it inserts an in_flight row
+	// (fence fenceUntil), or takes over an in_flight row whose fence is before now. It returns
+	// the row as it stands afterwards and claimed=true when owner now holds it. A booked row or
+	// an in_flight row of another owner with a live fence is returned with claimed=false.
+	ClaimBooking(ctx context.Context, b Booking, now time.Time) (row Booking, claimed bool, err error)
+	// SetBookingFence moves the fence of an in_flight row held by owner (ErrLeaseLost otherwise).
+	SetBookingFence(ctx context.Context, businessKey, owner string, fenceUntil time.Time) error
+	// FinishBooking marks businessKey booked with the ERPNext document (doctype, name, amount,
+	// currency, invoice from b). It succeeds when the row is in_flight (any owner: the document
+	// exists) or already booked with the same name; booked with another name is an error.
+	FinishBooking(ctx context.Context, b Booking, now time.Time) error
+	// ReleaseBooking deletes the in_flight row of businessKey held by owner (nothing was or can
+	// have been written to ERPNext); no error when the row is absent or held by someone else.
+	ReleaseBooking(ctx context.Context, businessKey, owner string) error
+	// ForgetBooking deletes a booked row whose ERPNext document no longer counts (cancelled).
+	ForgetBooking(ctx context.Context, businessKey string) error
+	// GetBooking returns the row of businessKey (ErrNotFound).
+	GetBooking(ctx context.Context, businessKey string) (*Booking, error)
+
+	// AcquireLock takes the named lock row for owner until expiresAt, or takes over an expired
+	// one, in one statement; re-acquiring one's own lock extends it. false when another owner
+	// holds a live lock.
+	AcquireLock(ctx context.Context, name, owner string, now, expiresAt time.Time) (bool, error)
+	// ReleaseLock deletes the lock row if owner holds it.
+	ReleaseLock(ctx context.Context, name, owner string) error
+
+	// Ping checks the database answers and migrations are applied.
+	Ping(ctx context.Context) error
+	// Close releases the connection pool.
+	Close() error
+}

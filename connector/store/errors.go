@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+// ErrNotMigrated is returned by Ping when the database answers but some embedded migration has
+// not been applied (run `razorpay-erpnext migrate`).
+var ErrNotMigrated = errors.New("store: migrations not applied")
+
+// MariaDB error numbers the store reacts to.
+const (
+	mysqlDuplicateEntry = 1062 // ER_DUP_ENTRY
+	mysqlLockDeadlock   = 1213 // ER_LOCK_DEADLOCK: the statement was rolled back, retry it
+)
+
+// Deadlock and busy retries for one store call: a handful of quick attempts; a database that
+// stays busy longer is reported as unavailable.
+const (
+	retryAttempts = 6
+	retryBackoff  = 5 * time.Millisecond
+)
+
+// unavailable wraps an unexpected database error as connector.ErrStoreUnavailable, naming the
+// operation. The driver's message is kept as text (not wrapped) so callers cannot come to depend
+// on driver types, and the DSN password is removed from it. Context errors stay inspectable
+// with errors.Is.
+func (d *DB) unavailable(op string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		ctxErr := context.Canceled
+		if errors.Is(err, context.DeadlineExceeded) {
+			ctxErr = context.DeadlineExceeded
+		}
+		return fmt.Errorf("%w: %s: %w", connector.ErrStoreUnavailable, op, ctxErr)
+	}
+	return fmt.Errorf("%w: %s: %s", connector.ErrStoreUnavailable, op, redact(err.Error(), d.secret))
+}
+
+// redact removes secret from msg.
+func redact(msg, secret string) string {
+	if secret == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, secret, "[redacted]")
+}
+
+// isDuplicate reports whether err is a unique-key violation.
+func isDuplicate(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == mysqlDuplicateEntry
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// isTransient reports whether err means "the statement lost a race with another writer and
+// changed nothing": an InnoDB deadlock victim, or SQLite still busy after its busy timeout.
+func isTransient(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == mysqlLockDeadlock
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		primary := se.Code() & 0xff
+		return primary == sqlite3.SQLITE_BUSY || primary == sqlite3.SQLITE_LOCKED
+	}
+	return false
+}
+
+// retry runs fn, again after a short pause while it fails with a transient error. fn must be
+// safe to repeat: one statement, or a transaction that was rolled back.
+func retry(ctx context.Context, fn func() error) error {
+	var err error
+	for attempt := 0; attempt < retryAttempts; attempt++ {
+		if err = fn(); err == nil || !isTransient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(retryBackoff << attempt):
+		}
+	}
+	return err
+}

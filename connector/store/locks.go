@@ -1,0 +1,53 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// AcquireLock takes the lock row name (e.g. "invoice:ACC-SINV-2026-00001") for owner until
+// expiresAt in one statement: it inserts the row, or takes it over when its expires_at is
+// before now, or extends it when owner already holds it (expires_at becomes expiresAt). It
+// returns false when another owner holds a live lock. Names and owners compare
+// case-sensitively.
+func (d *DB) AcquireLock(ctx context.Context, name, owner string, now, expiresAt time.Time) (bool, error) {
+	if err := checkKeyOwner("acquire lock", name, maxLockName, owner); err != nil {
+		return false, err
+	}
+	query := `INSERT INTO locks (name, owner, expires_at) VALUES (?, ?, ?)`
+	args := []any{name, owner, d.arg(expiresAt)}
+	if d.mysql() {
+		// owner is assigned first; expires_at's condition then holds exactly when owner now
+		// holds the row, whether MariaDB evaluates assignments left to right (the default) or
+		// simultaneously (sql_mode SIMULTANEOUS_ASSIGNMENT).
+		query += ` ON DUPLICATE KEY UPDATE
+		owner = IF(owner = VALUES(owner) OR expires_at < ?, VALUES(owner), owner),
+		expires_at = IF(owner = VALUES(owner) OR expires_at < ?, VALUES(expires_at), expires_at)`
+		args = append(args, d.arg(now), d.arg(now))
+	} else {
+		query += ` ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+		WHERE locks.owner = excluded.owner OR locks.expires_at < ?`
+		args = append(args, d.arg(now))
+	}
+	op := "acquire lock " + name
+	if _, err := d.exec(ctx, op, query, args...); err != nil {
+		return false, err
+	}
+	var holder string
+	err := d.db.GetContext(ctx, &holder, `SELECT owner FROM locks WHERE name = ?`, name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil // released by its holder in between: not ours
+	}
+	if err != nil {
+		return false, d.unavailable(op, err)
+	}
+	return holder == owner, nil
+}
+
+// ReleaseLock deletes the lock row name if owner holds it; no error otherwise.
+func (d *DB) ReleaseLock(ctx context.Context, name, owner string) error {
+	_, err := d.exec(ctx, "release lock "+name, `DELETE FROM locks WHERE name = ? AND owner = ?`, name, owner)
+	return err
+}

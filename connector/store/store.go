@@ -1,0 +1,177 @@
+// Package store keeps the connector's inbox, booking claims and lock rows in MariaDB
+// (production, any number of replicas) or SQLite (the embedded default), through sqlx
+// (DESIGN.md §8). Every claim is a row written in one statement or a short transaction, never a
+// connection-scoped lock, so claims survive dropped connections and cover every process
+// (DESIGN.md §4 step 3).
+//
+// Times are stored and returned in UTC, truncated to microseconds. Every failure of the database
+// itself wraps connector.ErrStoreUnavailable; a missing single row is connector.ErrNotFound.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+// Driver names accepted by Open.
+const (
+	DriverMySQL  = "mysql"  // MariaDB 10.6+ (or MySQL 8) through github.com/go-sql-driver/mysql
+	DriverSQLite = "sqlite" // SQLite through modernc.org/sqlite
+)
+
+// Connection pool limits for MariaDB. The store holds no connection across calls, so a small
+// pool serves many workers.
+const (
+	mysqlMaxOpenConns    = 16
+	mysqlMaxIdleConns    = 8
+	mysqlConnMaxLifetime = 5 * time.Minute
+	mysqlConnMaxIdleTime = time.Minute
+	mysqlDialTimeout     = 5 * time.Second
+)
+
+// sqliteBusyTimeout is how long an SQLite connection waits for another process's write lock
+// before it reports "database is locked".
+const sqliteBusyTimeout = 5 * time.Second
+
+// DB is the connector's store on one database; it implements connector.Store. It is safe for use
+// by many goroutines and by several processes (replicas) on one database.
+type DB struct {
+	db     *sqlx.DB
+	driver string
+	secret string           // the DSN password, redacted from every error message
+	now    func() time.Time // for rows whose time the caller did not give
+}
+
+var _ connector.Store = (*DB)(nil)
+
+// Open returns a store on driver ("mysql" or "sqlite") and dsn. It does not migrate; call
+// Migrate.
+//
+// For "mysql" dsn is a go-sql-driver DSN (user:pass@tcp(host:3306)/db); parseTime=true, UTC
+// times and clientFoundRows=true are forced, and no connection is made yet, so a store whose
+// server is down opens fine and its calls fail with connector.ErrStoreUnavailable.
+//
+// For "sqlite" dsn is a file path, a "file:" URI or ":memory:"; WAL, a 5 s busy timeout, foreign
+// keys and immediate transactions are added, one connection is used (SQLite has one writer, so
+// goroutines queue in the pool instead of failing with "database is locked"), and the file is
+// opened at once so a bad path fails here.
+func Open(ctx context.Context, driver, dsn string) (*DB, error) {
+	switch driver {
+	case DriverMySQL:
+		return openMySQL(dsn)
+	case DriverSQLite:
+		return openSQLite(ctx, dsn)
+	default:
+		return nil, fmt.Errorf("open store: unknown driver %q (want %q or %q)", driver, DriverMySQL, DriverSQLite)
+	}
+}
+
+func openMySQL(dsn string) (*DB, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		// The parser's messages never repeat the DSN, so the password cannot leak here.
+		return nil, fmt.Errorf("open store: mysql dsn: %w", err)
+	}
+	cfg.ParseTime = true
+	cfg.Loc = time.UTC
+	cfg.ClientFoundRows = true // affected rows = matched rows, so a no-op UPDATE still counts
+	cfg.MultiStatements = false
+	if cfg.Timeout == 0 {
+		cfg.Timeout = mysqlDialTimeout
+	}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open store: mysql: %s", redact(err.Error(), cfg.Passwd))
+	}
+	sqlDB := sql.OpenDB(conn)
+	sqlDB.SetMaxOpenConns(mysqlMaxOpenConns)
+	sqlDB.SetMaxIdleConns(mysqlMaxIdleConns)
+	sqlDB.SetConnMaxLifetime(mysqlConnMaxLifetime)
+	sqlDB.SetConnMaxIdleTime(mysqlConnMaxIdleTime)
+	return &DB{db: sqlx.NewDb(sqlDB, DriverMySQL), driver: DriverMySQL, secret: cfg.Passwd, now: time.Now}, nil
+}
+
+func openSQLite(ctx context.Context, dsn string) (*DB, error) {
+	if dsn == "" {
+		return nil, errors.New("open store: sqlite: empty dsn")
+	}
+	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate",
+		sqliteBusyTimeout.Milliseconds())
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	sqlDB, err := sql.Open(DriverSQLite, dsn+sep+params)
+	if err != nil {
+		return nil, fmt.Errorf("open store: sqlite: %w", err)
+	}
+	// One connection: SQLite allows one writer at a time, and a ":memory:" database exists only
+	// inside its connection, which must therefore never be closed while the store is open.
+	sqlDB.SetMaxOpenConns(1)
+	sqlDB.SetMaxIdleConns(1)
+	sqlDB.SetConnMaxLifetime(0)
+	sqlDB.SetConnMaxIdleTime(0)
+	d := &DB{db: sqlx.NewDb(sqlDB, DriverSQLite), driver: DriverSQLite, now: time.Now}
+	if err := sqlDB.PingContext(ctx); err != nil {
+		sqlDB.Close()
+		return nil, d.unavailable("open sqlite", err)
+	}
+	return d, nil
+}
+
+// Driver returns the driver name the store was opened with: "mysql" or "sqlite".
+func (d *DB) Driver() string { return d.driver }
+
+// SQL returns the underlying connection pool, for tests and admin tools. Writes through it
+// bypass the store's rules.
+func (d *DB) SQL() *sqlx.DB { return d.db }
+
+// Close releases the connection pool.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Ping checks that the database answers and that every embedded migration has been applied. It
+// returns an error wrapping connector.ErrStoreUnavailable when the database does not answer and
+// one wrapping ErrNotMigrated when it answers but the schema is behind.
+func (d *DB) Ping(ctx context.Context) error {
+	if err := d.db.PingContext(ctx); err != nil {
+		return d.unavailable("ping", err)
+	}
+	pending, err := d.pendingMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("%w: %d pending, first %s", ErrNotMigrated, len(pending), pending[0])
+	}
+	return nil
+}
+
+func (d *DB) mysql() bool { return d.driver == DriverMySQL }
+
+// exec runs one write statement, retrying deadlocks, and returns the rows it matched (the MySQL
+// connection reports found rows, not changed rows).
+func (d *DB) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
+	var res sql.Result
+	err := retry(ctx, func() (err error) {
+		res, err = d.db.ExecContext(ctx, query, args...)
+		return err
+	})
+	if err != nil {
+		return 0, d.unavailable(op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, d.unavailable(op, err)
+	}
+	return n, nil
+}

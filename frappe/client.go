@@ -1,0 +1,180 @@
+package frappe
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+)
+
+// DefaultTimeout is the per-call deadline used when Config.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// maxResponseBytes caps a response body read into memory (a full list of a large doctype
+// stays well below it).
+const maxResponseBytes = 64 << 20
+
+// Config configures a Client.
+type Config struct {
+	URL       string        // site base URL, e.g. https://erp.example.com (a path prefix is kept)
+	APIKey    string        // API key of the ERPNext user the connector acts as
+	APISecret string        // its API secret; never appears in any error text
+	Timeout   time.Duration // deadline per call, including reading the body; default 30s
+	Host      string        // optional Host header (the Frappe site name) when URL points elsewhere
+	// Transport is an optional round tripper (tests, custom TLS); default is a clone of
+	// http.DefaultTransport.
+	Transport http.RoundTripper
+}
+
+// Client talks to one Frappe site with token authentication
+// (`Authorization: token <key>:<secret>`, spec/erpnext.md §1.2). It is safe for concurrent use.
+type Client struct {
+	rc      *resty.Client
+	base    string
+	timeout time.Duration
+	secrets []string // redacted from every error text
+}
+
+// New checks cfg and returns a Client. It fails when URL is empty, not an absolute http(s) URL,
+// carries user info, a query or a fragment, or when APIKey or APISecret is empty. The error text
+// never contains the secret.
+func New(cfg Config) (*Client, error) {
+	u, err := url.Parse(cfg.URL)
+	if cfg.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("frappe: Config.URL must be an absolute http(s) URL without credentials, query or fragment")
+	}
+	if cfg.APIKey == "" || cfg.APISecret == "" {
+		return nil, errors.New("frappe: Config.APIKey and Config.APISecret are required")
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	transport := cfg.Transport
+	if transport == nil {
+		transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	// No cookie jar: Frappe sets Guest session cookies on every answer (recorded README item 12)
+	// and token-authenticated calls must not send them back.
+	rc := resty.NewWithClient(&http.Client{Transport: transport}).
+		SetLogger(silentLogger{}).
+		SetRetryCount(0).
+		SetRedirectPolicy(resty.RedirectPolicyFunc(func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse // a redirect is answered as an *Error, never followed
+		})).
+		SetResponseBodyLimit(maxResponseBytes).
+		SetHeader("Accept", "application/json").
+		SetHeader("User-Agent", "razorpay-erpnext").
+		SetHeader("Authorization", "token "+cfg.APIKey+":"+cfg.APISecret)
+	if cfg.Host != "" {
+		rc.SetHeader("Host", cfg.Host)
+	}
+	c := &Client{
+		rc:      rc,
+		base:    strings.TrimRight(u.String(), "/"),
+		timeout: timeout,
+		secrets: []string{cfg.APISecret},
+	}
+	if len(cfg.APIKey) >= 4 { // a shorter key would turn redaction into noise
+		c.secrets = append(c.secrets, cfg.APIKey)
+	}
+	return c, nil
+}
+
+// call describes one request. path is the human form used in errors (unescaped, no query);
+// rawPath the escaped form sent on the wire.
+type call struct {
+	method  string
+	path    string
+	rawPath string
+	query   url.Values
+	body    any    // JSON-encoded when non-nil
+	key     string // envelope key to decode: "data" or "message"
+	keyOpt  bool   // the key may be missing (methods returning None answer {})
+	out     any
+}
+
+// do runs one request with the client deadline and turns every failure into *Error,
+// *TransportError or a plain error (bad arguments, undecodable 2xx body).
+func (c *Client) do(ctx context.Context, k call) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req := c.rc.R().SetContext(ctx)
+	if len(k.query) > 0 {
+		req.SetQueryParamsFromValues(k.query)
+	}
+	if k.body != nil {
+		b, err := json.Marshal(k.body)
+		if err != nil {
+			return fmt.Errorf("frappe: %s %s: encode body: %w", k.method, k.path, err)
+		}
+		req.SetHeader("Content-Type", "application/json").SetBody(b)
+	}
+	resp, err := req.Execute(k.method, c.base+k.rawPath)
+	if err != nil {
+		if errors.Is(err, resty.ErrResponseBodyTooLarge) {
+			return fmt.Errorf("frappe: %s %s: response body larger than %d bytes", k.method, k.path, maxResponseBytes)
+		}
+		return c.transportError(k.method, k.path, err)
+	}
+	status := resp.StatusCode()
+	if status < 200 || status > 299 {
+		return c.decodeError(k.method, k.path, status, resp.Header(), resp.Body())
+	}
+	if k.out == nil {
+		return nil
+	}
+	return decodeEnvelope(resp.Body(), k)
+}
+
+// decodeEnvelope decodes body[key] into out with UseNumber, so that numbers reaching an `any`
+// become json.Number and never float64.
+func decodeEnvelope(body []byte, k call) error {
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(body, &env); err != nil {
+		return fmt.Errorf("frappe: %s %s: response is not a JSON object: %w", k.method, k.path, err)
+	}
+	raw, ok := env[k.key]
+	if !ok {
+		if k.keyOpt {
+			return nil
+		}
+		return fmt.Errorf("frappe: %s %s: response has no %q", k.method, k.path, k.key)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(k.out); err != nil {
+		return fmt.Errorf("frappe: %s %s: decode %q: %w", k.method, k.path, k.key, err)
+	}
+	return nil
+}
+
+// redact removes the API secret and key from text a server or the network stack produced.
+func (c *Client) redact(s string) string {
+	for _, secret := range c.secrets {
+		if secret != "" {
+			s = strings.ReplaceAll(s, secret, "[redacted]")
+		}
+	}
+	return s
+}
+
+// silentLogger keeps resty from writing anything: the caller logs, with its own redaction.
+type silentLogger struct{}
+
+// Errorf discards the message.
+func (silentLogger) Errorf(string, ...any) {}
+
+// Warnf discards the message.
+func (silentLogger) Warnf(string, ...any) {}
+
+// Debugf discards the message.
+func (silentLogger) Debugf(string, ...any) {}

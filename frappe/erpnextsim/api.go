@@ -1,0 +1,189 @@
+package erpnextsim
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// InvoiceSpec describes a Sales Invoice to create with AddSalesInvoice or in
+// a seed file. JSON keys: customer, items, currency, conversion_rate,
+// due_date, posting_date, submit, cancel, name.
+type InvoiceSpec struct {
+	Customer       string `json:"customer"`
+	Items          []Item `json:"items"`
+	Currency       string `json:"currency,omitempty"`        // default the company currency (INR)
+	ConversionRate string `json:"conversion_rate,omitempty"` // decimal text; required when Currency is not INR
+	DueDate        string `json:"due_date,omitempty"`        // "YYYY-MM-DD"; default the posting date
+	PostingDate    string `json:"posting_date,omitempty"`    // "YYYY-MM-DD"; default today
+	Submit         bool   `json:"submit,omitempty"`          // docstatus 1: outstanding = rounded grand total
+	Cancel         bool   `json:"cancel,omitempty"`          // submit, then cancel (docstatus 2)
+	Name           string `json:"name,omitempty"`            // optional fixed name, e.g. "ACC-SINV-2026-00017"; default the series
+}
+
+// Item is one invoice line: amount = Qty × Rate, rounded to 2 decimals.
+type Item struct {
+	ItemCode string `json:"item_code"`
+	Qty      int64  `json:"qty"`
+	Rate     string `json:"rate"` // decimal text, e.g. "12000.00"
+}
+
+// UnmarshalJSON accepts rate as a JSON string or number.
+func (it *Item) UnmarshalJSON(b []byte) error {
+	d := json.NewDecoder(strings.NewReader(string(b)))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return err
+	}
+	it.ItemCode, it.Qty, it.Rate = str(m["item_code"]), int64(cint(m["qty"])), str(m["rate"])
+	return nil
+}
+
+const admin = "Administrator"
+
+// run executes a handler directly (no HTTP, no faults) as Administrator.
+func (s *Site) run(h handler) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &call{s: s, user: admin, args: map[string]any{}, seen: map[string]dec{}, status: 200}
+	e, st := h(c)
+	if e != nil {
+		return nil, fmt.Errorf("erpnextsim: %s", stripTags(e.Error()))
+	}
+	return st(), nil
+}
+
+// AddCustomer creates Customer name (customer_type Company). It fails if the
+// customer exists.
+func (s *Site) AddCustomer(name string) error {
+	s.mu.Lock()
+	exists := s.get("Customer", name) != nil
+	s.mu.Unlock()
+	if exists {
+		return fmt.Errorf("erpnextsim: customer %q already exists", name)
+	}
+	_, err := s.run(func(c *call) (*fErr, step) {
+		return s.insertCustomer(c, map[string]any{"customer_name": name})
+	})
+	return err
+}
+
+// AddSalesInvoice creates (and optionally submits or cancels) a Sales Invoice
+// through the same validation as POST /api/resource/Sales Invoice and returns
+// its name. The customer must exist.
+func (s *Site) AddSalesInvoice(spec InvoiceSpec) (string, error) {
+	body := map[string]any{"customer": spec.Customer}
+	var items []any
+	for _, it := range spec.Items {
+		items = append(items, map[string]any{"item_code": it.ItemCode, "qty": json.Number(fmt.Sprint(it.Qty)), "rate": it.Rate})
+	}
+	body["items"] = items
+	for k, v := range map[string]string{"currency": spec.Currency, "conversion_rate": spec.ConversionRate, "due_date": spec.DueDate, "posting_date": spec.PostingDate} {
+		if v != "" {
+			body[k] = v
+		}
+	}
+	if spec.Submit || spec.Cancel {
+		body["docstatus"] = json.Number("1")
+	}
+	if spec.Name != "" {
+		s.mu.Lock()
+		exists := s.get(siDT, spec.Name) != nil
+		s.mu.Unlock()
+		if exists {
+			return "", fmt.Errorf("erpnextsim: Sales Invoice %q already exists", spec.Name)
+		}
+	}
+	out, err := s.run(func(c *call) (*fErr, step) {
+		c.fixedName = spec.Name // a fixed name is kept on every version
+		return s.insertSalesInvoice(c, body)
+	})
+	if err != nil {
+		return "", err
+	}
+	name, _ := out.(obj).get("name")
+	if spec.Cancel {
+		if _, err := s.run(func(c *call) (*fErr, step) {
+			return s.updateSalesInvoice(c, s.get(siDT, name.(string)), map[string]any{"docstatus": json.Number("2")})
+		}); err != nil {
+			return "", err
+		}
+	}
+	return name.(string), nil
+}
+
+// Seed is the JSON document LoadSeed reads (`simulate erpnext --seed FILE`):
+//
+//	{"customers": ["Test Customer", {"customer_name": "Other Customer"}],
+//	 "sales_invoices": [{"customer": "Test Customer",
+//	   "items": [{"item_code": "RZP-ITEM", "qty": 1, "rate": "1000.00"}],
+//	   "due_date": "2026-12-30", "submit": true, "name": "ACC-SINV-2026-00001"}]}
+//
+// Customers are strings or objects with customer_name; invoices are
+// InvoiceSpec objects, created in order.
+type Seed struct {
+	Customers     []json.RawMessage `json:"customers"`
+	SalesInvoices []InvoiceSpec     `json:"sales_invoices"`
+}
+
+// LoadSeed reads a Seed document and creates its customers and invoices.
+func (s *Site) LoadSeed(r io.Reader) error {
+	var seed Seed
+	d := json.NewDecoder(r)
+	d.DisallowUnknownFields()
+	if err := d.Decode(&seed); err != nil {
+		return fmt.Errorf("erpnextsim: seed: %w", err)
+	}
+	for _, raw := range seed.Customers {
+		var name string
+		if err := json.Unmarshal(raw, &name); err != nil {
+			var o struct {
+				CustomerName string `json:"customer_name"`
+			}
+			if err := json.Unmarshal(raw, &o); err != nil {
+				return fmt.Errorf("erpnextsim: seed customer %s: %w", raw, err)
+			}
+			name = o.CustomerName
+		}
+		if name == "" {
+			return errors.New("erpnextsim: seed customer without a name")
+		}
+		if err := s.AddCustomer(name); err != nil {
+			return err
+		}
+	}
+	for i, spec := range seed.SalesInvoices {
+		if _, err := s.AddSalesInvoice(spec); err != nil {
+			return fmt.Errorf("erpnextsim: seed sales_invoices[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// Doc returns a copy of a document as GET /api/resource/{doctype}/{name}
+// would (nulls omitted, numbers as json.Number, child tables as []any).
+func (s *Site) Doc(doctype, name string) (map[string]any, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refreshStatuses()
+	r := s.get(doctype, name)
+	if r == nil {
+		return nil, false
+	}
+	return toPlain(r.render(false)).(map[string]any), true
+}
+
+// Docs returns copies of all documents of a doctype, sorted by name.
+func (s *Site) Docs(doctype string) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refreshStatuses()
+	var out []map[string]any
+	for _, r := range s.all(doctype) {
+		out = append(out, toPlain(r.render(false)).(map[string]any))
+	}
+	return out
+}

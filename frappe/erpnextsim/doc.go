@@ -1,0 +1,53 @@
+// Package erpnextsim is an in-memory ERPNext v15 site served as an
+// http.Handler: the Frappe v1 REST surface and the Payment Entry / Sales
+// Invoice accounting a Razorpay booking connector relies on, following
+// shared/spec/erpnext.md §9 item by item and, where they differ, the
+// recordings of a real Frappe 15.72.4 / ERPNext 15.71.1 site in
+// shared/reference/erpnext-recorded (their README lists every difference).
+//
+// It is used with httptest by the booking tests, by `razorpay-erpnext demo`
+// and served by `razorpay-erpnext simulate erpnext`. It is deliberately no
+// kinder than ERPNext: lists come back in a different order on every call when
+// no order_by is sent, text comparisons are case-insensitive like the site's
+// utf8mb4_unicode_ci collation, two concurrent Payment Entries can over-pay an
+// invoice (§3.7), and writes can be committed although the client sees an
+// error (faults: DropResponseAfterCommit, CommitLate).
+//
+// # The default site
+//
+// New builds one company modelled on the recorded site (see the constants):
+// company "Example Company" (abbr "EC", currency INR, time zone Asia/Kolkata),
+// the standard Indian chart of accounts of the recording plus
+// "Input Tax GST - EC", cost center "Main - EC", a fiscal year April–March
+// containing the simulator's today, Modes of Payment "Razorpay" (Bank →
+// "Razorpay Clearing - EC") and "Cash" (→ "Cash - EC"), and one API user
+// (roles Accounts User/Manager, Sales User/Manager). There are no customers and
+// no invoices: add them with AddCustomer, AddSalesInvoice, LoadSeed or over
+// REST (POST /api/resource/Customer, POST /api/resource/Sales Invoice).
+//
+// # Money
+//
+// Amounts are exact decimals in nano-units (ERPNext's decimal(21,9)); no
+// float64 arithmetic. Base amounts, the ledger and invoice outstanding are
+// rounded to 2 decimals with banker's rounding (recording 55-*). JSON numbers
+// are rendered like Python floats ("1000.0", "10.125").
+package erpnextsim
+
+// Names of the default site's records (modelled on the recorded site, README
+// "Site data"). Tests and the demo refer to these instead of literals.
+const (
+	DefaultCompany    = "Example Company"        // the only company; default_currency INR
+	DefaultAbbr       = "EC"                     // company abbreviation, suffix of account names
+	DefaultCurrency   = "INR"                    // company currency
+	DefaultReceivable = "Debtors - EC"           // Receivable; company default_receivable_account
+	DefaultBank       = "Bank Account - EC"      // Bank; company default_bank_account (made by the 15.71 setup wizard)
+	RazorpayClearing  = "Razorpay Clearing - EC" // Bank; Mode of Payment "Razorpay" default account
+	FeeAccount        = "Razorpay Fees - EC"     // Expense (Indirect Expenses); for fee deductions
+	GSTInputAccount   = "Input Tax GST - EC"     // Tax (Tax Assets); GST charged on the fee
+	CashAccount       = "Cash - EC"              // Cash; company default_cash_account, Mode of Payment "Cash"
+	IncomeAccount     = "Sales - EC"             // income account of simulated invoice items
+	CostCenter        = "Main - EC"              // company cost_center
+	ModeOfPayment     = "Razorpay"               // Mode of Payment, type Bank → RazorpayClearing
+	APIUser           = "api@example.com"        // the user Options.APIKey authenticates as
+	TimeZone          = "Asia/Kolkata"           // site time zone: "today", creation and modified use it
+)

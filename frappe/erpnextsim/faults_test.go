@@ -1,0 +1,117 @@
+package erpnextsim_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func (h *harness) entriesWithReference(ref string) int {
+	h.t.Helper()
+	r := h.do("GET", list(pePath, map[string]string{"filters": `[["reference_no","=","` + ref + `"]]`}), nil)
+	return len(names(r))
+}
+
+func TestFaultDropResponseAfterCommit(t *testing.T) {
+	h := seeded(t)
+	h.site.DropResponseAfterCommit(1)
+	r := h.do("POST", pePath, pe(map[string]any{"reference_no": "pay_dropped", "docstatus": 1}))
+	if r.status != 504 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !strings.Contains(r.raw, "504 Gateway Time-out") && !strings.Contains(r.raw, "504 Gateway Timeout") {
+		t.Fatalf("got %d %q %s", r.status, r.header.Get("Content-Type"), r.raw)
+	}
+	if n := h.entriesWithReference("pay_dropped"); n != 1 {
+		t.Fatalf("%d entries after a dropped answer, want 1 (committed)", n)
+	}
+	if got := field(h.invoice("ACC-SINV-2026-00001"), "status"); got != "Paid" {
+		t.Errorf("invoice status %s", got)
+	}
+	log := h.site.Requests()
+	var last = log[len(log)-2] // the POST; the list came after
+	if last.Method != "POST" || last.Status != 504 || !last.Committed {
+		t.Errorf("request log %+v", last)
+	}
+	if r := h.do("POST", pePath, pe(map[string]any{"reference_no": "pay_after", "references": refs("ACC-SINV-2026-00002", 1000)})); r.status != 200 {
+		t.Errorf("drop applied to more than one write: %d", r.status)
+	}
+}
+
+func TestFaultCommitLate(t *testing.T) {
+	h := seeded(t)
+	h.site.CommitLate(1, 1500*time.Millisecond)
+	body, _ := json.Marshal(pe(map[string]any{"reference_no": "pay_late", "docstatus": 1}))
+	req, _ := http.NewRequest("POST", h.srv.URL+pePath, bytes.NewReader(body))
+	req.Header.Set("Authorization", "token "+key+":"+secret)
+	req.Header.Set("Content-Type", "application/json")
+	client := &http.Client{Timeout: time.Second}
+	start := time.Now()
+	if res, err := client.Do(req); err == nil {
+		res.Body.Close()
+		t.Fatalf("client with a 1 s timeout got %d after %v", res.StatusCode, time.Since(start))
+	}
+	if n := h.entriesWithReference("pay_late"); n != 0 {
+		t.Fatalf("entry visible before the late commit")
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for h.entriesWithReference("pay_late") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("late commit never happened")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if elapsed := time.Since(start); elapsed < 1400*time.Millisecond {
+		t.Errorf("committed after %v, before the delay", elapsed)
+	}
+}
+
+func TestFaultFailNext(t *testing.T) {
+	h := seeded(t)
+	h.site.FailNext(2, 429)
+	for i := 0; i < 2; i++ {
+		r := h.do("POST", pePath, pe(map[string]any{"reference_no": "pay_429"}))
+		r.expectError(t, 429, "TooManyRequestsError")
+		if r.header.Get("Retry-After") != "1" {
+			t.Errorf("Retry-After %q", r.header.Get("Retry-After"))
+		}
+	}
+	if n := h.entriesWithReference("pay_429"); n != 0 {
+		t.Fatalf("a failed request committed")
+	}
+	h.site.FailNext(1, 502)
+	r := h.do("GET", siPath, nil)
+	if r.status != 502 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || r.body != nil {
+		t.Errorf("502: %d %s", r.status, r.raw)
+	}
+	h.site.FailNext(1, 500)
+	h.do("POST", pePath, pe(nil)).expectError(t, 500, "QueryDeadlockError")
+	h.site.FailNext(1, 417)
+	h.do("GET", siPath, nil).expectError(t, 417, "ValidationError", "erpnextsim: injected failure")
+	if r := h.do("GET", siPath, nil); r.status != 200 {
+		t.Errorf("FailNext outlived its count: %d", r.status)
+	}
+}
+
+func TestFaultLatency(t *testing.T) {
+	h := seeded(t)
+	h.site.SetLatency(150 * time.Millisecond)
+	start := time.Now()
+	h.do("GET", siPath, nil)
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Fatalf("answered after %v", d)
+	}
+	h.site.SetLatency(0)
+	// A slow request must not block others: latency is spent outside the lock.
+	h.site.SetLatency(300 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { h.do("GET", siPath, nil); close(done) }()
+	time.Sleep(20 * time.Millisecond)
+	h.site.SetLatency(0)
+	start = time.Now()
+	h.do("GET", siPath, nil)
+	if d := time.Since(start); d > 200*time.Millisecond {
+		t.Errorf("a request waited %v behind a slow one", d)
+	}
+	<-done
+}

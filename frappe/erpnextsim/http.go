@@ -1,0 +1,285 @@
+package erpnextsim
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// call is one request being handled.
+type call struct {
+	s        *Site
+	method   string
+	user     string         // "" for Guest
+	args     map[string]any // Frappe's form_dict (§1.3)
+	jsonBody bool
+	status   int  // success status, 200 unless set
+	nulls    bool // frappe.client.* answers keep null fields (§1.5)
+	// fixedName is a name AddSalesInvoice imposes whatever the version.
+	fixedName string
+
+	// seen holds the invoice outstanding amounts read while validating the
+	// first time; with NoInvoiceLock the commit phase reuses them (§3.7).
+	seen  map[string]dec
+	stale bool
+}
+
+// step is a validated operation: commit applies it and returns the body.
+type step func() any
+
+// handler validates a request against the current state without changing it
+// and returns either an error or the step that applies it. Handlers run with
+// s.mu held; writes run twice (validate, then validate again and commit).
+type handler func(c *call) (*fErr, step)
+
+// ServeHTTP answers the Frappe v1 REST API (spec §1.1) under /api/ and
+// /api/v1/. Anything else is the HTML 404 page of a Frappe site.
+func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	write := r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodDelete || r.Method == http.MethodPatch
+	// Commit faults (drop-after-commit, commit-late) target requests that change the site; a
+	// POST to a read-only method such as get_payment_entry commits nothing.
+	plan := s.planFaults(write && !readOnlyMethod(r.URL.Path))
+	if plan.latency > 0 {
+		time.Sleep(plan.latency)
+	}
+	logEntry := RequestLog{Method: r.Method, Path: r.URL.Path, At: time.Now()}
+	send := func(status int, body, ctype string, headers map[string]string) {
+		for k, v := range headers {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", ctype)
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+		logEntry.Status = status
+		s.logRequest(logEntry)
+	}
+	if plan.fail != 0 {
+		body, ctype, h := injected(plan.fail)
+		send(plan.fail, body, ctype, h)
+		return
+	}
+	sendErr := func(e *fErr) { send(e.status, e.body(), "application/json", e.headers) }
+
+	path := r.URL.Path
+	if strings.HasPrefix(path, "/api/v1/") {
+		path = "/api/" + strings.TrimPrefix(path, "/api/v1/")
+	}
+	if !strings.HasPrefix(path, "/api/") && path != "/api" {
+		send(http.StatusNotFound, "<!doctype html>\n<html lang=en>\n<title>404 Not Found</title>\n<h1>Not Found</h1>\n<p>The requested URL was not found on the server.</p>\n", "text/html; charset=utf-8", nil)
+		return
+	}
+	user, aerr := s.authenticate(r.Header.Get("Authorization"))
+	if aerr != nil {
+		sendErr(aerr)
+		return
+	}
+	c := &call{s: s, method: r.Method, user: user, status: http.StatusOK, seen: map[string]dec{}}
+	if perr := c.parseArgs(r); perr != nil {
+		sendErr(perr)
+		return
+	}
+	h, key := s.route(c, strings.TrimSuffix(path, "/"))
+	if !write {
+		s.mu.Lock()
+		s.refreshStatuses()
+		e, st := h(c)
+		var out any
+		if e == nil {
+			out = st()
+		}
+		s.mu.Unlock()
+		if e != nil {
+			sendErr(e)
+			return
+		}
+		send(c.status, pyJSON(obj{{key, out}}, false), "application/json", nil)
+		return
+	}
+	// Writes: validate, (wait), validate again and commit.
+	s.mu.Lock()
+	s.refreshStatuses()
+	e, _ := h(c)
+	s.mu.Unlock()
+	if e == nil {
+		if plan.late > 0 {
+			time.Sleep(plan.late) // the client may be gone; the commit still happens
+		}
+		runtime.Gosched()
+		var st step
+		s.mu.Lock()
+		c.stale = s.noLock
+		e, st = h(c)
+		var out any
+		if e == nil {
+			out = st()
+			logEntry.Committed = true
+		}
+		s.mu.Unlock()
+		if e == nil {
+			if plan.drop {
+				send(http.StatusGatewayTimeout, gatewayPage(http.StatusGatewayTimeout), "text/html", nil)
+				return
+			}
+			send(c.status, pyJSON(obj{{key, out}}, false), "application/json", nil)
+			return
+		}
+	} else if plan.late > 0 {
+		time.Sleep(plan.late)
+	}
+	if plan.drop {
+		send(http.StatusGatewayTimeout, gatewayPage(http.StatusGatewayTimeout), "text/html", nil)
+		return
+	}
+	sendErr(e)
+}
+
+// authenticate applies §1.2: token key:secret or Basic; a header that is not
+// two words is ignored (Guest); two words without a valid user are 401.
+func (s *Site) authenticate(h string) (string, *fErr) {
+	unauthorized := &fErr{status: http.StatusUnauthorized, excType: "AuthenticationError", bare: true}
+	parts := strings.Fields(h)
+	if len(parts) != 2 {
+		return "", nil
+	}
+	var key, secret string
+	switch strings.ToLower(parts[0]) {
+	case "token":
+		k, sec, ok := strings.Cut(parts[1], ":")
+		if !ok {
+			return "", unauthorized
+		}
+		key, secret = k, sec
+	case "basic":
+		raw, err := base64.StdEncoding.DecodeString(parts[1])
+		p := strings.Split(string(raw), ":")
+		if err != nil || len(p) != 2 {
+			e := throw("Failed to decode token, please provide a valid base64-encoded token.").as("InvalidAuthorizationToken")
+			e.status = http.StatusBadRequest
+			return "", e
+		}
+		key, secret = p[0], p[1]
+	default:
+		return "", unauthorized
+	}
+	if s.opt.APIKey == "" || subtle.ConstantTimeCompare([]byte(key), []byte(s.opt.APIKey)) != 1 ||
+		subtle.ConstantTimeCompare([]byte(secret), []byte(s.opt.APISecret)) != 1 {
+		return "", unauthorized
+	}
+	return APIUser, nil
+}
+
+// parseArgs builds form_dict: a JSON body replaces the query string entirely
+// (§1.3); otherwise query and form values merge.
+func (c *call) parseArgs(r *http.Request) *fErr {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 25<<20))
+	if err != nil {
+		return serverError("ClientDisconnected", "werkzeug.exceptions.ClientDisconnected")
+	}
+	c.args = map[string]any{}
+	ct := r.Header.Get("Content-Type")
+	if strings.HasPrefix(ct, "application/json") && len(bytes.TrimSpace(body)) > 0 {
+		c.jsonBody = true
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return jsonDecodeError(string(body), err)
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			c.args = x
+		default:
+			c.args["data"] = x
+		}
+		return nil
+	}
+	vals := r.URL.Query()
+	if strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+		if form, err := url.ParseQuery(string(body)); err == nil {
+			for k, v := range form {
+				vals[k] = v
+			}
+		}
+	}
+	for k, v := range vals {
+		if len(v) > 0 {
+			c.args[k] = v[len(v)-1]
+		}
+	}
+	return nil
+}
+
+// jsonDecodeError is the 500 Frappe answers for malformed JSON (recording 04-invalid-json-filters).
+func jsonDecodeError(text string, err error) *fErr {
+	off := 0
+	if se, ok := err.(*json.SyntaxError); ok {
+		off = int(se.Offset)
+	} else if err == io.ErrUnexpectedEOF || err == io.EOF {
+		off = len(strings.TrimRight(text, " \n\r\t"))
+	}
+	if off > len(text) {
+		off = len(text)
+	}
+	line, col := 1, 1
+	for _, ch := range text[:off] {
+		if ch == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return serverError("JSONDecodeError", "json.decoder.JSONDecodeError: Expecting value: line "+itoa(line)+" column "+itoa(col)+" (char "+itoa(off)+")")
+}
+
+// route picks the handler and the success envelope key ("data" or "message").
+func (s *Site) route(c *call, path string) (handler, string) {
+	switch {
+	case strings.HasPrefix(path, "/api/resource/"):
+		rest := strings.TrimPrefix(path, "/api/resource/")
+		dt, name, hasName := strings.Cut(rest, "/")
+		return s.resourceHandler(c, dt, name, hasName), "data"
+	case strings.HasPrefix(path, "/api/method/"):
+		return s.methodHandler(c, strings.TrimPrefix(path, "/api/method/")), "message"
+	case strings.HasPrefix(path, "/api/v2/"):
+		return fail(notModelled("REST API v2")), "data"
+	}
+	return fail(routeMiss()), "data"
+}
+
+func fail(e *fErr) handler { return func(*call) (*fErr, step) { return e, nil } }
+
+// str returns a string argument ("" when absent or not a string).
+func (c *call) str(k string) string {
+	switch v := c.args[k].(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	}
+	return ""
+}
+
+// readOnlyMethods are whitelisted methods that write nothing, whatever the HTTP verb.
+var readOnlyMethods = map[string]bool{
+	getPaymentEntryCmd:            true,
+	"frappe.client.get":           true,
+	"frappe.client.get_list":      true,
+	"frappe.client.get_count":     true,
+	"frappe.client.get_value":     true,
+	"frappe.auth.get_logged_user": true,
+}
+
+// readOnlyMethod reports whether path calls a method of readOnlyMethods.
+func readOnlyMethod(path string) bool {
+	path = strings.Replace(path, "/api/v1/", "/api/", 1)
+	cmd, ok := strings.CutPrefix(path, "/api/method/")
+	return ok && readOnlyMethods[strings.TrimSuffix(cmd, "/")]
+}

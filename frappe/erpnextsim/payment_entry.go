@@ -1,0 +1,227 @@
+package erpnextsim
+
+import (
+	"fmt"
+	"strings"
+)
+
+const peDT = "Payment Entry"
+
+// insertPaymentEntry is POST /api/resource/Payment Entry (items 7, 8): link
+// check, validate (§3.2 V1–V16), framework mandatory, duplicate name, and with
+// "docstatus": 1 the submit checks S1, S2 and effects (§3.4) in one call.
+func (s *Site) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
+	pe := fromBody(peDT, body, nil)
+	ds := pe.docstatus()
+	if ds == 2 {
+		_, e := docstatusTransition(0, 2)
+		return e, nil
+	}
+	name := s.clientName(body)
+	display := name
+	if display == "" {
+		display = s.seriesName("ACC-PAY-", false)
+	}
+	pe.f["docstatus"] = ds
+	if e := s.validatePE(c, pe, display, true); e != nil {
+		return e, nil
+	}
+	if name != "" && s.get(peDT, name) != nil {
+		return duplicateName(peDT, name), nil
+	}
+	if ds == 1 {
+		if e := s.checkSubmitPE(pe); e != nil {
+			return e, nil
+		}
+	}
+	return nil, func() any {
+		n := name
+		if n == "" {
+			n = s.seriesName("ACC-PAY-", true)
+		} else {
+			s.noteName("ACC-PAY-", n)
+		}
+		s.stampNew(pe, n, c.user)
+		s.put(pe)
+		if ds == 1 {
+			s.applySubmitPE(c, pe)
+		}
+		return pe.render(c.keepNulls())
+	}
+}
+
+// updatePaymentEntry is PUT /api/resource/Payment Entry/{name} (§1.7):
+// save, submit ({"docstatus":1}), cancel ({"docstatus":2}), update after submit.
+func (s *Site) updatePaymentEntry(c *call, cur *record, body map[string]any) (*fErr, step) {
+	to := cur.docstatus()
+	if v, ok := body["docstatus"]; ok {
+		to = int64(cint(v))
+	}
+	action, e := docstatusTransition(cur.docstatus(), to)
+	if e != nil {
+		return e, nil
+	}
+	switch action {
+	case "cancel":
+		return nil, func() any {
+			s.applyCancelPE(c, cur)
+			return cur.render(c.keepNulls())
+		}
+	case "update_after_submit":
+		pe := fromBody(peDT, body, cur)
+		if e := updateAfterSubmit(cur, pe); e != nil {
+			return e, nil
+		}
+		return nil, func() any {
+			s.touch(pe, c.user)
+			s.stampRows(pe, pe.str("modified"), c.user)
+			s.put(pe)
+			return pe.render(c.keepNulls())
+		}
+	}
+	pe := fromBody(peDT, body, cur)
+	pe.f["docstatus"] = to
+	if e := s.validatePE(c, pe, cur.name(), false); e != nil {
+		return e, nil
+	}
+	if to == 1 {
+		if e := s.checkSubmitPE(pe); e != nil {
+			return e, nil
+		}
+	}
+	return nil, func() any {
+		s.touch(pe, c.user)
+		s.stampRows(pe, pe.str("modified"), c.user)
+		s.put(pe)
+		if to == 1 {
+			s.applySubmitPE(c, pe)
+		}
+		return pe.render(c.keepNulls())
+	}
+}
+
+// updateAfterSubmit refuses changes to fields without allow_on_submit (§1.7,
+// recording 23-update-after-submit-*).
+func updateAfterSubmit(cur, next *record) *fErr {
+	for _, f := range cur.meta().fields {
+		if f.typ == ftTable || f.allowOnSubmit {
+			continue
+		}
+		a, b := display(cur.f[f.name]), display(next.f[f.name])
+		if a != b {
+			return throw(" Not allowed to change <strong>" + f.label + "</strong> after submission from <strong>" + a + "</strong> to <strong>" + b + "</strong>").
+				as("UpdateAfterSubmitError").withTitle("Cannot Update After Submit")
+		}
+	}
+	return nil
+}
+
+func display(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case dec:
+		return x.py()
+	case int64:
+		return fmt.Sprint(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// outstanding is the invoice outstanding a validation sees. With
+// NoInvoiceLock the commit phase reuses what the first validation read
+// (§3.7: no lock is taken on the invoice while a Payment Entry validates).
+func (c *call) outstanding(inv *record) dec {
+	key := strings.ToLower(inv.name())
+	if v, ok := c.seen[key]; ok && c.stale {
+		return v
+	}
+	v := inv.dec("outstanding_amount")
+	c.seen[key] = v
+	return v
+}
+
+func (c *call) keepNulls() bool { return c.nulls }
+
+// checkSubmitPE are the on_submit checks: S1 difference, S2 fiscal year (§3.2).
+func (s *Site) checkSubmitPE(pe *record) *fErr {
+	if pe.dec("difference_amount") != 0 {
+		return erpThrow("Difference Amount must be zero")
+	}
+	return s.checkFiscalYear(pe.str("posting_date"), pe.str("company"))
+}
+
+// applySubmitPE is §3.4: invoice outstanding −= allocated (rounded to the
+// ledger's 2 decimals), invoice modified bumped and status recomputed, ledger
+// posted, status Submitted. Rows show the invoice outstanding afterwards.
+func (s *Site) applySubmitPE(c *call, pe *record) {
+	s.moveOutstanding(c, pe, -1)
+	pt := pe.str("payment_type")
+	var lines []glLine
+	party, partyType := pe.str("party"), pe.str("party_type")
+	unalloc := pe.dec("unallocated_amount")
+	if pt == "Receive" {
+		for _, row := range pe.rows("references") {
+			a := row.dec("allocated_amount")
+			lines = append(lines, glLine{account: pe.str("paid_from"), partyType: partyType, party: party,
+				credit: a.mul(nz(row.dec("exchange_rate"))).round(2), creditAcc: a, against: pe.str("paid_to"),
+				againstType: row.str("reference_doctype"), againstNo: row.str("reference_name")})
+		}
+		if unalloc != 0 {
+			lines = append(lines, glLine{account: pe.str("paid_from"), partyType: partyType, party: party,
+				credit: unalloc.mul(pe.dec("source_exchange_rate")).round(2), creditAcc: unalloc, against: pe.str("paid_to")})
+		}
+		lines = append(lines, glLine{account: pe.str("paid_to"), debit: pe.dec("base_received_amount"),
+			debitAcc: pe.dec("received_amount"), against: party})
+		for _, d := range pe.rows("deductions") {
+			lines = append(lines, glLine{account: d.str("account"), debit: d.dec("amount"), debitAcc: d.dec("amount"), against: party})
+		}
+	} else {
+		partyAmt := pe.dec("base_total_allocated_amount") + unalloc.mul(pe.dec("target_exchange_rate")).round(2)
+		lines = append(lines, glLine{account: pe.str("paid_to"), partyType: partyType, party: party,
+			debit: partyAmt, debitAcc: pe.dec("total_allocated_amount") + unalloc, against: pe.str("paid_from")})
+		lines = append(lines, glLine{account: pe.str("paid_from"), credit: pe.dec("base_paid_amount"), creditAcc: pe.dec("paid_amount"), against: party})
+		for _, d := range pe.rows("deductions") {
+			lines = append(lines, glLine{account: d.str("account"), debit: d.dec("amount"), debitAcc: d.dec("amount"), against: party})
+		}
+	}
+	s.postGL(peDT, pe, pe.str("posting_date"), lines, c.user)
+	pe.f["status"] = "Submitted"
+}
+
+// applyCancelPE is §3.5: outstanding and status restored, invoice modified
+// bumped, ledger entries cancelled, status Cancelled.
+func (s *Site) applyCancelPE(c *call, pe *record) {
+	pe.f["docstatus"] = int64(2)
+	pe.f["status"] = "Cancelled"
+	s.touch(pe, c.user)
+	s.stampRows(pe, pe.str("modified"), c.user)
+	s.moveOutstanding(c, pe, +1)
+	s.cancelGL(peDT, pe.name())
+}
+
+func nz(d dec) dec {
+	if d == 0 {
+		return units(1)
+	}
+	return d
+}
+
+// moveOutstanding adds sign × allocated to every referenced invoice's live
+// outstanding (never to a stale copy: concurrent entries both apply).
+func (s *Site) moveOutstanding(c *call, pe *record, sign dec) {
+	for _, row := range pe.rows("references") {
+		inv := s.get(row.str("reference_doctype"), row.str("reference_name"))
+		if inv == nil || row.str("reference_doctype") != "Sales Invoice" {
+			continue
+		}
+		delta := row.dec("allocated_amount").mul(nz(row.dec("exchange_rate"))).round(2)
+		if inv.str("party_account_currency") == inv.str("currency") && inv.str("currency") != DefaultCurrency {
+			delta = row.dec("allocated_amount").round(2)
+		}
+		inv.f["outstanding_amount"] = inv.dec("outstanding_amount") + sign*delta
+		s.touch(inv, c.user)
+		inv.f["status"] = s.siStatus(inv)
+		row.f["outstanding_amount"] = inv.dec("outstanding_amount")
+	}
+}

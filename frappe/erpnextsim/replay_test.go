@@ -1,0 +1,289 @@
+package erpnextsim_test
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+)
+
+const recordedDir = "../../../shared/reference/erpnext-recorded"
+
+// replaySkips lists the recorded exchanges of the first pass the simulator
+// does not reproduce yet, with the reason. None of them changed the real
+// site's state, so skipping them keeps the replay in step.
+var replaySkips = map[string]string{
+	"23-resubmit-frappe-client-submit-current.json": "frappe.client.submit is not modelled yet (item 23)",
+	"25-client-save-stale-modified.json":            "frappe.client.save is not modelled yet (item 25)",
+	"25-client-save-missing-modified.json":          "frappe.client.save is not modelled yet (item 25)",
+	"25-client-submit-missing-modified.json":        "frappe.client.submit is not modelled yet (item 25)",
+	"28-not-whitelisted.json":                       "arbitrary dotted paths answer 501 NotImplementedError: no table of real modules yet (item 28)",
+	"28-unknown-module.json":                        "arbitrary dotted paths answer 501 NotImplementedError: no table of real modules yet (item 28)",
+	"29-limited-user-create-pe.json":                "only one API user is modelled (item 29)",
+	"29-limited-user-get-pe.json":                   "only one API user is modelled (item 29)",
+	"29-limited-user-list-pe.json":                  "only one API user is modelled (item 29)",
+	"31-rate-limit-accepted.json":                   "the site-wide rate limiter is not modelled; FailNext(n, 429) injects refusals (item 31)",
+	"31-rate-limit-429.json":                        "the site-wide rate limiter is not modelled; FailNext(n, 429) injects refusals (item 31)",
+	"32-lock-wait-timeout-on-submit.json":           "lock waits are injected with FailNext(n, 500), not by a held row lock (item 32)",
+	"34-unknown-host.json":                          "Host / X-Frappe-Site-Name routing is not modelled (item 34)",
+	"34-unknown-site-header.json":                   "Host / X-Frappe-Site-Name routing is not modelled (item 34)",
+}
+
+const secondPassSkip = "second pass (files 40+) needs state made from the console that the replay does not seed " +
+	"(invoices 00018-00025, credit notes, Payment Requests, USD, Contacts, Accounts Settings); " +
+	"its behaviours in scope are tested directly (TestCaseInsensitiveReferenceNo, TestBankersRoundingOnSubmit, " +
+	"TestItem26GetPaymentEntryPartyAmount, TestFiscalYearOnSubmit)"
+
+type recording struct {
+	Request struct {
+		Method  string            `json:"method"`
+		Path    string            `json:"path"`
+		Query   map[string]string `json:"query"`
+		Headers map[string]string `json:"headers"`
+		Body    *string           `json:"body"`
+	} `json:"request"`
+	Response struct {
+		Status int    `json:"status"`
+		Body   string `json:"body"`
+	} `json:"response"`
+}
+
+// TestReplayRecordedSite replays the recorded exchanges in sequence.txt
+// order against a site seeded like the recorded one and checks status,
+// exc_type, message texts, top-level keys and the key fields of documents.
+func TestReplayRecordedSite(t *testing.T) {
+	f, err := os.Open(filepath.Join(recordedDir, "sequence.txt"))
+	if err != nil {
+		t.Skipf("recordings not available: %v", err)
+	}
+	defer f.Close()
+	h := newHarness(t, erpnextsimOptions())
+	h.seedRecorded()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name := strings.TrimSpace(sc.Text())
+		if name == "" {
+			continue
+		}
+		t.Run(strings.TrimSuffix(name, ".json"), func(t *testing.T) {
+			if reason, ok := replaySkips[name]; ok {
+				t.Skip(reason)
+			}
+			if name >= "40" {
+				t.Skip(secondPassSkip)
+			}
+			replayOne(t, h, name)
+		})
+	}
+}
+
+var tsRE = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}`)
+
+func replayOne(t *testing.T, h *harness, name string) {
+	raw, err := os.ReadFile(filepath.Join(recordedDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec recording
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	q := url.Values{}
+	for k, v := range rec.Request.Query {
+		q.Set(k, v)
+	}
+	path := (&url.URL{Path: rec.Request.Path}).EscapedPath()
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	hdr := []string{"Authorization", "", "Content-Type", ""}
+	if a := rec.Request.Headers["Authorization"]; a != "" {
+		a = strings.ReplaceAll(a, "base64(KEY:SECRET)", base64.StdEncoding.EncodeToString([]byte("KEY:SECRET")))
+		hdr[1] = a
+	}
+	if ct := rec.Request.Headers["Content-Type"]; ct != "" {
+		hdr[3] = ct
+	}
+	var body any
+	if rec.Request.Body != nil {
+		body = *rec.Request.Body
+	}
+	got := h.do(rec.Request.Method, path, body, hdr...)
+	if got.status != rec.Response.Status {
+		t.Fatalf("status %d, recorded %d; body %s", got.status, rec.Response.Status, got.raw)
+	}
+	var want map[string]any
+	d := json.NewDecoder(strings.NewReader(rec.Response.Body))
+	d.UseNumber()
+	if err := d.Decode(&want); err != nil {
+		return // HTML or non-object bodies: status is all there is
+	}
+	if k1, k2 := keys(want), keys(got.body); strings.Join(k1, ",") != strings.Join(k2, ",") {
+		t.Errorf("top-level keys %v, recorded %v", k2, k1)
+	}
+	if got.excType() != str(want["exc_type"]) {
+		t.Errorf("exc_type %q, recorded %q", got.excType(), want["exc_type"])
+	}
+	wm, gm := serverMessages(want), got.messages()
+	if norm(strings.Join(wm, "\n")) != norm(strings.Join(gm, "\n")) {
+		t.Errorf("messages %q, recorded %q", gm, wm)
+	}
+	if ex, ok := want["exception"].(string); ok && len(wm) == 0 {
+		if gx, _ := got.body["exception"].(string); norm(gx) != norm(ex) {
+			t.Errorf("exception %q, recorded %q", gx, ex)
+		}
+	}
+	for _, k := range []string{"data", "message"} {
+		if w, ok := want[k]; ok {
+			ordered := rec.Request.Query["order_by"] != ""
+			countOnly := !ordered && (rec.Request.Query["limit"] != "" || rec.Request.Query["limit_page_length"] != "")
+			if strings.Contains(rec.Request.Path, "Account") || rec.Request.Query["doctype"] == "Account" {
+				countOnly = countOnly || !ordered // the chart has Input Tax GST - EC on top of the recorded one
+			}
+			compareValue(t, k, w, got.body[k], ordered, countOnly)
+		}
+	}
+}
+
+func erpnextsimOptions() erpnextsim.Options { return erpnextsim.Options{} }
+
+func keys(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+func norm(s string) string { return tsRE.ReplaceAllString(s, "TS") }
+
+// keyFields are the document fields the replay compares.
+var keyFields = map[string]bool{
+	"name": true, "docstatus": true, "status": true, "payment_type": true, "party": true, "party_type": true,
+	"paid_from": true, "paid_to": true, "paid_amount": true, "received_amount": true, "base_paid_amount": true,
+	"base_received_amount": true, "total_allocated_amount": true, "base_total_allocated_amount": true,
+	"unallocated_amount": true, "difference_amount": true, "outstanding_amount": true, "grand_total": true,
+	"rounded_total": true, "reference_no": true, "reference_date": true, "posting_date": true, "title": true,
+	"remarks": true, "in_words": true, "customer": true, "debit_to": true, "due_date": true,
+	"reference_doctype": true, "reference_name": true, "allocated_amount": true, "total_amount": true,
+	"account": true, "cost_center": true, "amount": true, "default_account": true, "company": true,
+	"paid_from_account_type": true, "paid_to_account_type": true, "source_exchange_rate": true,
+	"target_exchange_rate": true, "exchange_rate": true, "__islocal": true, "item_code": true, "parent": true,
+	"party_balance": true, "paid_from_account_balance": true,
+}
+
+// compareValue compares a recorded data/message value with the simulator's:
+// documents on their key fields (and child tables), lists row by row (as a
+// multiset when the request sent no order_by, since the simulator shuffles).
+func compareValue(t *testing.T, where string, want, got any, ordered, countOnly bool) {
+	t.Helper()
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			t.Errorf("%s: got %T, recorded an object", where, got)
+			return
+		}
+		if len(w) > 4 {
+			var missing, extra []string
+			for k := range w {
+				if _, ok := g[k]; !ok {
+					missing = append(missing, k)
+				}
+			}
+			for k := range g {
+				if _, ok := w[k]; !ok {
+					extra = append(extra, k)
+				}
+			}
+			if len(missing)+len(extra) > 0 && !strings.Contains(where, "[") {
+				t.Errorf("document keys differ at %s: missing %v, extra %v", where, missing, extra)
+			}
+		}
+		for k, wv := range w {
+			if _, isList := wv.([]any); isList {
+				compareValue(t, where+"."+k, wv, g[k], true, false)
+				continue
+			}
+			if !keyFields[k] && len(w) > 4 {
+				continue
+			}
+			if k == "modified" || k == "creation" || (k == "name" && strings.Contains(where, "[")) {
+				continue // timestamps and child-row hash names differ by nature
+			}
+			if norm(num(wv)) != norm(num(g[k])) {
+				t.Errorf("%s.%s = %v, recorded %v", where, k, num(g[k]), num(wv))
+			}
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			t.Errorf("%s: got %T, recorded a list", where, got)
+			return
+		}
+		if countOnly || (len(w) == 20 && !ordered) {
+			if len(g) != len(w) && !(len(w) > 20 && len(g) >= len(w)) {
+				t.Errorf("%s: %d rows, recorded %d", where, len(g), len(w))
+			}
+			return
+		}
+		if len(w) != len(g) {
+			t.Errorf("%s: %d rows, recorded %d", where, len(g), len(w))
+			return
+		}
+		if ordered {
+			for i := range w {
+				if i < len(g) {
+					compareValue(t, where+"["+strconv.Itoa(i)+"]", w[i], g[i], true, false)
+				}
+			}
+			return
+		}
+		gotSet := map[string]bool{}
+		for _, r := range g {
+			gotSet[rowKey(r)] = true
+		}
+		for _, r := range w {
+			if !gotSet[rowKey(r)] {
+				t.Errorf("%s: recorded row %s missing; got %v", where, rowKey(r), g)
+			}
+		}
+	default:
+		if num(want) != num(got) {
+			t.Errorf("%s = %v, recorded %v", where, num(got), num(want))
+		}
+	}
+}
+
+func rowKey(r any) string {
+	switch x := r.(type) {
+	case map[string]any:
+		var parts []string
+		for _, k := range keys(x) {
+			if k == "modified" {
+				continue
+			}
+			parts = append(parts, k+"="+num(x[k]))
+		}
+		return strings.Join(parts, ";")
+	case []any:
+		var parts []string
+		for _, v := range x {
+			parts = append(parts, num(v))
+		}
+		return strings.Join(parts, ";")
+	}
+	return num(r)
+}

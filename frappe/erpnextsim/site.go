@@ -1,0 +1,369 @@
+package erpnextsim
+
+import (
+	"crypto/rand"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configures a simulated site. The zero value is usable.
+type Options struct {
+	// APIKey and APISecret are the credentials of the one API user (APIUser,
+	// roles Accounts User/Manager, Sales User/Manager), sent as
+	// "Authorization: token key:secret" or Basic base64(key:secret) (§1.2).
+	// Empty values accept no credentials at all.
+	APIKey, APISecret string
+	// Now is the clock; default time.Now. The site's "today" is Now in
+	// Asia/Kolkata, and so are creation/modified timestamps.
+	Now func() time.Time
+	// Version selects Frappe behaviour that changed inside v15: "15.72"
+	// (default, the recorded site: a client-supplied string "name" on insert is
+	// kept, and a second insert of that name is 409 DuplicateEntryError,
+	// README difference 1) or "15.44" (the name is discarded, spec §1.3).
+	Version string
+	// NoInvoiceLock reproduces the §3.7 concurrency gap when true (the
+	// default): a Payment Entry validates against the outstanding it read
+	// before waiting (CommitLate) and commits without re-checking, so two
+	// concurrent entries can both pass V14 and over-pay an invoice. False makes
+	// the simulator re-validate under its lock at commit time.
+	NoInvoiceLock *bool
+}
+
+// Site is one simulated ERPNext site. It is safe for concurrent use; create it
+// with New.
+type Site struct {
+	opt     Options
+	now     func() time.Time
+	legacy  bool // Version 15.44
+	noLock  bool
+	company string
+
+	mu     sync.Mutex
+	docs   map[string]map[string]*record // doctype → lower-case name → document
+	series map[string]int                // series prefix incl. year → last number
+	lastTS time.Time
+
+	fmu     sync.Mutex
+	latency time.Duration
+	failN   int
+	failSt  int
+	dropN   int
+	lateN   int
+	lateD   time.Duration
+	reqLog  []RequestLog
+}
+
+// ist is the site time zone. India has had no DST since 1945, so a fixed zone
+// avoids depending on the tz database.
+var ist = time.FixedZone("IST", 5*3600+1800)
+
+const tsLayout = "2006-01-02 15:04:05.000000"
+
+// New builds a site holding the default company and chart (see the package
+// doc) and nothing else.
+func New(opt Options) *Site {
+	s := &Site{opt: opt, now: opt.Now, docs: map[string]map[string]*record{}, series: map[string]int{}}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.legacy = strings.HasPrefix(opt.Version, "15.44")
+	s.noLock = opt.NoInvoiceLock == nil || *opt.NoInvoiceLock
+	s.company = DefaultCompany
+	s.mu.Lock()
+	s.setupDefaults()
+	s.mu.Unlock()
+	return s
+}
+
+// today is the site's date, "YYYY-MM-DD".
+func (s *Site) today() string { return s.now().In(ist).Format("2006-01-02") }
+
+// stamp returns a fresh site-local timestamp, strictly later than any before,
+// so that `modified` changes on every write even with a frozen clock (§9 item 6).
+func (s *Site) stamp() string {
+	t := s.now().In(ist).Truncate(time.Microsecond)
+	if !t.After(s.lastTS) {
+		t = s.lastTS.Add(time.Microsecond)
+	}
+	s.lastTS = t
+	return t.Format(tsLayout)
+}
+
+// hashName is a 10-character random name like Frappe's child-row names.
+func hashName() string {
+	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+	b := make([]byte, 10)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
+
+// seriesName returns the next name of a naming series ("ACC-PAY-" →
+// "ACC-PAY-2026-00001") without taking it unless commit is set.
+func (s *Site) seriesName(prefix string, commit bool) string {
+	key := prefix + s.today()[:4] + "-"
+	n := s.series[key] + 1
+	if commit {
+		s.series[key] = n
+	}
+	return fmt.Sprintf("%s%05d", key, n)
+}
+
+// noteName keeps a series ahead of a fixed name that looks like one of its
+// members, so a later generated name does not collide.
+func (s *Site) noteName(prefix, name string) {
+	if !strings.HasPrefix(name, prefix) || len(name) < len(prefix)+6 {
+		return
+	}
+	key, num := name[:len(name)-5], name[len(name)-5:]
+	if n, err := strconv.Atoi(num); err == nil && strings.HasSuffix(key, "-") && n > s.series[key] {
+		s.series[key] = n
+	}
+}
+
+func (s *Site) get(doctype, name string) *record {
+	return s.docs[doctype][strings.ToLower(strings.TrimRight(name, " "))]
+}
+
+func (s *Site) put(r *record) {
+	m := s.docs[r.dt]
+	if m == nil {
+		m = map[string]*record{}
+		s.docs[r.dt] = m
+	}
+	m[strings.ToLower(r.name())] = r
+}
+
+func (s *Site) remove(doctype, name string) {
+	delete(s.docs[doctype], strings.ToLower(name))
+}
+
+// all returns the documents of a doctype sorted by name.
+func (s *Site) all(doctype string) []*record {
+	var out []*record
+	for _, r := range s.docs[doctype] {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name() < out[j].name() })
+	return out
+}
+
+// stampNew fills the standard fields of a new document and its rows.
+func (s *Site) stampNew(r *record, name, user string) {
+	ts := s.stamp()
+	r.f["name"], r.f["owner"], r.f["creation"], r.f["modified"], r.f["modified_by"] = name, user, ts, ts, user
+	r.f["idx"] = int64(0)
+	if _, ok := r.f["docstatus"]; !ok {
+		r.f["docstatus"] = int64(0)
+	}
+	s.stampRows(r, ts, user)
+}
+
+// stampRows gives every child row its parent columns, name and timestamps.
+func (s *Site) stampRows(r *record, ts, user string) {
+	for _, f := range r.meta().fields {
+		if f.typ != ftTable {
+			continue
+		}
+		for i, row := range r.rows(f.name) {
+			if row.str("name") == "" {
+				row.f["name"] = hashName()
+				row.f["owner"] = user
+				row.f["creation"] = ts
+			}
+			row.f["modified"], row.f["modified_by"] = ts, user
+			row.f["idx"] = int64(i + 1)
+			row.f["docstatus"] = r.f["docstatus"]
+			row.f["parent"], row.f["parentfield"], row.f["parenttype"] = r.name(), f.name, r.dt
+		}
+	}
+}
+
+// touch bumps modified/modified_by of a stored document (every write does).
+func (s *Site) touch(r *record, user string) {
+	r.f["modified"], r.f["modified_by"] = s.stamp(), user
+}
+
+// setupDefaults creates the default company, chart, fiscal year and modes of
+// payment (package doc). Called with s.mu held.
+func (s *Site) setupDefaults() {
+	const admin = "Administrator"
+	add := func(dt, name string, fields map[string]any) *record {
+		r := newRecord(dt)
+		for k, v := range fields {
+			r.f[k] = v
+		}
+		s.stampNew(r, name, admin)
+		s.put(r)
+		return r
+	}
+	for _, c := range []string{"INR", "USD", "EUR", "GBP", "AED", "SGD", "AUD", "CAD", "JPY", "KWD", "BHD", "OMR"} {
+		add("Currency", c, map[string]any{"currency_name": c, "enabled": int64(b2i(c == "INR" || c == "USD"))})
+	}
+	for _, d := range []string{"Customer", "Supplier", "Employee", "Sales Invoice", "Payment Entry", "Sales Order", "Journal Entry", "Dunning", "Account"} {
+		add("DocType", d, map[string]any{"module": "Accounts"})
+	}
+	add("Company", DefaultCompany, map[string]any{
+		"company_name": DefaultCompany, "abbr": DefaultAbbr, "default_currency": DefaultCurrency, "country": "India",
+		"default_bank_account": DefaultBank, "default_cash_account": CashAccount,
+		"default_receivable_account": DefaultReceivable, "default_payable_account": "Creditors - EC",
+		"default_income_account": IncomeAccount, "round_off_account": "Round Off - EC",
+		"write_off_account": "Write Off - EC", "exchange_gain_loss_account": "Exchange Gain/Loss - EC",
+		"cost_center": CostCenter, "round_off_cost_center": CostCenter,
+		"book_advance_payments_in_separate_party_account": int64(0), "reconcile_on_advance_payment_date": int64(0),
+	})
+	add("Cost Center", DefaultCompany, map[string]any{"cost_center_name": DefaultCompany, "company": DefaultCompany, "is_group": int64(1), "lft": int64(1), "rgt": int64(4)})
+	add("Cost Center", CostCenter, map[string]any{"cost_center_name": "Main", "company": DefaultCompany, "is_group": int64(0), "parent_cost_center": DefaultCompany, "lft": int64(2), "rgt": int64(3)})
+	s.addChart(add)
+	t := s.now().In(ist)
+	y := t.Year()
+	if t.Month() < time.April {
+		y--
+	}
+	add("Fiscal Year", fmt.Sprintf("%d-%d", y, y+1), map[string]any{
+		"year": fmt.Sprintf("%d-%d", y, y+1), "disabled": int64(0), "is_short_year": int64(0),
+		"year_start_date": fmt.Sprintf("%d-04-01", y), "year_end_date": fmt.Sprintf("%d-03-31", y+1),
+	})
+	for _, mop := range []struct{ name, typ, acct string }{{"Cash", "Cash", CashAccount}, {ModeOfPayment, "Bank", RazorpayClearing}} {
+		row := newRecord("Mode of Payment Account")
+		row.f["company"], row.f["default_account"] = DefaultCompany, mop.acct
+		add("Mode of Payment", mop.name, map[string]any{"mode_of_payment": mop.name, "enabled": int64(1), "type": mop.typ, "accounts": []*record{row}})
+	}
+}
+
+// chart is the recorded site's chart of accounts in tree order (recording
+// 03-list-limit-page-length-0-account), plus GSTInputAccount. One account per
+// line, indented by depth: "name|G(roup)|root_type|account_type".
+const chart = `
+Application of Funds (Assets)|G|Asset|
+ Current Assets|G||
+  Accounts Receivable|G||
+   Debtors|||Receivable
+  Bank Accounts|G||Bank
+   Bank Account|||Bank
+   Razorpay Clearing|||Bank
+  Cash In Hand|G||Cash
+   Cash|||Cash
+  Loans and Advances (Assets)|G||
+   Employee Advances|||
+  Securities and Deposits|G||
+   Earnest Money|||
+  Stock Assets|G||Stock
+   Stock In Hand|||Stock
+  Tax Assets|G||
+   Input Tax GST|||Tax
+ Fixed Assets|G||
+  Accumulated Depreciation|||Accumulated Depreciation
+  Buildings|||Fixed Asset
+  Capital Equipments|||Fixed Asset
+  CWIP Account|||Capital Work in Progress
+  Electronic Equipments|||Fixed Asset
+  Furnitures and Fixtures|||Fixed Asset
+  Office Equipments|||Fixed Asset
+  Plants and Machineries|||Fixed Asset
+  Softwares|||Fixed Asset
+ Investments|G||
+ Temporary Accounts|G||
+  Temporary Opening|||Temporary
+Equity|G|Equity|
+ Capital Stock|||Equity
+ Dividends Paid|||Equity
+ Opening Balance Equity|||Equity
+ Retained Earnings|||Equity
+ Revaluation Surplus|||Equity
+Expenses|G|Expense|
+ Direct Expenses|G||
+  Stock Expenses|G||
+   Cost of Goods Sold|||Cost of Goods Sold
+   Expenses Included In Asset Valuation|||Expenses Included In Asset Valuation
+   Expenses Included In Valuation|||Expenses Included In Valuation
+   Stock Adjustment|||Stock Adjustment
+ Indirect Expenses|G||
+  Administrative Expenses|||
+  Commission on Sales|||
+  Depreciation|||Depreciation
+  Entertainment Expenses|||
+  Exchange Gain/Loss|||
+  Freight and Forwarding Charges|||Chargeable
+  Gain/Loss on Asset Disposal|||
+  Impairment|||
+  Legal Expenses|||
+  Marketing Expenses|||Chargeable
+  Miscellaneous Expenses|||Chargeable
+  Office Maintenance Expenses|||
+  Office Rent|||
+  Postal Expenses|||
+  Print and Stationery|||
+  Round Off|||Round Off
+  Salary|||
+  Sales Expenses|||
+  Telephone Expenses|||
+  Travel Expenses|||
+  Utility Expenses|||
+  Write Off|||
+  Razorpay Fees|||
+Income|G|Income|
+ Direct Income|G||
+  Sales|||
+  Service|||
+ Indirect Income|G||
+Source of Funds (Liabilities)|G|Liability|
+ Current Liabilities|G||
+  Accounts Payable|G||Payable
+   Creditors|||Payable
+   Payroll Payable|||
+  Duties and Taxes|G||Tax
+  Loans (Liabilities)|G||
+   Bank Overdraft Account|||
+   Secured Loans|||
+   Unsecured Loans|||
+  Stock Liabilities|G||
+   Asset Received But Not Billed|||Asset Received But Not Billed
+   Stock Received But Not Billed|||Stock Received But Not Billed
+`
+
+func (s *Site) addChart(add func(dt, name string, fields map[string]any) *record) {
+	var parents []string
+	var roots []string
+	lft := int64(1)
+	for _, line := range strings.Split(strings.Trim(chart, "\n"), "\n") {
+		depth := len(line) - len(strings.TrimLeft(line, " "))
+		p := strings.Split(strings.TrimSpace(line), "|")
+		name := p[0] + " - " + DefaultAbbr
+		parents = append(parents[:depth], name)
+		if p[2] != "" {
+			roots = append(roots[:0], p[2])
+		}
+		f := map[string]any{
+			"account_name": p[0], "company": DefaultCompany, "is_group": int64(b2i(p[1] == "G")),
+			"root_type": roots[0], "account_currency": DefaultCurrency, "freeze_account": "No",
+			"disabled": int64(0), "include_in_gross": int64(0), "lft": lft, "rgt": lft + 1,
+		}
+		lft += 2
+		if roots[0] == "Asset" || roots[0] == "Liability" || roots[0] == "Equity" {
+			f["report_type"] = "Balance Sheet"
+		} else {
+			f["report_type"] = "Profit and Loss"
+		}
+		if depth > 0 {
+			f["parent_account"] = parents[depth-1]
+		}
+		if p[3] != "" {
+			f["account_type"] = p[3]
+		}
+		add("Account", name, f)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,73 @@
+package imports_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/razorpay-erpnext/razorpay-erpnext"
+
+// allowed lists, for each package of the module, the module packages it may import directly:
+// imports flow razorpay, frappe → mapping → connector → connector/store → cmd (DESIGN.md §3);
+// each simulator imports only its own client package.
+var allowed = map[string][]string{
+	"razorpay":             {},
+	"frappe":               {},
+	"razorpay/razorpaysim": {"razorpay"},
+	"frappe/erpnextsim":    {"frappe"},
+	"mapping":              {"razorpay", "frappe"},
+	"connector":            {"razorpay", "frappe", "mapping"},
+	"connector/store":      {"connector", "razorpay", "frappe", "mapping"},
+	"cmd/razorpay-erpnext": {"*"},
+}
+
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		if p.ImportPath == module {
+			continue
+		}
+		seen++
+		ok, known := allowed[rel]
+		if !known {
+			t.Errorf("package %s is not in the layout of DESIGN.md §3; add it to this test with its allowed imports", rel)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module+"/")
+			if !contains(ok, dep) && !contains(ok, "*") {
+				t.Errorf("%s imports %s: breaks the import direction of DESIGN.md §3 (allowed: %v)", rel, dep, ok)
+			}
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("go list saw only %d packages", seen)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,207 @@
+package razorpay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+)
+
+// DefaultBaseURL is the Razorpay API host used when ClientConfig.BaseURL is empty
+// (spec/razorpay.md §5.1); paths add the /v1 prefix.
+const DefaultBaseURL = "https://api.razorpay.com"
+
+// DefaultTimeout is the per-call deadline used when ClientConfig.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// PageSize is the count the list calls ask for: the maximum Razorpay allows for payments and
+// refunds (spec/razorpay.md §5.1).
+const PageSize = 100
+
+// maxResponseBytes caps a response body read into memory (a page of 100 payments is far less).
+const maxResponseBytes = 32 << 20
+
+// ClientConfig configures a Client.
+type ClientConfig struct {
+	BaseURL   string        // e.g. https://api.razorpay.com (default); a path prefix is kept
+	KeyID     string        // API key id, rzp_test_… or rzp_live_…
+	KeySecret string        // API key secret; never appears in any error text
+	Timeout   time.Duration // deadline per call, including reading the body; default 30s
+	// Transport is an optional round tripper (tests, custom TLS); default is a clone of
+	// http.DefaultTransport.
+	Transport http.RoundTripper
+}
+
+// Client is a thin client of the Razorpay REST API subset the connector uses for
+// reconciliation (spec/razorpay.md §5): HTTP Basic auth with the key id and secret, JSON,
+// lenient entity decoding. It never retries by itself (callers own retries, DESIGN.md §4 step 7)
+// and is safe for concurrent use.
+//
+// Every method returns, on failure, an error wrapping an *APIError (non-2xx answer), a
+// *TransportError (no answer, or the client's own deadline), the caller's context error, or a
+// plain error (bad argument, undecodable 2xx body). Classify with IsNotFound, Retryable and
+// IsAuthFault.
+type Client struct {
+	rc      *resty.Client
+	base    string
+	timeout time.Duration
+	secret  string
+}
+
+// NewClient checks cfg and returns a Client. It fails when KeyID or KeySecret is empty, or when
+// BaseURL is not an absolute http(s) URL without user info, query or fragment.
+func NewClient(cfg ClientConfig) (*Client, error) {
+	base := cfg.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("razorpay: ClientConfig.BaseURL must be an absolute http(s) URL without credentials, query or fragment")
+	}
+	if cfg.KeyID == "" || cfg.KeySecret == "" {
+		return nil, errors.New("razorpay: ClientConfig.KeyID and ClientConfig.KeySecret are required")
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	transport := cfg.Transport
+	if transport == nil {
+		transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	rc := resty.NewWithClient(&http.Client{Transport: transport}).
+		SetLogger(quietLogger{}).
+		SetRetryCount(0).
+		SetRedirectPolicy(resty.RedirectPolicyFunc(func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse // a redirect is answered as an *APIError
+		})).
+		SetResponseBodyLimit(maxResponseBytes).
+		SetHeader("Accept", "application/json").
+		SetHeader("User-Agent", "razorpay-erpnext").
+		SetBasicAuth(cfg.KeyID, cfg.KeySecret)
+	return &Client{
+		rc:      rc,
+		base:    strings.TrimRight(u.String(), "/"),
+		timeout: timeout,
+		secret:  cfg.KeySecret,
+	}, nil
+}
+
+// do runs one request with the client deadline and decodes a 2xx JSON body into out.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+	op := method + " " + path
+	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req := c.rc.R().SetContext(callCtx)
+	if len(query) > 0 {
+		req.SetQueryParamsFromValues(query)
+	}
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("razorpay: %s: encode body: %w", op, err)
+		}
+		req.SetHeader("Content-Type", "application/json").SetBody(b)
+	}
+	resp, err := req.Execute(method, c.base+path)
+	if err != nil {
+		if errors.Is(err, resty.ErrResponseBodyTooLarge) {
+			return fmt.Errorf("razorpay: %s: response body larger than %d bytes", op, maxResponseBytes)
+		}
+		return fmt.Errorf("razorpay: %s: %w", op, transportError(ctx, err, c.redact))
+	}
+	if status := resp.StatusCode(); status < 200 || status > 299 {
+		return fmt.Errorf("razorpay: %s: %w", op, decodeAPIError(status, resp.Header(), resp.Body(), c.redact))
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(resp.Body(), out); err != nil {
+		return fmt.Errorf("razorpay: %s: decode response: %s", op, c.redact(err.Error()))
+	}
+	return nil
+}
+
+// redact removes the key secret from text a server or the network stack produced.
+func (c *Client) redact(s string) string {
+	if c.secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.secret, "[redacted]")
+}
+
+// entityPath joins a collection path and an id, refusing an empty id.
+func entityPath(collection, id string, rest ...string) (string, error) {
+	if strings.TrimSpace(id) == "" {
+		return "", fmt.Errorf("razorpay: %s: empty id", collection)
+	}
+	p := collection + "/" + url.PathEscape(id)
+	for _, r := range rest {
+		p += "/" + r
+	}
+	return p, nil
+}
+
+// get fetches one entity.
+func get[T any](ctx context.Context, c *Client, collection, id string) (*T, error) {
+	path, err := entityPath(collection, id)
+	if err != nil {
+		return nil, err
+	}
+	var out T
+	if err := c.do(ctx, http.MethodGet, path, nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetPayment fetches one payment: GET /v1/payments/{id} (spec/razorpay.md §5.2). An unknown id
+// is an error for which IsNotFound is true.
+func (c *Client) GetPayment(ctx context.Context, id string) (*Payment, error) {
+	return get[Payment](ctx, c, "/v1/payments", id)
+}
+
+// GetOrder fetches one order: GET /v1/orders/{id} (spec/razorpay.md §5.2).
+func (c *Client) GetOrder(ctx context.Context, id string) (*Order, error) {
+	return get[Order](ctx, c, "/v1/orders", id)
+}
+
+// GetRefund fetches one refund: GET /v1/refunds/{id} (spec/razorpay.md §5.2).
+func (c *Client) GetRefund(ctx context.Context, id string) (*Refund, error) {
+	return get[Refund](ctx, c, "/v1/refunds", id)
+}
+
+// GetPaymentLink fetches one payment link: GET /v1/payment_links/{id} (spec/razorpay.md §3.4,
+// §5.2).
+func (c *Client) GetPaymentLink(ctx context.Context, id string) (*PaymentLink, error) {
+	return get[PaymentLink](ctx, c, "/v1/payment_links", id)
+}
+
+// Capture captures an authorized payment: POST /v1/payments/{id}/capture with
+// {"amount": amount, "currency": currency} (spec/razorpay.md §5.2). amount is in minor units of
+// currency and must equal the authorized amount; Razorpay answers 400 otherwise, and for a
+// payment already captured. It returns the payment with status captured. Callers use it only
+// when manual capture is configured.
+func (c *Client) Capture(ctx context.Context, paymentID string, amount int64, currency string) (*Payment, error) {
+	path, err := entityPath("/v1/payments", paymentID, "capture")
+	if err != nil {
+		return nil, err
+	}
+	if amount <= 0 || currency == "" {
+		return nil, fmt.Errorf("razorpay: capture %s: amount must be positive and currency set", paymentID)
+	}
+	body := map[string]any{"amount": amount, "currency": currency}
+	var out Payment
+	if err := c.do(ctx, http.MethodPost, path, nil, body, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

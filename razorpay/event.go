@@ -1,0 +1,180 @@
+package razorpay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Event is a Razorpay webhook body: the envelope of spec/razorpay.md §2.1 with the entities we
+// use lifted out of `payload.<name>.entity`. The event id is not in the body (it travels in the
+// X-Razorpay-Event-Id header, §1.2). CreatedAt is unix seconds, 0 if absent; for payment_link.*
+// events it is the link's creation time, not the event's (§2.1 quirks). An entity pointer is nil
+// when its payload key is missing, null, [] or {}.
+type Event struct {
+	Entity    string   `json:"entity"`
+	AccountID string   `json:"account_id"`
+	Event     string   `json:"event"`
+	Contains  []string `json:"contains"`
+	CreatedAt int64    `json:"created_at"`
+
+	Payment     *Payment     `json:"-"` // payload.payment.entity
+	Order       *Order       `json:"-"` // payload.order.entity
+	PaymentLink *PaymentLink `json:"-"` // payload.payment_link.entity
+	Refund      *Refund      `json:"-"` // payload.refund.entity
+	Dispute     *Dispute     `json:"-"` // payload.dispute.entity
+}
+
+// ParseEvent decodes a webhook body leniently (spec/razorpay.md §3 typing rules): unknown fields
+// and unknown payload keys are ignored; object fields accept {}, [] or null; "" means absent;
+// booleans accept true/false/"1"/"0"/1/0/"true"/"false". Verify the signature over the same raw
+// bytes first (VerifySignature); ParseEvent never re-encodes them.
+//
+// It returns an error only when body is not a JSON object, or when the envelope or a present
+// entity has a field of an unusable JSON type (an amount that is not an integer, an id that is
+// not a string, …); the error names the field, e.g. "payment.amount: not an integer: 10.5".
+func ParseEvent(body []byte) (*Event, error) {
+	o, ok, err := decodeObject("event", body)
+	if err != nil {
+		return nil, fmt.Errorf("razorpay: parse event: %w", err)
+	}
+	if !ok {
+		if len(bytes.TrimSpace(body)) > 0 && bytes.TrimSpace(body)[0] == '{' {
+			return &Event{}, nil // "{}": an object with nothing in it
+		}
+		return nil, errors.New("razorpay: parse event: body is not a JSON object")
+	}
+	e := &Event{
+		Entity:    o.str("entity"),
+		AccountID: o.str("account_id"),
+		Event:     o.str("event"),
+		Contains:  o.strings("contains"),
+		CreatedAt: o.int64("created_at"),
+	}
+	if o.err != nil {
+		return nil, fmt.Errorf("razorpay: parse event: %w", o.err)
+	}
+	payload, ok, err := decodeObject("payload", o.raw("payload"))
+	if err != nil {
+		return nil, fmt.Errorf("razorpay: parse event: %w", err)
+	}
+	if !ok {
+		return e, nil
+	}
+	if err := firstErr(
+		lift(payload, "payment", &e.Payment),
+		lift(payload, "order", &e.Order),
+		lift(payload, "payment_link", &e.PaymentLink),
+		lift(payload, "refund", &e.Refund),
+		lift(payload, "dispute", &e.Dispute),
+	); err != nil {
+		return nil, fmt.Errorf("razorpay: parse event: %w", err)
+	}
+	return e, nil
+}
+
+// lift decodes payload.<key>.entity into *dst, leaving it nil when absent or empty.
+func lift[T any, P interface {
+	*T
+	json.Unmarshaler
+}](payload *object, key string, dst **T) error {
+	wrapper, ok, err := decodeObject("payload."+key, payload.raw(key))
+	if err != nil || !ok {
+		return err
+	}
+	raw := wrapper.raw("entity")
+	if isEmptyValue(raw) {
+		return nil
+	}
+	v := new(T)
+	if err := P(v).UnmarshalJSON(raw); err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler with ParseEvent's rules.
+func (e *Event) UnmarshalJSON(data []byte) error {
+	p, err := ParseEvent(data)
+	if err != nil {
+		return err
+	}
+	*e = *p
+	return nil
+}
+
+// MarshalJSON encodes the event back into Razorpay's envelope shape (entities under
+// payload.<name>.entity), so that ParseEvent reads it back. It is not byte-identical to what
+// Razorpay sent: verify signatures over the original body, never over this encoding.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type wrapped struct {
+		Entity any `json:"entity"`
+	}
+	payload := map[string]wrapped{}
+	if e.Payment != nil {
+		payload["payment"] = wrapped{e.Payment}
+	}
+	if e.Order != nil {
+		payload["order"] = wrapped{e.Order}
+	}
+	if e.PaymentLink != nil {
+		payload["payment_link"] = wrapped{e.PaymentLink}
+	}
+	if e.Refund != nil {
+		payload["refund"] = wrapped{e.Refund}
+	}
+	if e.Dispute != nil {
+		payload["dispute"] = wrapped{e.Dispute}
+	}
+	contains := e.Contains
+	if contains == nil {
+		contains = []string{}
+	}
+	return json.Marshal(struct {
+		Entity    string             `json:"entity"`
+		AccountID string             `json:"account_id"`
+		Event     string             `json:"event"`
+		Contains  []string           `json:"contains"`
+		Payload   map[string]wrapped `json:"payload"`
+		CreatedAt int64              `json:"created_at"`
+	}{e.Entity, e.AccountID, e.Event, contains, payload, e.CreatedAt})
+}
+
+// BusinessKey returns the id of the business fact the event is about, which is what bookings
+// are keyed on (DESIGN.md §4): the refund id for refund.* events, the dispute id for
+// payment.dispute.* events, otherwise the payment id. It returns "" when that entity is absent
+// (a refund event without a refund is never keyed by its payment id, which would collide with
+// the receipt).
+func (e *Event) BusinessKey() string {
+	if e == nil {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(e.Event, "refund."):
+		if e.Refund != nil {
+			return e.Refund.ID
+		}
+		return ""
+	case strings.HasPrefix(e.Event, "payment.dispute."):
+		if e.Dispute != nil {
+			return e.Dispute.ID
+		}
+		return ""
+	}
+	if e.Payment != nil {
+		return e.Payment.ID
+	}
+	return ""
+}

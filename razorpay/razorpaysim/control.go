@@ -1,0 +1,262 @@
+package razorpaysim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"net/http"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// State is a snapshot of the simulated account (GET /__sim/state): every entity and every
+// webhook event with each delivery attempt, in creation order.
+type State struct {
+	AccountID    string                 `json:"account_id"`
+	Payments     []razorpay.Payment     `json:"payments"`
+	Orders       []razorpay.Order       `json:"orders"`
+	Refunds      []razorpay.Refund      `json:"refunds"`
+	PaymentLinks []razorpay.PaymentLink `json:"payment_links"`
+	Settlements  []Settlement           `json:"settlements"`
+	Events       []EventRecord          `json:"events"`
+}
+
+// EventRecord is one webhook event and its deliveries. Body is the exact bytes sent (every
+// attempt sends the same bytes, signature and id); Signature is "" when no secret was set.
+// Lost: the event was created with deliver=false. Finished: delivered, lost or given up.
+type EventRecord struct {
+	ID        string    `json:"id"`
+	Event     string    `json:"event"`
+	CreatedAt int64     `json:"created_at"`
+	Body      string    `json:"body"`
+	Signature string    `json:"signature"`
+	Lost      bool      `json:"lost"`
+	Delivered bool      `json:"delivered"`
+	Finished  bool      `json:"finished"`
+	Attempts  []Attempt `json:"attempts"`
+}
+
+// Attempt is one delivery of an event: At on the simulator clock; Status the HTTP status (0
+// when there was no answer, then Error says why); Elapsed real time until the response headers;
+// Success only for a 2xx within DeliveryTimeout; Duplicate for the extra copy sent on purpose
+// after a success.
+type Attempt struct {
+	At        time.Time     `json:"at"`
+	Status    int           `json:"status"`
+	Error     string        `json:"error,omitempty"`
+	Elapsed   time.Duration `json:"elapsed"`
+	Success   bool          `json:"success"`
+	Duplicate bool          `json:"duplicate,omitempty"`
+}
+
+// State returns a deep copy of the account and the delivery log.
+func (s *Sim) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := State{AccountID: s.opt.AccountID}
+	for _, r := range s.sortedPayments() {
+		st.Payments = append(st.Payments, clonePayment(r.p))
+	}
+	var orders []*orderRec
+	for _, o := range s.orders {
+		orders = append(orders, o)
+	}
+	newestFirst(orders, func(o *orderRec) (int64, int64) { return o.o.CreatedAt, o.seq })
+	for i := len(orders) - 1; i >= 0; i-- {
+		o := orders[i].o
+		o.Notes = maps.Clone(o.Notes)
+		st.Orders = append(st.Orders, o)
+	}
+	for _, r := range s.sortedRefunds() {
+		rf := r.r
+		rf.Notes, rf.AcquirerData = maps.Clone(rf.Notes), maps.Clone(rf.AcquirerData)
+		st.Refunds = append(st.Refunds, rf)
+	}
+	var links []*linkRec
+	for _, l := range s.links {
+		links = append(links, l)
+	}
+	newestFirst(links, func(l *linkRec) (int64, int64) { return l.l.CreatedAt, l.seq })
+	for i := len(links) - 1; i >= 0; i-- {
+		l := links[i].l
+		l.Notes = maps.Clone(l.Notes)
+		st.PaymentLinks = append(st.PaymentLinks, l)
+	}
+	for _, sr := range s.settlements {
+		st.Settlements = append(st.Settlements, sr.st)
+	}
+	for _, e := range s.events {
+		st.Events = append(st.Events, EventRecord{
+			ID: e.id, Event: e.name, CreatedAt: e.createdAt, Body: string(e.body), Signature: e.sig,
+			Lost: e.lost, Delivered: e.delivered, Finished: e.finished,
+			Attempts: append([]Attempt(nil), e.attempts...),
+		})
+	}
+	return st
+}
+
+// EmitDowntime emits a payment.downtime.started event whose contains entry and payload key
+// are the dotted "payment.downtime" (spec/razorpay.md §2.1, checklist item 3).
+func (s *Sim) EmitDowntime() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now().Unix()
+	d := obj{
+		{"id", "down_" + s.randID()}, {"entity", "payment.downtime"}, {"method", "upi"},
+		{"begin", now}, {"end", nil}, {"status", "started"}, {"scheduled", false},
+		{"severity", "high"}, {"instrument", obj{{"psp", "google_pay"}}}, {"created_at", now},
+		{"updated_at", now},
+	}
+	payload := obj{{"payment.downtime", wrap(d)}}
+	s.dispatch([]*event{s.newEvent("payment.downtime.started", []string{"payment.downtime"}, payload, now, false)},
+		s.ordering(""), false, false)
+}
+
+// serveControl serves /__sim/ (documented on ServeHTTP).
+func (s *Sim) serveControl(w http.ResponseWriter, r *http.Request) {
+	route := r.Method + " " + r.URL.Path
+	switch route {
+	case "POST /__sim/payments":
+		s.controlPayment(w, r)
+	case "POST /__sim/refunds":
+		s.controlRefund(w, r)
+	case "POST /__sim/settlements":
+		st, err := s.Settle()
+		if err != nil {
+			s.writeError(w, badRequest(err.Error(), ""))
+			return
+		}
+		s.writeJSON(w, http.StatusOK, renderSettlement(st))
+	case "GET /__sim/faults":
+		s.mu.Lock()
+		f := s.faults
+		s.mu.Unlock()
+		writeStd(w, f)
+	case "PUT /__sim/faults", "POST /__sim/faults":
+		var f Faults
+		if e := decodeJSON(r, &f); e != nil {
+			s.writeError(w, e)
+			return
+		}
+		s.SetFaults(f)
+		writeStd(w, f)
+	case "POST /__sim/webhook-secret":
+		var b struct {
+			Secret string `json:"secret"`
+		}
+		if e := decodeJSON(r, &b); e != nil {
+			s.writeError(w, e)
+			return
+		}
+		s.RotateWebhookSecret(b.Secret)
+		writeStd(w, map[string]string{"status": "rotated"})
+	case "POST /__sim/downtime":
+		s.EmitDowntime()
+		writeStd(w, map[string]string{"status": "emitted"})
+	case "GET /__sim/state":
+		writeStd(w, s.State())
+	default:
+		s.writeError(w, badPath())
+	}
+}
+
+func writeStd(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// readBody reads a control request body (at most 1 MiB).
+func readBody(r *http.Request) ([]byte, *razorpay.APIError) {
+	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 1<<20))
+	if err != nil {
+		return nil, badRequest("The request body could not be read.", "")
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		b = []byte("{}")
+	}
+	return b, nil
+}
+
+func (s *Sim) controlPayment(w http.ResponseWriter, r *http.Request) {
+	body, e := readBody(r)
+	if e != nil {
+		s.writeError(w, e)
+		return
+	}
+	var p razorpay.Payment
+	var ctl struct {
+		Deliver           *bool    `json:"deliver"`
+		NoOrder           bool     `json:"no_order"`
+		Receipt           string   `json:"receipt"`
+		Link              bool     `json:"payment_link"`
+		LinkReferenceID   string   `json:"link_reference_id"`
+		LateAuthorisation bool     `json:"late_authorisation"`
+		Ordering          Ordering `json:"ordering"`
+		Duplicate         bool     `json:"duplicate"`
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		s.writeError(w, badRequest("Invalid payment: "+err.Error(), ""))
+		return
+	}
+	if err := json.Unmarshal(body, &ctl); err != nil {
+		s.writeError(w, badRequest("Invalid options: "+err.Error(), ""))
+		return
+	}
+	opt := PaymentOptions{
+		Lose: ctl.Deliver != nil && !*ctl.Deliver, NoOrder: ctl.NoOrder, Receipt: ctl.Receipt,
+		Link: ctl.Link, LinkReferenceID: ctl.LinkReferenceID, LateAuthorisation: ctl.LateAuthorisation,
+		Ordering: ctl.Ordering, Duplicate: ctl.Duplicate,
+	}
+	out, err := s.CreatePayment(p, opt)
+	if err != nil {
+		s.writeAnyError(w, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, s.renderPayment(out))
+}
+
+func (s *Sim) controlRefund(w http.ResponseWriter, r *http.Request) {
+	body, e := readBody(r)
+	if e != nil {
+		s.writeError(w, e)
+		return
+	}
+	var rf razorpay.Refund
+	var ctl struct {
+		Deliver        *bool    `json:"deliver"`
+		Final          string   `json:"final"`
+		CreatedPending bool     `json:"created_pending"`
+		Ordering       Ordering `json:"ordering"`
+		Duplicate      bool     `json:"duplicate"`
+	}
+	if err := json.Unmarshal(body, &rf); err != nil {
+		s.writeError(w, badRequest("Invalid refund: "+err.Error(), ""))
+		return
+	}
+	if err := json.Unmarshal(body, &ctl); err != nil {
+		s.writeError(w, badRequest("Invalid options: "+err.Error(), ""))
+		return
+	}
+	// The refund's own "status" is ignored: the lifecycle comes from "final".
+	out, err := s.CreateRefund(rf, RefundOptions{
+		Lose: ctl.Deliver != nil && !*ctl.Deliver, Final: ctl.Final, CreatedPending: ctl.CreatedPending,
+		Ordering: ctl.Ordering, Duplicate: ctl.Duplicate,
+	})
+	if err != nil {
+		s.writeAnyError(w, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, s.renderRefund(out))
+}
+
+func (s *Sim) writeAnyError(w http.ResponseWriter, err error) {
+	var ae *razorpay.APIError
+	if errors.As(err, &ae) {
+		s.writeError(w, ae)
+		return
+	}
+	s.writeError(w, badRequest(err.Error(), ""))
+}

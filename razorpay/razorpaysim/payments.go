@@ -1,0 +1,358 @@
+package razorpaysim
+
+import (
+	"maps"
+	"net/http"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// PaymentOptions shape the order, link and webhooks that CreatePayment makes for a payment.
+type PaymentOptions struct {
+	// Lose records the payment's events but delivers none of them ("deliver": false in the
+	// control API): the connector must find the payment by reconciling.
+	Lose bool
+	// NoOrder creates the payment without an order (QR code or virtual account style): no
+	// order.paid event.
+	NoOrder bool
+	// Receipt is the receipt of the order created for the payment (e.g. a Sales Invoice name).
+	Receipt string
+	// Link makes the payment a payment-link payment: a plink_ is created with LinkReferenceID,
+	// and a capture also emits payment_link.paid (checklist item 12).
+	Link            bool
+	LinkReferenceID string
+	// LateAuthorisation emits payment.failed for the same pay_ id before the other events
+	// (UPI retry or late authorisation, checklist item 11).
+	LateAuthorisation bool
+	// Ordering of the first deliveries; "" uses Faults.Ordering.
+	Ordering Ordering
+	// Duplicate delivers every event of this payment once more after a 2xx.
+	Duplicate bool
+}
+
+// defaultFX are INR paise per major unit for a few currencies (illustrative only).
+var defaultFX = map[string]int64{
+	"USD": 8525, "EUR": 9250, "GBP": 10800, "AED": 2321, "SGD": 6350, "AUD": 5600,
+	"CAD": 6200, "JPY": 57, "KWD": 27700, "BHD": 22600, "OMR": 22100,
+}
+
+type payRec struct {
+	p       razorpay.Payment
+	seq     int64
+	added   time.Time
+	settled bool
+	linkID  string
+}
+
+type orderRec struct {
+	o     razorpay.Order
+	seq   int64
+	added time.Time
+}
+
+type linkRec struct {
+	l          razorpay.PaymentLink
+	seq        int64
+	paymentIDs []string
+}
+
+// minimums are the documented minimum amounts (spec/razorpay.md §4).
+var minimums = map[string]struct {
+	minor int64
+	text  string
+}{
+	"INR": {100, "The amount must be at least INR 1.00"},
+	"USD": {50, "The amount must be at least $0.5"},
+}
+
+// CreatePayment adds a payment to the account and emits its webhooks (spec/razorpay.md §1.6,
+// checklist items 12–13). Zero fields get defaults: id pay_+14 chars, currency INR, status
+// captured, method card, created_at now (unix s), a contact in one of Razorpay's mixed formats.
+// Status must be authorized, captured, failed or created. An order is created (unless
+// opt.NoOrder) or an existing OrderID joined; fee and tax (INR paise, fee includes 18 % GST) are
+// set for captured payments unless given; non-INR payments get base_amount in INR paise and
+// base_currency INR.
+//
+// Events: failed → payment.failed; authorized → payment.authorized; captured →
+// payment.authorized (an authorized snapshot), payment.captured, order.paid (with an order
+// snapshot) and payment_link.paid for link payments, each with its own 14-char event id.
+//
+// Errors are *razorpay.APIError with status 400: unsupported currency, amount below the minimum
+// (INR 100 paise, USD 50 cents), unknown status, duplicate id.
+func (s *Sim) CreatePayment(p razorpay.Payment, opt PaymentOptions) (*razorpay.Payment, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fillPayment(&p); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	if !opt.NoOrder {
+		s.attachOrder(&p, opt.Receipt, now)
+	}
+	var link *linkRec
+	if opt.Link {
+		link = s.attachLink(&p, opt.LinkReferenceID, now)
+	}
+	rec := &payRec{p: p, seq: s.nextSeq(), added: now}
+	if link != nil {
+		rec.linkID = link.l.ID
+	}
+	s.payments[p.ID] = rec
+
+	var batch []*event
+	if opt.LateAuthorisation {
+		failed := p
+		failed.Status, failed.Captured, failed.Fee, failed.Tax = "failed", false, nil, nil
+		failed.ErrorCode, failed.ErrorSource = "BAD_REQUEST_ERROR", "customer"
+		failed.ErrorStep, failed.ErrorReason = "payment_authentication", "payment_timed_out"
+		failed.ErrorDescription = "Payment was not completed on time."
+		batch = append(batch, s.paymentEvent("payment.failed", &failed, nil))
+	}
+	switch p.Status {
+	case "failed":
+		batch = append(batch, s.paymentEvent("payment.failed", &p, nil))
+	case "authorized":
+		batch = append(batch, s.paymentEvent("payment.authorized", &p, nil))
+	case "captured":
+		auth := authorizedSnapshot(p)
+		batch = append(batch, s.paymentEvent("payment.authorized", &auth, nil))
+		batch = append(batch, s.captureEvents(rec)...)
+	}
+	s.dispatch(batch, s.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
+	out := clonePayment(p)
+	return &out, nil
+}
+
+// fillPayment applies defaults and validation; the caller holds s.mu.
+func (s *Sim) fillPayment(p *razorpay.Payment) error {
+	if p.ID == "" {
+		p.ID = "pay_" + s.randID()
+	}
+	if _, dup := s.payments[p.ID]; dup {
+		return badRequest("A payment with this id already exists", "id")
+	}
+	p.Entity = "payment"
+	if p.Currency == "" {
+		p.Currency = "INR"
+	}
+	if _, ok := razorpay.Exponent(p.Currency); !ok {
+		return badRequest("Currency provided is not supported", "currency")
+	}
+	if m, ok := minimums[p.Currency]; ok && p.Amount < m.minor {
+		return badRequest(m.text, "amount")
+	}
+	if p.Amount <= 0 {
+		return badRequest("The amount must be at least 1", "amount")
+	}
+	switch p.Status {
+	case "":
+		p.Status = "captured"
+	case "created", "authorized", "captured", "failed":
+	default:
+		return badRequest("Invalid payment status: "+p.Status, "status")
+	}
+	if p.Method == "" {
+		p.Method = "card"
+	}
+	if p.Method == "card" && p.CardID == "" {
+		p.CardID = "card_" + s.randID()
+	}
+	if p.Method == "upi" && p.VPA == "" {
+		p.VPA = "success@razorpay"
+	}
+	if p.CreatedAt == 0 {
+		p.CreatedAt = s.now().Unix()
+	}
+	if p.Email == "" {
+		p.Email = "void@razorpay.com"
+	}
+	if p.Contact == "" {
+		p.Contact = []string{"+919000090000", "9000090000", "+9000090000", "++919900000000"}[s.rnd.IntN(4)]
+	}
+	p.Notes = maps.Clone(p.Notes)
+	if p.Notes == nil {
+		p.Notes = razorpay.Notes{}
+	}
+	p.AcquirerData = maps.Clone(p.AcquirerData)
+	if p.AcquirerData == nil {
+		p.AcquirerData = map[string]string{}
+	}
+	if p.Currency != "INR" {
+		p.International = true
+		if p.BaseAmount == nil {
+			exp, _ := razorpay.Exponent(p.Currency)
+			base := s.toINR(p.Amount, p.Currency, exp)
+			p.BaseAmount = &base
+		}
+		p.BaseCurrency = "INR"
+	} else if p.BaseAmount == nil {
+		base := p.Amount
+		p.BaseAmount = &base
+	}
+	p.Captured = razorpay.Bool(p.Status == "captured")
+	if p.Status == "captured" {
+		s.setFees(p)
+	} else {
+		p.Fee, p.Tax = nil, nil
+	}
+	return nil
+}
+
+// toINR converts minor units of currency to INR paise with the simulator's rate (integer
+// arithmetic, rounded half up).
+func (s *Sim) toINR(minor int64, currency string, exp int) int64 {
+	if currency == "INR" {
+		return minor
+	}
+	rate, ok := s.opt.FXRates[currency]
+	if !ok {
+		rate, ok = defaultFX[currency]
+	}
+	if !ok {
+		rate = 10000
+	}
+	div := int64(1)
+	for range exp {
+		div *= 10
+	}
+	return (minor*rate + div/2) / div
+}
+
+// setFees sets fee (2 % of base_amount, 3 % for international payments, GST included) and tax
+// (the 18 % GST part) in INR paise, unless the caller gave them.
+func (s *Sim) setFees(p *razorpay.Payment) {
+	if p.Fee != nil {
+		return
+	}
+	base := p.Amount
+	if p.BaseAmount != nil {
+		base = *p.BaseAmount
+	}
+	pct := int64(2)
+	if p.International {
+		pct = 3
+	}
+	fee := (base*pct + 50) / 100
+	tax := (fee*18 + 59) / 118
+	p.Fee, p.Tax = &fee, &tax
+}
+
+// attachOrder joins or creates the payment's order; the caller holds s.mu.
+func (s *Sim) attachOrder(p *razorpay.Payment, receipt string, now time.Time) {
+	if p.OrderID == "" {
+		p.OrderID = "order_" + s.randID()
+	}
+	if _, ok := s.orders[p.OrderID]; ok {
+		s.orders[p.OrderID].o.Attempts++
+		return
+	}
+	o := razorpay.Order{
+		ID: p.OrderID, Entity: "order", Amount: p.Amount, AmountDue: p.Amount, Currency: p.Currency,
+		Receipt: receipt, Status: "attempted", Attempts: 1, Notes: maps.Clone(p.Notes),
+		CreatedAt: p.CreatedAt - 30,
+	}
+	s.orders[o.ID] = &orderRec{o: o, seq: s.nextSeq(), added: now}
+}
+
+// attachLink creates a payment link for the payment; the caller holds s.mu.
+func (s *Sim) attachLink(p *razorpay.Payment, ref string, now time.Time) *linkRec {
+	id := s.randID()
+	l := razorpay.PaymentLink{
+		ID: "plink_" + id, Amount: p.Amount, Currency: p.Currency, Status: "created",
+		ReferenceID: ref, Description: "Payment for " + ref, OrderID: p.OrderID,
+		ShortURL: "https://rzp.io/rzp/" + id[:8], Notes: maps.Clone(p.Notes),
+		CreatedAt: p.CreatedAt - 25*60, UpdatedAt: p.CreatedAt - 25*60,
+	}
+	l.Customer.Name, l.Customer.Email, l.Customer.Contact = "Test Customer", p.Email, p.Contact
+	p.Description = "#" + id
+	rec := &linkRec{l: l, seq: s.nextSeq()}
+	s.links[l.ID] = rec
+	return rec
+}
+
+// captureEvents marks the payment's order and link paid and returns payment.captured,
+// order.paid and payment_link.paid; the caller holds s.mu.
+func (s *Sim) captureEvents(rec *payRec) []*event {
+	p := rec.p
+	out := []*event{s.paymentEvent("payment.captured", &p, nil)}
+	if or, ok := s.orders[p.OrderID]; ok {
+		or.o.AmountPaid, or.o.AmountDue, or.o.Status = or.o.Amount, 0, "paid"
+		o := or.o
+		out = append(out, s.paymentEvent("order.paid", &p, &o))
+	}
+	if lr, ok := s.links[rec.linkID]; ok {
+		lr.l.AmountPaid, lr.l.Status, lr.l.UpdatedAt = p.Amount, "paid", p.CreatedAt+5
+		lr.paymentIDs = append(lr.paymentIDs, p.ID)
+		out = append(out, s.linkEvent("payment_link.paid", rec))
+	}
+	return out
+}
+
+// Capture captures an authorized payment as POST /v1/payments/{id}/capture does
+// (spec/razorpay.md §5.2): amount (minor units) must equal the authorized amount and currency
+// the payment's. It emits payment.captured (+ order.paid, payment_link.paid). Errors are
+// *razorpay.APIError 400: unknown id, not authorized ("This payment has already been
+// captured" when captured), amount or currency mismatch.
+func (s *Sim) Capture(id string, amount int64, currency string) (*razorpay.Payment, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.payments[id]
+	if !ok {
+		return nil, notFound()
+	}
+	switch {
+	case rec.p.Status == "captured" || rec.p.Status == "refunded":
+		return nil, badRequest("This payment has already been captured", "")
+	case rec.p.Status != "authorized":
+		return nil, badRequest("Only payments which have been authorized and not yet captured can be captured", "")
+	case currency == "":
+		return nil, badRequest("The currency field is required.", "currency")
+	case currency != rec.p.Currency:
+		return nil, badRequest("Currency should be same as payment currency", "currency")
+	case amount != rec.p.Amount:
+		return nil, badRequest("Capture amount must be equal to the amount authorized", "amount")
+	}
+	rec.p.Status, rec.p.Captured = "captured", true
+	s.setFees(&rec.p)
+	s.dispatch(s.captureEvents(rec), s.ordering(""), false, false)
+	out := clonePayment(rec.p)
+	return &out, nil
+}
+
+// authorizedSnapshot is the payment as payment.authorized shows it: no fee or tax yet.
+func authorizedSnapshot(p razorpay.Payment) razorpay.Payment {
+	p.Status, p.Captured, p.Fee, p.Tax = "authorized", false, nil, nil
+	return p
+}
+
+func clonePayment(p razorpay.Payment) razorpay.Payment {
+	p.Notes = maps.Clone(p.Notes)
+	p.AcquirerData = maps.Clone(p.AcquirerData)
+	if p.Fee != nil {
+		f := *p.Fee
+		p.Fee = &f
+	}
+	if p.Tax != nil {
+		t := *p.Tax
+		p.Tax = &t
+	}
+	if p.BaseAmount != nil {
+		b := *p.BaseAmount
+		p.BaseAmount = &b
+	}
+	return p
+}
+
+// badRequest is a 400 BAD_REQUEST_ERROR validation error (spec/razorpay.md §5.3).
+func badRequest(desc, fieldName string) *razorpay.APIError {
+	return &razorpay.APIError{
+		Status: http.StatusBadRequest, Code: razorpay.CodeBadRequest, Description: desc,
+		Field: fieldName, Source: "business", Step: "payment_initiation", Reason: "input_validation_failed",
+	}
+}
+
+// notFound is Razorpay's answer for an unknown id (spec/razorpay.md §5.2).
+func notFound() *razorpay.APIError {
+	return badRequest("The id provided does not exist", "")
+}

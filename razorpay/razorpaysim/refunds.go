@@ -1,0 +1,148 @@
+package razorpaysim
+
+import (
+	"maps"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// RefundOptions shape the lifecycle and webhooks of a refund made by CreateRefund
+// (spec/razorpay.md §3.3, checklist item 22).
+type RefundOptions struct {
+	// Lose records the refund's events but delivers none of them ("deliver": false).
+	Lose bool
+	// Final is the state the refund ends in: "processed" (default; refund.processed with an ARN),
+	// "failed" (refund.failed; the payment's amount_refunded is given back) or "pending" (only
+	// refund.created; the refund stays pending).
+	Final string
+	// CreatedPending makes refund.created carry status pending; by default it already says
+	// processed, as Razorpay usually does before the ARN is known.
+	CreatedPending bool
+	// Ordering of the first deliveries; Reversed sends the final event before refund.created.
+	Ordering Ordering
+	// Duplicate delivers every event of this refund once more after a 2xx.
+	Duplicate bool
+}
+
+type refundRec struct {
+	r       razorpay.Refund
+	seq     int64
+	added   time.Time
+	settled bool
+}
+
+// CreateRefund refunds (part of) a captured payment and emits refund.created and the final
+// refund event, each carrying the payment snapshot of its moment: cumulative amount_refunded,
+// refund_status partial or full, status refunded at 100 % (spec/razorpay.md §3.3). Zero fields
+// get defaults: id rfnd_+14 chars, amount = what is left to refund (minor units of the
+// payment's currency), speed normal, created_at now. Errors are *razorpay.APIError 400: unknown
+// payment id ("The id provided does not exist"), payment not captured, amount above what is
+// left, currency different from the payment's.
+func (s *Sim) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refund, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr, ok := s.payments[r.PaymentID]
+	if !ok {
+		return nil, notFound()
+	}
+	p := &pr.p
+	if p.Status != "captured" && p.Status != "refunded" {
+		return nil, badRequest("The payment has not been captured", "payment_id")
+	}
+	left := p.Amount - p.AmountRefunded
+	if left <= 0 {
+		return nil, badRequest("The payment has been fully refunded already", "")
+	}
+	if r.Amount == 0 {
+		r.Amount = left
+	}
+	if r.Amount < 0 || r.Amount > left {
+		return nil, badRequest("The refund amount provided is greater than amount captured", "amount")
+	}
+	if r.Currency == "" {
+		r.Currency = p.Currency
+	}
+	if r.Currency != p.Currency {
+		return nil, badRequest("The currency should be same as the payment currency", "currency")
+	}
+	if r.ID == "" {
+		r.ID = "rfnd_" + s.randID()
+	}
+	if _, dup := s.refunds[r.ID]; dup {
+		return nil, badRequest("A refund with this id already exists", "id")
+	}
+	final := opt.Final
+	if final == "" {
+		final = "processed"
+	}
+	switch final {
+	case "processed", "failed", "pending":
+	default:
+		return nil, badRequest("Invalid refund final status: "+final, "status")
+	}
+	r.Entity = "refund"
+	if r.CreatedAt == 0 {
+		r.CreatedAt = s.now().Unix()
+	}
+	if r.SpeedRequested == "" {
+		r.SpeedRequested = "normal"
+	}
+	if r.SpeedProcessed == "" {
+		r.SpeedProcessed = "normal"
+	}
+	r.Notes = maps.Clone(r.Notes)
+	if r.Notes == nil {
+		r.Notes = razorpay.Notes{}
+	}
+	r.AcquirerData = map[string]string{}
+
+	applyRefund(p, r.Amount)
+	created := r
+	created.Status = "processed"
+	if opt.CreatedPending || final == "pending" {
+		created.Status = "pending"
+	}
+	batch := []*event{s.refundEvent("refund.created", &created, p)}
+	switch final {
+	case "processed":
+		r.Status = "processed"
+		r.AcquirerData = map[string]string{"arn": "7433" + digits(s, 19)}
+		batch = append(batch, s.refundEvent("refund.processed", &r, p))
+	case "failed":
+		r.Status = "failed"
+		applyRefund(p, -r.Amount)
+		batch = append(batch, s.refundEvent("refund.failed", &r, p))
+	case "pending":
+		r.Status = "pending"
+	}
+	s.refunds[r.ID] = &refundRec{r: r, seq: s.nextSeq(), added: s.now()}
+	s.dispatch(batch, s.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
+	out := r
+	out.Notes = maps.Clone(r.Notes)
+	out.AcquirerData = maps.Clone(r.AcquirerData)
+	return &out, nil
+}
+
+// applyRefund adds delta minor units to the payment's amount_refunded and updates
+// refund_status and status (refunded only at 100 %).
+func applyRefund(p *razorpay.Payment, delta int64) {
+	p.AmountRefunded += delta
+	switch {
+	case p.AmountRefunded <= 0:
+		p.AmountRefunded, p.RefundStatus, p.Status = 0, "", "captured"
+	case p.AmountRefunded >= p.Amount:
+		p.RefundStatus, p.Status = "full", "refunded"
+	default:
+		p.RefundStatus, p.Status = "partial", "captured"
+	}
+}
+
+// digits returns n random decimal digits; the caller holds s.mu.
+func digits(s *Sim, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte('0' + s.rnd.IntN(10))
+	}
+	return string(b)
+}

@@ -1,0 +1,255 @@
+package razorpaysim
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Options configures a Sim. The zero value is usable: an API without authentication, no
+// webhook delivery, real time, time.Now and seed 0.
+type Options struct {
+	// KeyID and KeySecret are the API credentials checked with HTTP Basic auth
+	// (spec/razorpay.md §5.1); when both are empty the API accepts any request.
+	KeyID, KeySecret string
+	// WebhookURL is where webhooks are POSTed. Only loopback addresses are ever dialled
+	// (127.0.0.0/8, ::1, "localhost"); any other target fails every attempt. Empty: no delivery.
+	WebhookURL string
+	// WebhookSecret signs webhook bodies (X-Razorpay-Signature); empty sends no signature
+	// header, as Razorpay does for a webhook without a secret (spec/razorpay.md §1.2).
+	WebhookSecret string
+	// AccountID is the envelope's account_id; default "acc_" + 14 random characters.
+	AccountID string
+	// TimeScale compresses the retry ladder (spec/razorpay.md §1.5) and SettleEvery: 1 (or 0)
+	// is real time, 0.001 runs the ~24 h ladder in ~82 s, 0.00001 in under a second.
+	TimeScale float64
+	// Now is the simulator's clock for created_at values, list lag and settlement dates;
+	// default time.Now. Delivery waits always use real (scaled) time.
+	Now func() time.Time
+	// Seed makes ids, shuffles, contact formats and injected 5xx answers reproducible.
+	Seed int64
+	// DeliveryTimeout is the success deadline of one webhook attempt (spec/razorpay.md §1.4);
+	// default 5 s of real time, not scaled.
+	DeliveryTimeout time.Duration
+	// SettleEvery emits a settlement of everything captured and unsettled at this (scaled)
+	// interval; 0 settles only on demand (Settle, POST /__sim/settlements).
+	SettleEvery time.Duration
+	// FXRates gives INR paise per major unit of a currency (e.g. "USD": 8525 = ₹85.25), used
+	// for base_amount of non-INR payments; missing currencies use defaultFX or 10000.
+	FXRates map[string]int64
+	// Quirks are the representation options of checklist item 4.
+	Quirks Quirks
+	// Faults are the injected faults in force at start; change them with SetFaults or
+	// PUT /__sim/faults.
+	Faults Faults
+}
+
+// Quirks selects optional oddities of Razorpay's JSON (spec/razorpay.md §3 typing rules,
+// checklist item 4). Notes rendered as [] when empty (null on payment links), 0 instead of null
+// on link timestamps, "" in card payments' error fields and user_id, and mixed contact formats
+// are always on.
+type Quirks struct {
+	CapturedAsString bool `json:"captured_as_string"` // "captured": "1"/"0" instead of true/false
+	EscapeSlashes    bool `json:"escape_slashes"`     // every "/" in raw JSON written as "\/"
+	ExtraFields      bool `json:"extra_fields"`       // unknown extras: reward, provider, gateway_provider
+}
+
+// Ordering is the order in which the events of one business fact are first delivered
+// (checklist item 11).
+type Ordering string
+
+// Orderings.
+const (
+	InOrder  Ordering = "in_order" // authorized, captured, order.paid, payment_link.paid; refund created then final
+	Reversed Ordering = "reversed" // the reverse: captured before authorized, order.paid before captured, refund.processed before refund.created
+	Shuffled Ordering = "shuffled" // a seeded random permutation
+)
+
+// Faults are injected failures (checklist items 1, 10, 11, 20). The zero value injects nothing.
+type Faults struct {
+	WrongSecret    bool     `json:"wrong_secret"`    // sign new events with a secret that is not configured
+	PreviousSecret bool     `json:"previous_secret"` // sign new events with the secret in force before the last rotation
+	CorruptBody    bool     `json:"corrupt_body"`    // change one byte of the body after signing
+	Duplicate      bool     `json:"duplicate"`       // deliver every event once more after a 2xx (at-least-once)
+	Ordering       Ordering `json:"ordering"`        // default Ordering of new events ("" = InOrder)
+
+	ErrorRate  float64       `json:"error_rate"`  // 0..1: chance an API request is answered 500, 502 or 504
+	RateLimit  float64       `json:"rate_limit"`  // token bucket refill in requests per second; 0 = unlimited
+	Burst      int           `json:"burst"`       // token bucket size; default 1 when RateLimit > 0
+	RetryAfter int           `json:"retry_after"` // seconds in Retry-After on 429; 0 = no header (Razorpay documents none)
+	FailNext   []int         `json:"fail_next"`   // statuses answered to the next API requests, one each (e.g. [429, 500, 502])
+	ListLag    time.Duration `json:"list_lag"`    // entities younger than this (simulator clock) are missing from GET /v1/payments and /v1/refunds
+}
+
+// Sim is an in-memory Razorpay account: the REST API subset of spec/razorpay.md §5 and a
+// webhook sender following §1, driven by CreatePayment, CreateRefund, Capture and Settle (or
+// the control API, see ServeHTTP). It is safe for concurrent use; Close stops every delivery
+// goroutine.
+type Sim struct {
+	opt   Options
+	scale float64
+	now   func() time.Time
+	hc    *http.Client
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu          sync.Mutex
+	rnd         *rand.Rand
+	seq         int64
+	ids         map[string]bool
+	secret      string
+	prevSecret  string
+	faults      Faults
+	tokens      float64
+	tokensAt    time.Time
+	payments    map[string]*payRec
+	orders      map[string]*orderRec
+	refunds     map[string]*refundRec
+	links       map[string]*linkRec
+	settlements []*settleRec
+	events      []*event
+}
+
+// New returns a running Sim. Call Close when done.
+func New(opt Options) *Sim {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.DeliveryTimeout <= 0 {
+		opt.DeliveryTimeout = 5 * time.Second
+	}
+	scale := opt.TimeScale
+	if scale <= 0 {
+		scale = 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Sim{
+		opt:      opt,
+		scale:    scale,
+		now:      opt.Now,
+		hc:       loopbackClient(),
+		ctx:      ctx,
+		cancel:   cancel,
+		rnd:      rand.New(rand.NewPCG(uint64(opt.Seed), 0x5eed)),
+		ids:      map[string]bool{},
+		secret:   opt.WebhookSecret,
+		faults:   opt.Faults,
+		payments: map[string]*payRec{},
+		orders:   map[string]*orderRec{},
+		refunds:  map[string]*refundRec{},
+		links:    map[string]*linkRec{},
+	}
+	if s.opt.AccountID == "" {
+		s.opt.AccountID = "acc_" + s.randID()
+	}
+	if opt.SettleEvery > 0 {
+		s.wg.Add(1)
+		go s.settleLoop(s.scaled(opt.SettleEvery))
+	}
+	return s
+}
+
+// Close stops every delivery and settlement goroutine and waits for them; in-flight webhook
+// requests are cancelled. Entities and the delivery log stay readable through State.
+func (s *Sim) Close() {
+	s.cancel()
+	s.wg.Wait()
+	s.hc.CloseIdleConnections()
+}
+
+// AccountID returns the account id put in every envelope.
+func (s *Sim) AccountID() string { return s.opt.AccountID }
+
+// SetFaults replaces the injected faults; requests and events that start afterwards see them.
+func (s *Sim) SetFaults(f Faults) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = f
+	s.tokensAt = time.Time{}
+}
+
+// RotateWebhookSecret makes secret the signing key of events created from now on; events
+// created earlier keep their signature on every retry (spec/razorpay.md §1.3, checklist item 7).
+func (s *Sim) RotateWebhookSecret(secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prevSecret, s.secret = s.secret, secret
+}
+
+// scaled compresses a real-world duration by the time scale.
+func (s *Sim) scaled(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * s.scale)
+}
+
+// sleep waits d of real time; false when the simulator closed meanwhile.
+func (s *Sim) sleep(d time.Duration) bool {
+	if d <= 0 {
+		return s.ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
+}
+
+const idChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// randID returns a fresh 14-character alphanumeric id (spec/razorpay.md §3), unique within this
+// simulator. The caller holds s.mu or is New.
+func (s *Sim) randID() string {
+	for {
+		b := make([]byte, 14)
+		for i := range b {
+			b[i] = idChars[s.rnd.IntN(len(idChars))]
+		}
+		if id := string(b); !s.ids[id] {
+			s.ids[id] = true
+			return id
+		}
+	}
+}
+
+// nextSeq orders entities created in the same second; the caller holds s.mu.
+func (s *Sim) nextSeq() int64 {
+	s.seq++
+	return s.seq
+}
+
+// Wait blocks until every recorded event is finished (delivered, lost or given up after the
+// retry window), or ctx ends. It polls; use it in tests and the demo.
+func (s *Sim) Wait(ctx context.Context) error {
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if s.idle() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Sim) idle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.events {
+		if !e.finished {
+			return false
+		}
+	}
+	return true
+}
+
+// compile-time check: a Sim is an http.Handler.
+var _ http.Handler = (*Sim)(nil)

@@ -1,0 +1,284 @@
+package razorpaysim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// ladder is the observed retry schedule per (endpoint, event) as offsets from the first
+// attempt (spec/razorpay.md §1.5): 15 attempts, the last at ~22.8 h. The 0.2 s immediate retry
+// is added separately.
+var ladder = []time.Duration{
+	0, 7 * time.Second, 19 * time.Second, 40 * time.Second, 82 * time.Second,
+	162 * time.Second, 324 * time.Second, 648 * time.Second, 1290 * time.Second,
+	2580 * time.Second, 5148 * time.Second, 10260 * time.Second, 20520 * time.Second,
+	41040 * time.Second, 82080 * time.Second,
+}
+
+// retryWindow is how long after its creation an event is retried (spec/razorpay.md §1.5).
+const retryWindow = 24 * time.Hour
+
+// immediateRetry lists the events that get the extra 0.2 s retry after a 5xx or a dropped
+// connection (spec/razorpay.md §1.5).
+var immediateRetry = map[string]bool{"payment.authorized": true, "payment.captured": true, "order.paid": true}
+
+// RetryLadder returns the unscaled delivery schedule as offsets from the first attempt
+// (spec/razorpay.md §1.5): 0, 7 s, 19 s, 40 s, 82 s, then doubling to 22.8 h; 15 entries. A 5xx
+// or dropped connection on payment.authorized, payment.captured or order.paid adds one retry
+// 0.2 s after that attempt (16 deliveries at most).
+func RetryLadder() []time.Duration { return slices.Clone(ladder) }
+
+// event is one webhook event: its body and signature are fixed at creation, so every retry is
+// byte-identical (spec/razorpay.md §1.6).
+type event struct {
+	id, name  string
+	createdAt int64
+	created   time.Time // real time, for the retry window
+	body      []byte
+	sig       string
+	lost      bool
+	delivered bool
+	finished  bool
+	attempts  []Attempt
+}
+
+// newEvent renders and signs an event; the caller holds s.mu.
+func (s *Sim) newEvent(name string, contains []string, payload obj, createdAt int64, sortKeys bool) *event {
+	c := make([]any, len(contains))
+	for i, n := range contains {
+		c[i] = n
+	}
+	var env any = obj{
+		{"entity", "event"}, {"account_id", s.opt.AccountID}, {"event", name}, {"contains", c},
+		{"payload", payload}, {"created_at", createdAt},
+	}
+	if sortKeys {
+		env = sorted{env}
+	}
+	body := encode(env, s.opt.Quirks)
+	secret := s.secret
+	switch {
+	case s.faults.WrongSecret:
+		secret = "wrong:" + secret
+	case s.faults.PreviousSecret && s.prevSecret != "":
+		secret = s.prevSecret
+	}
+	e := &event{id: s.randID(), name: name, createdAt: createdAt, created: time.Now(), body: body}
+	if secret != "" {
+		e.sig = razorpay.Sign(secret, body)
+	}
+	if s.faults.CorruptBody && len(body) > 2 {
+		e.body = slices.Clone(body)
+		e.body[len(body)/2] ^= 0x01
+	}
+	return e
+}
+
+func wrap(entity obj) obj { return obj{{"entity", entity}} }
+
+// paymentEvent builds payment.* and order.paid events; order is nil for payment.* events.
+func (s *Sim) paymentEvent(name string, p *razorpay.Payment, o *razorpay.Order) *event {
+	payload := obj{{"payment", wrap(s.renderPayment(p))}}
+	contains := []string{"payment"}
+	if o != nil {
+		payload = append(payload, field{"order", wrap(s.renderOrder(o))})
+		contains = append(contains, "order")
+	}
+	return s.newEvent(name, contains, payload, s.now().Unix(), false)
+}
+
+// linkEvent builds payment_link.* events: keys sorted, created_at = the link's creation time
+// (spec/razorpay.md §2.1 quirks).
+func (s *Sim) linkEvent(name string, rec *payRec) *event {
+	lr := s.links[rec.linkID]
+	p := rec.p
+	payload := obj{{"payment_link", wrap(s.renderLink(&lr.l, nil))}}
+	if or, ok := s.orders[p.OrderID]; ok {
+		payload = append(payload, field{"order", wrap(s.renderOrder(&or.o))})
+	}
+	payload = append(payload, field{"payment", wrap(s.renderPayment(&p))})
+	return s.newEvent(name, []string{"payment_link", "order", "payment"}, payload, lr.l.CreatedAt, true)
+}
+
+// refundEvent builds refund.* events with the payment snapshot of that moment.
+func (s *Sim) refundEvent(name string, r *razorpay.Refund, p *razorpay.Payment) *event {
+	payload := obj{{"refund", wrap(s.renderRefund(r))}, {"payment", wrap(s.renderPayment(p))}}
+	return s.newEvent(name, []string{"refund", "payment"}, payload, s.now().Unix(), false)
+}
+
+// ordering resolves an Ordering option against the faults; the caller holds s.mu.
+func (s *Sim) ordering(o Ordering) Ordering {
+	if o != "" {
+		return o
+	}
+	if s.faults.Ordering != "" {
+		return s.faults.Ordering
+	}
+	return InOrder
+}
+
+// dispatch records a batch of events of one business fact and starts delivering them; first
+// attempts go out one after another in the given ordering. The caller holds s.mu.
+func (s *Sim) dispatch(batch []*event, order Ordering, dup, lose bool) {
+	if len(batch) == 0 {
+		return
+	}
+	s.events = append(s.events, batch...)
+	if lose || s.opt.WebhookURL == "" || s.ctx.Err() != nil {
+		for _, e := range batch {
+			e.lost, e.finished = lose, true
+		}
+		return
+	}
+	seq := slices.Clone(batch)
+	switch order {
+	case Reversed:
+		slices.Reverse(seq)
+	case Shuffled:
+		s.rnd.Shuffle(len(seq), func(i, j int) { seq[i], seq[j] = seq[j], seq[i] })
+	}
+	dup = dup || s.faults.Duplicate
+	s.wg.Add(1)
+	go s.deliverBatch(seq, dup)
+}
+
+// deliverBatch sends first attempts in order, then hands failed events to their retry ladder.
+func (s *Sim) deliverBatch(seq []*event, dup bool) {
+	defer s.wg.Done()
+	for _, e := range seq {
+		start := time.Now()
+		ok, again := s.attempt(e, false)
+		if ok {
+			if dup {
+				s.attempt(e, true)
+			}
+			s.finish(e, true)
+			continue
+		}
+		s.wg.Add(1)
+		go s.retry(e, start, again && immediateRetry[e.name], dup)
+	}
+}
+
+// retry walks the scaled ladder for one event until a success, the 24 h window or Close.
+func (s *Sim) retry(e *event, start time.Time, immediate, dup bool) {
+	defer s.wg.Done()
+	windowEnd := e.created.Add(s.scaled(retryWindow))
+	try := func() bool {
+		ok, _ := s.attempt(e, false)
+		if ok && dup {
+			s.attempt(e, true)
+		}
+		return ok
+	}
+	if immediate {
+		if !s.sleep(s.scaled(200 * time.Millisecond)) {
+			return
+		}
+		if try() {
+			s.finish(e, true)
+			return
+		}
+	}
+	for _, off := range ladder[1:] {
+		at := start.Add(s.scaled(off))
+		if at.After(windowEnd) {
+			break
+		}
+		if !s.sleep(time.Until(at)) {
+			return
+		}
+		if try() {
+			s.finish(e, true)
+			return
+		}
+	}
+	s.finish(e, false)
+}
+
+func (s *Sim) finish(e *event, delivered bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.finished, e.delivered = true, delivered
+}
+
+// attempt POSTs the event once. ok: a 2xx within DeliveryTimeout (spec/razorpay.md §1.4).
+// immediate: the failure was a 5xx or a dropped connection (not a timeout or 4xx).
+func (s *Sim) attempt(e *event, dup bool) (ok, immediate bool) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.opt.DeliveryTimeout)
+	defer cancel()
+	a := Attempt{At: s.now(), Duplicate: dup}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.opt.WebhookURL, bytes.NewReader(e.body))
+	if err == nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", "Razorpay-Webhook/v1")
+		req.Header.Set("X-Razorpay-Event-Id", e.id)
+		req.Header.Set("Request-Id", e.id)
+		req.Header.Set("Accept-Encoding", "gzip")
+		if e.sig != "" {
+			req.Header.Set("X-Razorpay-Signature", e.sig)
+		}
+		start := time.Now()
+		var resp *http.Response
+		resp, err = s.hc.Do(req)
+		a.Elapsed = time.Since(start)
+		if err == nil {
+			a.Status = resp.StatusCode
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // the body is ignored
+			_ = resp.Body.Close()
+		}
+	}
+	if err != nil {
+		a.Error = err.Error()
+		immediate = !errors.Is(err, context.DeadlineExceeded)
+	}
+	a.Success = err == nil && a.Status >= 200 && a.Status <= 299 && a.Elapsed <= s.opt.DeliveryTimeout
+	if err == nil && a.Status >= 500 {
+		immediate = true
+	}
+	s.mu.Lock()
+	e.attempts = append(e.attempts, a)
+	s.mu.Unlock()
+	return a.Success, immediate
+}
+
+// errNotLoopback refuses a webhook target that is not a loopback address.
+var errNotLoopback = errors.New("razorpaysim: only loopback addresses are webhook targets")
+
+// loopbackClient dials loopback addresses only (checked on the resolved address), never uses a
+// proxy, never follows redirects (a 3xx is a failed delivery) and never decompresses.
+func loopbackClient() *http.Client {
+	d := &net.Dialer{
+		Timeout: 5 * time.Second,
+		Control: func(_, address string, _ syscall.RawConn) error {
+			host, _, err := net.SplitHostPort(address)
+			if err != nil {
+				return err
+			}
+			if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+				return fmt.Errorf("%w: %s", errNotLoopback, host)
+			}
+			return nil
+		},
+	}
+	tr := &http.Transport{
+		DialContext:         d.DialContext,
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     30 * time.Second,
+		DisableCompression:  true,
+	}
+	return &http.Client{
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
