@@ -15,14 +15,14 @@ import (
 
 // Park reasons: the stable first words of a parked event's reason.
 const (
-	ReasonNoInvoice        = "no invoice matched"
-	ReasonInvoiceSettled   = "invoice already settled"
-	ReasonInvoiceState     = "invoice not payable"
-	ReasonCurrency         = "currency not supported"
-	ReasonCompany          = "invoice of another company"
-	ReasonExcess           = "over-payment"
-	ReasonNotCaptured      = "payment not captured"
-	ReasonDraftMismatch    = "draft differs"
+	ReasonNoInvoice         = "no invoice matched"
+	ReasonInvoiceSettled    = "invoice already settled"
+	ReasonInvoiceState      = "invoice not payable"
+	ReasonCurrency          = "currency not supported"
+	ReasonCompany           = "invoice of another company"
+	ReasonExcess            = "over-payment"
+	ReasonNotCaptured       = "payment not captured"
+	ReasonDraftMismatch     = "draft differs"
 	ReasonCurrencyPrecision = "currency precision"
 )
 
