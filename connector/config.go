@@ -96,6 +96,20 @@ type ReconcileCfg struct {
 	Window              Duration `yaml:"window"`
 	IntegrationRequests bool     `yaml:"integration_requests"`
 	Since               string   `yaml:"since"`
+	// Lookback is how far before the window start Razorpay's payment list is read: the list
+	// filters on created_at, so a payment created earlier but captured inside the window is
+	// found only this way (default 3 days, Razorpay's capture limit, spec/razorpay.md §5.4).
+	Lookback Duration `yaml:"lookback"`
+	// AuthorizedAge: an Integration Request's payment still authorized (not captured) this long
+	// after it was created is reported for a person, before Razorpay's 3-day auto-refund.
+	AuthorizedAge Duration `yaml:"authorized_age"`
+	// CaptureAuthorized lets reconcile capture such payments (POST /v1/payments/{id}/capture
+	// with the authorized amount) and then book them; off by default: nothing is ever captured
+	// unless this is true.
+	CaptureAuthorized bool `yaml:"capture_authorized"`
+	// DrainTimeout bounds how long `reconcile` waits for the rows it queued to be booked before
+	// it reports the rest as still pending (the daemon's workers finish them).
+	DrainTimeout Duration `yaml:"drain_timeout"`
 }
 
 // RetentionCfg: raw webhook bodies hold personal data and are purged after RawBodies.
@@ -183,7 +197,8 @@ func Defaults() Config {
 			Fees:                FeesConfig{Mode: "none"},
 			Refunds:             RefundsConf{WithoutCreditNote: "park"},
 		},
-		Reconcile: ReconcileCfg{Schedule: "*/10 * * * *", Window: Duration(48 * time.Hour), IntegrationRequests: true},
+		Reconcile: ReconcileCfg{Schedule: "*/10 * * * *", Window: Duration(48 * time.Hour), IntegrationRequests: true,
+			Lookback: Duration(72 * time.Hour), AuthorizedAge: Duration(2 * time.Hour), DrainTimeout: Duration(2 * time.Minute)},
 		Retention: RetentionCfg{RawBodies: Duration(90 * 24 * time.Hour)},
 		Log:       LogConfig{Level: "info", Format: "json"},
 		Worker: WorkerConfig{
@@ -346,6 +361,7 @@ func (c Config) Validate() []string {
 			add("reconcile.since: must be a date YYYY-MM-DD, got %q", c.Reconcile.Since)
 		}
 	}
+	p = append(p, c.Reconcile.validate()...)
 	switch c.Log.Format {
 	case "json", "console":
 	default:

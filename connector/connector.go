@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // ERPNext is the part of the Frappe REST client the connector uses (frappe.Client).
@@ -31,17 +32,33 @@ type ERPNext interface {
 
 var _ ERPNext = (*frappe.Client)(nil)
 
+// RazorpayAPI is the part of the Razorpay REST client the connector uses (razorpay.Client):
+// re-fetching entities before acting on them and filling in what an event does not carry.
+// Nil when razorpay.key_id/key_secret are not configured.
+type RazorpayAPI interface {
+	GetPayment(ctx context.Context, id string) (*razorpay.Payment, error)
+	GetOrder(ctx context.Context, id string) (*razorpay.Order, error)
+	GetRefund(ctx context.Context, id string) (*razorpay.Refund, error)
+	ListPayments(ctx context.Context, from, to time.Time, each func(*razorpay.Payment) error) error
+	ListRefunds(ctx context.Context, from, to time.Time, each func(*razorpay.Refund) error) error
+}
+
+var _ RazorpayAPI = (*razorpay.Client)(nil)
+
 // Connector receives webhooks and books them. Create it with New; run the workers with Run.
 type Connector struct {
 	cfg      Config
 	store    Store
 	erp      ERPNext
+	rzp      RazorpayAPI // nil when not configured
 	log      zerolog.Logger
 	now      func() time.Time
 	loc      *time.Location
 	instance string
 
 	wake        chan struct{}
+	draining    chan struct{} // closed by Drain: workers stop claiming
+	drainOnce   sync.Once
 	pausedUntil atomic.Int64 // unix nanos; > now while a 401/403 from ERPNext pauses all work
 	pauseReason atomic.Value // string
 	seq         atomic.Int64
@@ -50,6 +67,8 @@ type Connector struct {
 
 	mu     sync.Mutex
 	paidTo map[string]string // company → Mode of Payment account, cached after first read
+	// apiUser is the ERPNext user the API key belongs to, cached for comments (comment.go).
+	apiUser string
 }
 
 // Options are the collaborators of a Connector. Now defaults to time.Now.
@@ -57,8 +76,11 @@ type Options struct {
 	Config Config
 	Store  Store
 	ERP    ERPNext
-	Log    zerolog.Logger
-	Now    func() time.Time
+	// Razorpay is optional: without it refunds and disputes are acted on as the webhook says,
+	// missing orders are not fetched and reconcile cannot run.
+	Razorpay RazorpayAPI
+	Log      zerolog.Logger
+	Now      func() time.Time
 }
 
 // New builds a Connector from a validated Config.
@@ -76,19 +98,27 @@ func New(o Options) (*Connector, error) {
 	}
 	var id [4]byte
 	_, _ = rand.Read(id[:])
-	return &Connector{
+	m := newMetrics()
+	if o.ERP != nil {
+		o.ERP = instrumentedERP{ERPNext: o.ERP, m: m}
+	}
+	c := &Connector{
 		cfg:      o.Config,
 		store:    o.Store,
 		erp:      o.ERP,
+		rzp:      o.Razorpay,
 		log:      o.Log,
 		now:      o.Now,
 		loc:      loc,
 		instance: hex.EncodeToString(id[:]),
 		wake:     make(chan struct{}, 1),
+		draining: make(chan struct{}),
 		erpSem:   make(chan struct{}, n),
 		paidTo:   map[string]string{},
-		metrics:  newMetrics(),
-	}, nil
+		metrics:  m,
+	}
+	m.reg.MustRegister(newStateCollector(c))
+	return c, nil
 }
 
 // Wake tells an idle worker that an event is due now.
@@ -128,9 +158,24 @@ func (c *Connector) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// Drain makes every worker stop claiming events; an event already claimed is finished and its
+// outcome written, then Run returns. Cancelling Run's context instead also interrupts the
+// events in progress (their outcome is still written, as a retry, so nothing stays leased).
+// Safe to call more than once.
+func (c *Connector) Drain() { c.drainOnce.Do(func() { close(c.draining) }) }
+
+func (c *Connector) drained() bool {
+	select {
+	case <-c.draining:
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *Connector) work(ctx context.Context, worker int) {
 	poll := c.cfg.Worker.Poll.D()
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && !c.drained() {
 		if paused, _ := c.Paused(); paused {
 			sleep(ctx, time.Until(time.Unix(0, c.pausedUntil.Load())))
 			continue
@@ -145,6 +190,7 @@ func (c *Connector) work(ctx context.Context, worker int) {
 		t := time.NewTimer(poll + time.Duration(mrand.Int64N(int64(poll)/4+1)))
 		select {
 		case <-ctx.Done():
+		case <-c.draining:
 		case <-c.wake:
 		case <-t.C:
 		}
@@ -187,9 +233,12 @@ func (c *Connector) ProcessNext(ctx context.Context, worker int) (bool, error) {
 		// Another worker holds the event now (this one stalled past its lease); its outcome wins.
 		return true, nil
 	}
-	c.metrics.outcomes.WithLabelValues(ev.Event, o.Status).Inc()
+	c.observeOutcome(ev, o)
 	if err != nil {
 		return true, fmt.Errorf("complete event %s: %w", ev.EventID, err)
+	}
+	if o.Status == StatusParked {
+		c.afterPark(ctx, ev, o)
 	}
 	return true, nil
 }
@@ -246,6 +295,9 @@ func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, started time.Time, err
 		Int("attempt", ev.Attempts+1).Str("status", o.Status).Dur("took", c.now().Sub(started))
 	if o.ResultName != "" {
 		l = l.Str("payment_entry", o.ResultName)
+	}
+	if inv := c.outcomeInvoice(ev, o); inv != "" {
+		l = l.Str("invoice", inv)
 	}
 	if o.LastError != "" {
 		l = l.Str("reason", o.LastError)

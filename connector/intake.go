@@ -37,7 +37,7 @@ func (c *Connector) ServeWebhook(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			c.countWebhook("too_large")
+			c.countWebhook("", "too_large")
 			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "body exceeds 1 MiB"})
 			return
 		}
@@ -45,14 +45,14 @@ func (c *Connector) ServeWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := razorpay.VerifySignature(body, r.Header.Get("X-Razorpay-Signature"), c.cfg.Razorpay.WebhookSecrets); err != nil {
-		c.countWebhook("bad_signature")
+		c.countWebhook("", "bad_signature")
 		c.log.Warn().Str("remote", r.RemoteAddr).Str("reason", err.Error()).Msg("webhook refused: signature")
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "signature verification failed"})
 		return
 	}
 	eventID := strings.TrimSpace(r.Header.Get("X-Razorpay-Event-Id"))
 	if eventID == "" || len(eventID) > maxEventIDLen {
-		c.countWebhook("malformed")
+		c.countWebhook("", "malformed")
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "missing or invalid X-Razorpay-Event-Id header"})
 		return
 	}
@@ -77,21 +77,21 @@ func (c *Connector) ServeWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	inserted, err := c.store.InsertEvent(r.Context(), row)
 	if err != nil {
-		c.countWebhook("store_unavailable")
+		c.countWebhook(row.Event, "store_unavailable")
 		c.log.Error().Err(err).Str("event_id", eventID).Msg("webhook not stored: store unavailable")
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "store unavailable, retry later"})
 		return
 	}
 	if !inserted {
-		c.countWebhook("duplicate")
+		c.countWebhook(row.Event, "duplicate")
 		writeJSON(w, http.StatusOK, map[string]string{"status": "duplicate"})
 		return
 	}
 	if perr != nil {
-		c.countWebhook("malformed")
+		c.countWebhook("", "malformed")
 		c.log.Warn().Str("event_id", eventID).Str("reason", row.LastError).Msg("webhook stored as dead")
 	} else {
-		c.countWebhook("accepted")
+		c.countWebhook(row.Event, "accepted")
 		c.Wake()
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "accepted"})
@@ -134,11 +134,4 @@ func (c *Connector) AdminHandler() http.Handler {
 	})
 	mux.Handle("/metrics", c.metrics.handler())
 	return mux
-}
-
-func (c *Connector) countWebhook(outcome string) {
-	c.metrics.webhooks.WithLabelValues(outcome).Inc()
-	if outcome == "accepted" {
-		c.metrics.lastOK.SetToCurrentTime()
-	}
 }

@@ -1,41 +1,334 @@
 package connector
 
 import (
+	"context"
+	"errors"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
+// MetricNamespace prefixes every series the connector registers.
+const MetricNamespace = "razorpay_erpnext"
+
+// scrapeTimeout bounds the store reads a /metrics scrape makes, so a slow database never hangs
+// Prometheus; on timeout the store-backed series are left out and store_up reads 0.
+const scrapeTimeout = 2 * time.Second
+
 // metrics are the connector's Prometheus series, on a registry of its own so several
-// connectors (tests, two replicas in one process) never collide.
+// connectors (tests, two replicas in one process) never collide. Label values are bounded:
+// event names come from Razorpay's fixed list (unknown ones are counted as "other").
 type metrics struct {
-	reg      *prometheus.Registry
-	webhooks *prometheus.CounterVec // by outcome
-	outcomes *prometheus.CounterVec // event outcomes by event and status
-	lastOK   prometheus.Gauge
+	reg         *prometheus.Registry
+	webhooks    *prometheus.CounterVec   // event, outcome
+	outcomes    *prometheus.CounterVec   // event, status
+	bookings    *prometheus.CounterVec   // kind, outcome
+	lastOK      prometheus.Gauge         // last accepted webhook
+	lag         prometheus.Histogram     // received → booked
+	erpDuration *prometheus.HistogramVec // op, doctype
+	erpErrors   *prometheus.CounterVec   // op, class
+	rzpDuration *prometheus.HistogramVec // op
+	rzpErrors   *prometheus.CounterVec   // op, class
+	recRuns     *prometheus.CounterVec   // result
+	recPayments *prometheus.CounterVec   // outcome
+	purged      prometheus.Counter
+	comments    *prometheus.CounterVec // result
+	disputes    *prometheus.CounterVec // event
+
+	mu          sync.Mutex
+	lastRecOK   time.Time // in-process reconcile success (ObserveReconcile)
+	lastPurgeAt time.Time
 }
 
+// Metric names, exported so deploy/alerts.yml can be checked against what the code registers.
+const (
+	MetricWebhooks          = MetricNamespace + "_webhooks_received_total"
+	MetricLastWebhook       = MetricNamespace + "_last_accepted_webhook_timestamp_seconds"
+	MetricEventOutcomes     = MetricNamespace + "_event_outcomes_total"
+	MetricBookings          = MetricNamespace + "_bookings_total"
+	MetricInboxEvents       = MetricNamespace + "_inbox_events"
+	MetricOldestPendingAge  = MetricNamespace + "_inbox_oldest_pending_age_seconds"
+	MetricStoreUp           = MetricNamespace + "_store_up"
+	MetricBookedLag         = MetricNamespace + "_event_booked_lag_seconds"
+	MetricERPNextDuration   = MetricNamespace + "_erpnext_request_duration_seconds"
+	MetricERPNextErrors     = MetricNamespace + "_erpnext_request_errors_total"
+	MetricRazorpayDuration  = MetricNamespace + "_razorpay_request_duration_seconds"
+	MetricRazorpayErrors    = MetricNamespace + "_razorpay_request_errors_total"
+	MetricReconcileSuccess  = MetricNamespace + "_reconcile_last_success_timestamp_seconds"
+	MetricReconcileRuns     = MetricNamespace + "_reconcile_runs_total"
+	MetricReconcilePayments = MetricNamespace + "_reconcile_payments_total"
+	MetricConfigFault       = MetricNamespace + "_configuration_fault_active"
+	MetricRawBodiesPurged   = MetricNamespace + "_raw_bodies_purged_total"
+	MetricParkComments      = MetricNamespace + "_park_comments_total"
+	MetricDisputes          = MetricNamespace + "_disputes_total"
+)
+
 func newMetrics() *metrics {
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	}
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
-		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "razorpay_erpnext_webhooks_received_total",
-			Help: "Webhook requests by outcome (accepted, duplicate, bad_signature, malformed, too_large, store_unavailable).",
-		}, []string{"outcome"}),
-		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "razorpay_erpnext_event_outcomes_total",
-			Help: "Processed inbox events by event name and resulting status (done, parked, pending = retry, dead, skipped).",
-		}, []string{"event", "status"}),
-		lastOK: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "razorpay_erpnext_last_accepted_webhook_timestamp_seconds",
-			Help: "Unix time of the last accepted webhook.",
-		}),
+		webhooks: counter(MetricWebhooks,
+			"Webhook requests by event and outcome (accepted, duplicate, bad_signature, malformed, too_large, store_unavailable). Event is \"unknown\" before the body is verified.",
+			"event", "outcome"),
+		outcomes: counter(MetricEventOutcomes,
+			"Processed inbox events by event name and resulting status (done, parked, pending = retry, dead, skipped, duplicate).",
+			"event", "status"),
+		bookings: counter(MetricBookings,
+			"Booking attempts by kind (receipt, refund) and outcome (booked, duplicate, parked, retry, dead).",
+			"kind", "outcome"),
+		lastOK: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricLastWebhook,
+			Help: "Unix time of the last accepted webhook (0 until one arrives in this process)."}),
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: MetricBookedLag,
+			Help:    "Seconds from a webhook's arrival to its Payment Entry being recorded as booked.",
+			Buckets: []float64{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400}}),
+		erpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: MetricERPNextDuration,
+			Help:    "ERPNext REST calls by operation (list, get, insert, update, call) and doctype or method, successful or not.",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120}}, []string{"op", "doctype"}),
+		erpErrors: counter(MetricERPNextErrors,
+			"Failed ERPNext calls by operation and class (transport, ambiguous, auth, not_found, conflict, rate_limited, server, rejected).",
+			"op", "class"),
+		rzpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: MetricRazorpayDuration,
+			Help:    "Razorpay REST calls by operation, successful or not.",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}}, []string{"op"}),
+		rzpErrors: counter(MetricRazorpayErrors, "Failed Razorpay calls by operation and class (transport, auth, not_found, rate_limited, server, rejected).", "op", "class"),
+		recRuns:   counter(MetricReconcileRuns, "Reconcile runs observed by this process, by result (success, failure).", "result"),
+		recPayments: counter(MetricReconcilePayments,
+			"Payments seen by reconcile runs of this process, by outcome (scanned, booked, already_booked, parked).", "outcome"),
+		purged: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricRawBodiesPurged,
+			Help: "Raw webhook bodies removed by retention (retention.raw_bodies)."}),
+		comments: counter(MetricParkComments, "Comments left on Sales Invoices for parked payments, by result (added, failed).", "result"),
+		disputes: counter(MetricDisputes, "Dispute (chargeback) events received, by event; each is parked for a person.", "event"),
 	}
-	m.reg.MustRegister(m.webhooks, m.outcomes, m.lastOK, prometheus.NewGoCollector())
+	m.reg.MustRegister(m.webhooks, m.outcomes, m.bookings, m.lastOK, m.lag, m.erpDuration, m.erpErrors,
+		m.rzpDuration, m.rzpErrors, m.recRuns, m.recPayments, m.purged, m.comments, m.disputes,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// stateCollector reads the store and the pause flag on every scrape: inbox depth by status,
+// oldest pending age, last reconcile success (also from other processes, through
+// reconcile_runs) and the configuration fault.
+type stateCollector struct {
+	c                                                      *Connector
+	depth, oldest, storeUp, recOK, fault, lastPurgeSuccess *prometheus.Desc
+}
+
+func newStateCollector(c *Connector) *stateCollector {
+	return &stateCollector{
+		c:       c,
+		depth:   prometheus.NewDesc(MetricInboxEvents, "Inbox rows by status, read from the store at scrape time.", []string{"status"}, nil),
+		oldest:  prometheus.NewDesc(MetricOldestPendingAge, "Seconds since the oldest pending or processing event arrived (0 when none).", nil, nil),
+		storeUp: prometheus.NewDesc(MetricStoreUp, "1 when the store answered this scrape within its timeout, else 0.", nil, nil),
+		recOK: prometheus.NewDesc(MetricReconcileSuccess,
+			"Unix time of the last reconcile run that finished without error, in any process sharing the store (0 when none).", nil, nil),
+		fault: prometheus.NewDesc(MetricConfigFault,
+			"1 while work is paused because ERPNext refused the credentials or permissions (401/403), else 0.", nil, nil),
+		lastPurgeSuccess: prometheus.NewDesc(MetricNamespace+"_retention_last_run_timestamp_seconds",
+			"Unix time of the last successful raw-body purge in this process (0 when none).", nil, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (s *stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{s.depth, s.oldest, s.storeUp, s.recOK, s.fault, s.lastPurgeSuccess} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (s *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	c := s.c
+	paused, _ := c.Paused()
+	ch <- prometheus.MustNewConstMetric(s.fault, prometheus.GaugeValue, b2f(paused))
+	c.metrics.mu.Lock()
+	recOK, purgeAt := c.metrics.lastRecOK, c.metrics.lastPurgeAt
+	c.metrics.mu.Unlock()
+	ch <- prometheus.MustNewConstMetric(s.lastPurgeSuccess, prometheus.GaugeValue, unixOrZero(purgeAt))
+
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	up := true
+	if counts, err := c.store.CountByStatus(ctx); err == nil {
+		for status, n := range counts {
+			ch <- prometheus.MustNewConstMetric(s.depth, prometheus.GaugeValue, float64(n), status)
+		}
+	} else {
+		up = false
+	}
+	if rs, ok := c.store.(RetentionStore); ok && up {
+		if t, found, err := rs.OldestPending(ctx); err == nil {
+			age := 0.0
+			if found {
+				age = c.now().Sub(t).Seconds()
+				if age < 0 {
+					age = 0
+				}
+			}
+			ch <- prometheus.MustNewConstMetric(s.oldest, prometheus.GaugeValue, age)
+		} else {
+			up = false
+		}
+		if t, found, err := rs.LastReconcileSuccess(ctx); err == nil && found && t.After(recOK) {
+			recOK = t
+		} else if err != nil {
+			up = false
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(s.recOK, prometheus.GaugeValue, unixOrZero(recOK))
+	ch <- prometheus.MustNewConstMetric(s.storeUp, prometheus.GaugeValue, b2f(up))
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func unixOrZero(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return float64(t.UnixNano()) / 1e9
+}
+
+// ReconcileObservation is what one reconcile run reports to ObserveReconcile.
+type ReconcileObservation struct {
+	Finished      time.Time // when the run ended; zero = now
+	Err           error     // nil for a run that covered its whole window
+	Scanned       int       // payments Razorpay listed in the window
+	Booked        int       // booked by this run
+	AlreadyBooked int       // found booked already (by a webhook or ERPNext's checkout)
+	Parked        int       // parked for a person
+}
+
+// ObserveReconcile records one reconcile run in the metrics: runs by result, payments by
+// outcome and, for a run without error, the last success time. The reconciler calls it at the
+// end of every run; runs of other processes reach /metrics through the store's reconcile_runs.
+func (c *Connector) ObserveReconcile(o ReconcileObservation) {
+	m := c.metrics
+	if o.Err != nil {
+		m.recRuns.WithLabelValues("failure").Inc()
+	} else {
+		m.recRuns.WithLabelValues("success").Inc()
+		fin := o.Finished
+		if fin.IsZero() {
+			fin = c.now()
+		}
+		m.mu.Lock()
+		if fin.After(m.lastRecOK) {
+			m.lastRecOK = fin
+		}
+		m.mu.Unlock()
+	}
+	for outcome, n := range map[string]int{"scanned": o.Scanned, "booked": o.Booked, "already_booked": o.AlreadyBooked, "parked": o.Parked} {
+		m.recPayments.WithLabelValues(outcome).Add(float64(n))
+	}
+}
+
+// ObserveRazorpay records one Razorpay REST call (op e.g. "list_payments", "get_payment"),
+// its duration since started and its error class when err is not nil. The reconciler and any
+// code holding a razorpay.Client call it; nothing about the request itself is recorded.
+func (c *Connector) ObserveRazorpay(op string, started time.Time, err error) {
+	c.metrics.rzpDuration.WithLabelValues(op).Observe(time.Since(started).Seconds())
+	if err != nil {
+		c.metrics.rzpErrors.WithLabelValues(op, razorpayClass(err)).Inc()
+	}
+}
+
+// Metrics returns the connector's Prometheus registry (for tests and for other commands that
+// want to push the same series).
+func (c *Connector) Metrics() *prometheus.Registry { return c.metrics.reg }
+
+// bookingKind is the booking kind an event leads to ("" for events that book nothing).
+func bookingKind(event string) string {
+	switch {
+	case receiptEvents[event]:
+		return KindReceipt
+	case event == "refund.processed" || event == "refund.created" || event == "refund.failed":
+		return KindRefund
+	}
+	return ""
+}
+
+// observeOutcome counts one processed event: its status, the booking outcome and, when it was
+// booked, the lag since the webhook arrived.
+func (c *Connector) observeOutcome(ev *InboxEvent, o Outcome) {
+	m := c.metrics
+	m.outcomes.WithLabelValues(eventLabel(ev.Event), o.Status).Inc()
+	kind := bookingKind(ev.Event)
+	if kind == "" {
+		return
+	}
+	outcome := map[string]string{StatusDone: "booked", StatusDuplicate: "duplicate", StatusParked: "parked",
+		StatusPending: "retry", StatusDead: "dead", StatusSkipped: "skipped"}[o.Status]
+	if outcome == "" {
+		outcome = o.Status
+	}
+	m.bookings.WithLabelValues(kind, outcome).Inc()
+	if o.Status == StatusDone && !ev.ReceivedAt.IsZero() {
+		lag := c.now().Sub(ev.ReceivedAt).Seconds()
+		if lag < 0 {
+			lag = 0
+		}
+		m.lag.Observe(lag)
+	}
+}
+
+// knownEvents bounds the event label of the webhook and outcome counters.
+var knownEvents = map[string]bool{
+	"payment.authorized": true, "payment.captured": true, "payment.failed": true, "order.paid": true,
+	"payment_link.paid": true, "payment_link.partially_paid": true, "payment_link.cancelled": true, "payment_link.expired": true,
+	"refund.created": true, "refund.processed": true, "refund.failed": true, "refund.speed_changed": true,
+	"payment.dispute.created": true, "payment.dispute.won": true, "payment.dispute.lost": true, "payment.dispute.closed": true,
+	"payment.dispute.under_review": true, "payment.dispute.action_required": true, "settlement.processed": true,
+}
+
+func eventLabel(event string) string {
+	switch {
+	case event == "":
+		return "unknown"
+	case knownEvents[event]:
+		return event
+	}
+	return "other"
+}
+
+// countWebhook counts one webhook request by event and outcome.
+func (c *Connector) countWebhook(event, outcome string) {
+	c.metrics.webhooks.WithLabelValues(eventLabel(event), outcome).Inc()
+	if outcome == "accepted" {
+		c.metrics.lastOK.SetToCurrentTime()
+	}
+}
+
+// errorClass names a failure's class for metrics, from the one classification (classify.go).
+func errorClass(err error, write bool) string {
+	if errors.Is(err, context.Canceled) {
+		return "canceled"
+	}
+	kind, _ := classify(err, write)
+	switch kind {
+	case failAmbiguous:
+		return "ambiguous"
+	case failAuth:
+		return "auth"
+	case failNotFound:
+		return "not_found"
+	case failConflict:
+		return "conflict"
+	case failPark:
+		return "rejected"
+	}
+	return "retry"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
@@ -31,6 +32,10 @@ func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) O
 	switch {
 	case receiptEvents[parsed.Event]:
 		return c.bookReceipt(ctx, ev, parsed, owner)
+	case parsed.Event == "refund.processed" || parsed.Event == "refund.created" || parsed.Event == "refund.failed":
+		return c.bookRefund(ctx, ev, parsed, owner)
+	case strings.HasPrefix(parsed.Event, "payment.dispute."):
+		return c.dispute(ctx, ev, parsed)
 	case parsed.Event == "payment.authorized" || parsed.Event == "payment.failed":
 		if parsed.Payment == nil {
 			return Outcome{Status: StatusSkipped, LastError: "no payment in " + parsed.Event}
@@ -80,4 +85,19 @@ func asPark(err error) (*mapping.Park, bool) {
 	var p *mapping.Park
 	ok := errors.As(err, &p)
 	return p, ok
+}
+
+// dispute records a chargeback event and parks it for a person (DESIGN.md §4 step 4): the
+// connector never books dispute money movements itself. With the Razorpay API configured the
+// dispute's state is as of the event; re-fetching disputes comes with their booking.
+func (c *Connector) dispute(ctx context.Context, ev *InboxEvent, e *razorpay.Event) Outcome {
+	d := e.Dispute
+	c.metrics.disputes.WithLabelValues(e.Event).Inc()
+	if d == nil {
+		return parkOutcome("%s: %s carries no dispute entity", mapping.ReasonDispute, e.Event)
+	}
+	exp, _ := razorpay.Exponent(d.Currency)
+	return parkOutcome("%s: %s %s on payment %s: %s %s, phase %s, status %s, reason %s, deducted %s; handle it in the Razorpay Dashboard and ERPNext, then dismiss",
+		mapping.ReasonDispute, e.Event, d.ID, d.PaymentID, d.Currency, razorpay.FormatMinor(d.Amount, exp), d.Phase, d.Status, d.ReasonCode,
+		razorpay.FormatMinor(d.AmountDeducted, exp))
 }

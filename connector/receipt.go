@@ -101,15 +101,29 @@ func (j *receiptJob) run(ctx context.Context) Outcome {
 			c.cfg.Mapping.ModeOfPayment, c.cfg.Mapping.Company)
 	}
 	rules := c.rules(paidTo)
-	cands := mapping.InvoiceCandidates(rules, j.p, j.e.Order, j.e.PaymentLink)
-	invName, err := c.resolveInvoice(ctx, cands)
+	order, err := c.orderOf(ctx, j.p, j.e.Order)
+	if err != nil {
+		return c.failOutcome(ev, "fetch order "+j.p.OrderID+" from Razorpay", err)
+	}
+	cands := mapping.InvoiceCandidates(rules, j.p, order, j.e.PaymentLink)
+	res, err := c.resolveInvoice(ctx, cands)
 	if err != nil {
 		return c.failOutcome(ev, "resolve Sales Invoice", err)
 	}
-	if invName == "" {
-		return parkOutcome("%s: %s", mapping.ReasonNoInvoice, describeCandidates(j.p.ID, cands))
+	if res.invoice == "" {
+		detail := describeCandidates(j.p.ID, cands)
+		if res.note != "" {
+			detail += "; " + res.note
+		}
+		return parkOutcome("%s: %s", mapping.ReasonNoInvoice, detail)
 	}
-
+	invName := res.invoice
+	if res.paymentRequest != "" {
+		ready := time.Unix(j.p.CreatedAt, 0).Add(c.cfg.Mapping.PaymentRequestGrace.D())
+		if now := c.now(); now.Before(ready) {
+			return c.waitUntil(ready, "waiting until %s for ERPNext's checkout to book Payment Request %s", ready.UTC().Format(time.RFC3339), res.paymentRequest)
+		}
+	}
 	lock := "invoice:" + invName
 	now := c.now()
 	ok, err := c.store.AcquireLock(ctx, lock, j.owner, now, now.Add(c.writeFence()))
@@ -128,6 +142,15 @@ func (j *receiptJob) run(ctx context.Context) Outcome {
 		_ = c.store.ReleaseLock(rctx, lock, j.owner)
 	}()
 
+	if res.paymentRequest != "" {
+		// ERPNext's own checkout may book this payment itself (DESIGN.md §4 step 5c): give it the
+		// grace period, then look for its entry before making one — under the invoice lock, so two
+		// payments never both take the one entry ERPNext made.
+		if o, done := j.checkoutBooked(ctx, res.paymentRequest); done {
+			return o
+		}
+	}
+
 	// Re-read the invoice under the lock: the outstanding is live only now.
 	var si frappe.SalesInvoice
 	if err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, invName, &si); err != nil {
@@ -137,7 +160,7 @@ func (j *receiptJob) run(ctx context.Context) Outcome {
 	if err != nil {
 		return parkOutcome("%s", err.Error())
 	}
-	plan, err := mapping.PlanReceipt(rules, j.p, j.e.Order, inv)
+	plan, err := mapping.PlanReceipt(rules, j.p, order, inv, res.paymentRequest)
 	if err != nil {
 		if p, ok := asPark(err); ok {
 			return parkOutcome("%s", p.Error())
@@ -245,9 +268,17 @@ func (j *receiptJob) submitDraft(ctx context.Context, plan mapping.Receipt, name
 	return c.recordBooked(ctx, j.ev, bookingOf(plan, name), "submitted the matching draft")
 }
 
+// bookingOf is the bookings row of a planned receipt: the gross amount the payment settles
+// (paid plus the fee deducted, in the party currency) and the invoice.
 func bookingOf(plan mapping.Receipt, name string) Booking {
+	amount := plan.Paid
+	if plan.SourceExchangeRate == "" {
+		for _, d := range plan.Deductions {
+			amount += d.Amount
+		}
+	}
 	return Booking{BusinessKey: plan.PaymentID, Kind: KindReceipt, Doctype: frappe.DoctypePaymentEntry, Name: name,
-		AmountMinor: plan.Paid, Currency: plan.Currency, Invoice: plan.Invoice}
+		AmountMinor: amount, Currency: plan.Currency, Invoice: plan.Invoice}
 }
 
 // recordBooked marks the business key booked, turns the key's other parked rows into
@@ -319,20 +350,160 @@ func (c *Connector) findByReference(ctx context.Context, id string) (refMatch, e
 	return m, nil
 }
 
-// resolveInvoice returns the first candidate that exists as a Sales Invoice ("" when none).
-func (c *Connector) resolveInvoice(ctx context.Context, cands []mapping.Candidate) (string, error) {
+// resolution is where a payment's invoice was found.
+type resolution struct {
+	source         string // where the name was found, e.g. "notes.invoice"
+	invoice        string // Sales Invoice name; "" when none
+	paymentRequest string // the Payment Request that led to it, if any
+	note           string // why a candidate that exists was not used
+}
+
+// resolveInvoice tries each candidate as a Sales Invoice, then as a Payment Request whose
+// reference document is a Sales Invoice (DESIGN.md §4 step 6).
+func (c *Connector) resolveInvoice(ctx context.Context, cands []mapping.Candidate) (resolution, error) {
+	var res resolution
 	for _, cand := range cands {
 		var si frappe.SalesInvoice
 		err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, cand.Name, &si)
+		if err == nil {
+			res.invoice, res.source = si.Name, cand.Source
+			return res, nil
+		}
+		if !frappe.IsNotFound(err) {
+			return res, err
+		}
+		var pr paymentRequest
+		err = c.erp.Get(ctx, frappe.DoctypePaymentRequest, cand.Name, &pr)
 		if frappe.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
-			return "", err
+			return res, err
 		}
-		return si.Name, nil
+		if pr.ReferenceDoctype != frappe.DoctypeSalesInvoice || pr.ReferenceName == "" {
+			res.note = fmt.Sprintf("Payment Request %s is for %s %s, not a Sales Invoice", pr.Name, pr.ReferenceDoctype, pr.ReferenceName)
+			continue
+		}
+		res.invoice, res.paymentRequest, res.source = pr.ReferenceName, pr.Name, cand.Source
+		return res, nil
 	}
-	return "", nil
+	return res, nil
+}
+
+// paymentRequest is what the connector reads of an ERPNext Payment Request (spec/erpnext.md §3.9).
+type paymentRequest struct {
+	Name              string      `json:"name"`
+	ReferenceDoctype  string      `json:"reference_doctype"`
+	ReferenceName     string      `json:"reference_name"`
+	Status            string      `json:"status"`
+	Docstatus         int         `json:"docstatus"`
+	GrandTotal        json.Number `json:"grand_total"`
+	OutstandingAmount json.Number `json:"outstanding_amount"`
+	Currency          string      `json:"currency"`
+}
+
+// orderOf is the event's order, or the payment's order fetched from Razorpay when the event
+// does not carry it, order.receipt is a configured source and the API is configured.
+func (c *Connector) orderOf(ctx context.Context, p *razorpay.Payment, o *razorpay.Order) (*razorpay.Order, error) {
+	if o != nil || p.OrderID == "" || c.rzp == nil {
+		return o, nil
+	}
+	wanted := false
+	for _, src := range c.cfg.Mapping.InvoiceFrom {
+		wanted = wanted || src == "order.receipt"
+	}
+	if !wanted {
+		return nil, nil
+	}
+	return c.rzp.GetOrder(ctx, p.OrderID)
+}
+
+// checkoutEntry is a submitted entry ERPNext's own checkout made for a Payment Request.
+type checkoutEntry struct {
+	Name        string      `json:"name"`
+	ReferenceNo string      `json:"reference_no"`
+	PaidAmount  json.Number `json:"paid_amount"`
+}
+
+// checkoutEntries lists the submitted entries that account for Payment Request pr: reference_no
+// = its name (exact case; the site's `=` ignores case) or a reference row linking it, except
+// entries carrying another Razorpay payment id than paymentID (spec/erpnext.md §3.9).
+func (c *Connector) checkoutEntries(ctx context.Context, pr, paymentID string) ([]checkoutEntry, error) {
+	var byRef, byRow []checkoutEntry
+	err := c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
+		Fields:  []string{"name", "reference_no", "paid_amount"},
+		Filters: []frappe.Filter{{"reference_no", "=", pr}, {"docstatus", "=", 1}},
+		OrderBy: "creation asc", All: true,
+	}, &byRef)
+	if err != nil {
+		return nil, err
+	}
+	err = c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
+		Fields:  []string{"name", "reference_no", "paid_amount"},
+		Filters: []frappe.Filter{{frappe.DoctypePaymentEntryReference, "payment_request", "=", pr}, {"docstatus", "=", 1}},
+		OrderBy: "creation asc", All: true,
+	}, &byRow)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []checkoutEntry
+	for _, r := range byRef {
+		if r.ReferenceNo == pr && !seen[r.Name] {
+			seen[r.Name] = true
+			out = append(out, r)
+		}
+	}
+	for _, r := range byRow {
+		if strings.HasPrefix(r.ReferenceNo, "pay_") && r.ReferenceNo != paymentID || seen[r.Name] {
+			continue
+		}
+		seen[r.Name] = true
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// checkoutBooked looks for an entry ERPNext's own checkout made for the Payment Request. One
+// found, unclaimed by another payment and of the payment's amount → recorded as this payment's
+// booking. Two, or one of another amount or payment → parked. done=false: none, book it.
+func (j *receiptJob) checkoutBooked(ctx context.Context, pr string) (Outcome, bool) {
+	c := j.c
+	entries, err := c.checkoutEntries(ctx, pr, j.key)
+	if err != nil {
+		return c.failOutcome(j.ev, "look up entries of Payment Request "+pr, err), true
+	}
+	switch len(entries) {
+	case 0:
+		return Outcome{}, false
+	case 1:
+	default:
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name)
+		}
+		return parkOutcome("%s: Payment Request %s has %d entries (%s); which one is payment %s needs a person",
+			mapping.ReasonPaymentRequest, pr, len(entries), strings.Join(names, ", "), j.key), true
+	}
+	entry := entries[0]
+	others, err := c.store.BookingsForDocument(ctx, frappe.DoctypePaymentEntry, entry.Name)
+	if err != nil {
+		return c.retry(j.ev, 0, "bookings of %s: %v", entry.Name, err), true
+	}
+	for _, b := range others {
+		if b.BusinessKey != j.key {
+			return parkOutcome("%s: Payment Entry %s of Payment Request %s already accounts for payment %s; payment %s needs a person",
+				mapping.ReasonPaymentRequest, entry.Name, pr, b.BusinessKey, j.key), true
+		}
+	}
+	exp, _ := razorpay.Exponent(j.p.Currency)
+	paid, perr := razorpay.ParseDecimal(entry.PaidAmount.String(), exp)
+	if perr != nil || paid != j.p.Amount {
+		return parkOutcome("%s: Payment Entry %s of Payment Request %s is for %s, payment %s is %s %s",
+			mapping.ReasonPaymentRequest, entry.Name, pr, entry.PaidAmount, j.key, j.p.Currency, razorpay.FormatMinor(j.p.Amount, exp)), true
+	}
+	return c.recordBooked(ctx, j.ev, Booking{BusinessKey: j.key, Kind: KindReceipt, Doctype: frappe.DoctypePaymentEntry,
+		Name: entry.Name, AmountMinor: j.p.Amount, Currency: j.p.Currency}, "booked by ERPNext's checkout for Payment Request "+pr), true
 }
 
 func describeCandidates(paymentID string, cands []mapping.Candidate) string {
@@ -361,7 +532,7 @@ func invoiceFacts(si frappe.SalesInvoice) (mapping.Invoice, error) {
 		return mapping.Invoice{}, fmt.Errorf("%s: Sales Invoice %s outstanding %q: %v", mapping.ReasonCurrencyPrecision, si.Name, si.OutstandingAmount, err)
 	}
 	return mapping.Invoice{Name: si.Name, Customer: si.Customer, Company: si.Company, PartyAccountCurrency: cur,
-		Docstatus: si.Docstatus, IsReturn: si.IsReturn == 1, Outstanding: out}, nil
+		DebitTo: si.DebitTo, Docstatus: si.Docstatus, IsReturn: si.IsReturn == 1, Outstanding: out}, nil
 }
 
 func (c *Connector) rules(paidTo string) mapping.Rules {
@@ -369,6 +540,9 @@ func (c *Connector) rules(paidTo string) mapping.Rules {
 		Company: c.cfg.Mapping.Company, ModeOfPayment: c.cfg.Mapping.ModeOfPayment, PaidTo: paidTo,
 		Location: c.loc, InvoiceFrom: c.cfg.Mapping.InvoiceFrom, Excess: c.cfg.Mapping.Excess,
 		CompanyCurrency: companyCurrency, SitePrecision: sitePrecision,
+		Fees: mapping.FeeRules{Mode: c.cfg.Mapping.Fees.Mode, FeeAccount: c.cfg.Mapping.Fees.FeeAccount,
+			TaxAccount: c.cfg.Mapping.Fees.TaxAccount, CostCenter: c.cfg.Mapping.Fees.CostCenter},
+		RefundsWithoutCreditNote: c.cfg.Mapping.Refunds.WithoutCreditNote,
 	}
 }
 
@@ -402,16 +576,15 @@ func (c *Connector) paidToAccount(ctx context.Context) (string, error) {
 
 // buildEntry asks ERPNext for its own Payment Entry for the invoice (get_payment_entry with
 // party_amount = the allocation and bank_account = paid_to, spec/erpnext.md §3.8) and sets
-// what the connector owns: dates, reference_no, mode_of_payment, paid_to, amounts, remarks,
-// docstatus 1. Payment-term rows are kept as ERPNext split them.
+// what the connector owns: dates, reference_no, mode_of_payment, paid_to, amounts, exchange
+// rate, deductions, remarks, docstatus 1. Payment-term rows are kept as ERPNext split them;
+// only this payment's Payment Request stays linked on them.
 func (c *Connector) buildEntry(ctx context.Context, plan mapping.Receipt) (map[string]any, error) {
 	exp, _ := razorpay.Exponent(plan.Currency)
-	allocated := razorpay.FormatMinor(plan.Allocated, exp)
-	paid := razorpay.FormatMinor(plan.Paid, exp)
 	var doc map[string]any
 	err := c.erp.Call(ctx, frappe.MethodGetPaymentEntry, map[string]any{
 		"dt": frappe.DoctypeSalesInvoice, "dn": plan.Invoice,
-		"party_amount": json.Number(allocated), "bank_account": plan.PaidTo,
+		"party_amount": json.Number(razorpay.FormatMinor(plan.Allocated, exp)), "bank_account": plan.PaidTo,
 	}, &doc)
 	if err != nil {
 		return nil, err
@@ -422,25 +595,18 @@ func (c *Connector) buildEntry(ctx context.Context, plan mapping.Receipt) (map[s
 	if party, _ := doc["party"].(string); party != plan.Customer {
 		return nil, &mapping.Park{Reason: mapping.ReasonInvoiceState, Detail: fmt.Sprintf("ERPNext proposes party %q for Sales Invoice %s of %q", party, plan.Invoice, plan.Customer)}
 	}
-	rows, _ := doc["references"].([]any)
-	var sum int64
-	for _, r := range rows {
-		row, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		delete(row, "__islocal")
-		delete(row, "__unsaved")
-		v, err := razorpay.ParseDecimal(fmt.Sprint(row["allocated_amount"]), exp)
-		if err != nil {
-			return nil, &mapping.Park{Reason: mapping.ReasonCurrencyPrecision, Detail: fmt.Sprintf("get_payment_entry allocation %v: %v", row["allocated_amount"], err)}
-		}
-		sum += v
+	if d, _ := doc["deductions"].([]any); len(d) > 0 {
+		return nil, &mapping.Park{Reason: mapping.ReasonInvoiceState, Detail: fmt.Sprintf("ERPNext proposes %d deduction rows (early-payment discount?) for Sales Invoice %s; book it by hand", len(d), plan.Invoice)}
+	}
+	sum, err := keepRows(doc, plan, exp)
+	if err != nil {
+		return nil, err
 	}
 	if sum != plan.Allocated {
 		return nil, &mapping.Park{Reason: mapping.ReasonInvoiceState, Detail: fmt.Sprintf("get_payment_entry allocates %s to Sales Invoice %s, expected %s",
-			razorpay.FormatMinor(sum, exp), plan.Invoice, allocated)}
+			razorpay.FormatMinor(sum, exp), plan.Invoice, razorpay.FormatMinor(plan.Allocated, exp))}
 	}
+	recvExp, _ := razorpay.Exponent(plan.ReceivedCurrency)
 	delete(doc, "__islocal")
 	delete(doc, "__unsaved")
 	doc["company"] = plan.Company
@@ -449,12 +615,58 @@ func (c *Connector) buildEntry(ctx context.Context, plan mapping.Receipt) (map[s
 	doc["reference_no"] = plan.ReferenceNo
 	doc["mode_of_payment"] = plan.ModeOfPayment
 	doc["paid_to"] = plan.PaidTo
-	doc["paid_amount"] = json.Number(paid)
-	doc["received_amount"] = json.Number(paid)
+	doc["paid_amount"] = json.Number(razorpay.FormatMinor(plan.Paid, exp))
+	doc["received_amount"] = json.Number(razorpay.FormatMinor(plan.Received, recvExp))
+	if plan.SourceExchangeRate != "" {
+		doc["source_exchange_rate"] = json.Number(plan.SourceExchangeRate)
+		doc["target_exchange_rate"] = json.Number("1")
+	}
+	deductions := make([]map[string]any, 0, len(plan.Deductions))
+	for _, d := range plan.Deductions {
+		deductions = append(deductions, map[string]any{"account": d.Account, "cost_center": d.CostCenter,
+			"amount": json.Number(razorpay.FormatMinor(d.Amount, recvExp)), "description": d.Description})
+	}
+	doc["deductions"] = deductions
 	doc["remarks"] = plan.Remarks
 	doc["custom_remarks"] = 1
 	doc["docstatus"] = 1
 	return doc, nil
+}
+
+// keepRows cleans the reference rows get_payment_entry proposed: drops the unsaved markers,
+// links only this payment's Payment Request (ERPNext attaches every open one,
+// spec/erpnext.md §3.8) and returns the allocations' sum in minor units.
+func keepRows(doc map[string]any, plan mapping.Receipt, exp int) (int64, error) {
+	rows, _ := doc["references"].([]any)
+	var sum int64
+	linked := false
+	for _, r := range rows {
+		row, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		delete(row, "__islocal")
+		delete(row, "__unsaved")
+		if pr, _ := row["payment_request"].(string); pr != "" && pr != plan.PaymentRequest {
+			row["payment_request"] = ""
+		} else if pr != "" {
+			linked = true
+		}
+		v, err := razorpay.ParseDecimal(fmt.Sprint(row["allocated_amount"]), exp)
+		if err != nil {
+			return 0, &mapping.Park{Reason: mapping.ReasonCurrencyPrecision, Detail: fmt.Sprintf("get_payment_entry allocation %v: %v", row["allocated_amount"], err)}
+		}
+		sum += v
+	}
+	if plan.PaymentRequest != "" && !linked {
+		for _, r := range rows {
+			if row, ok := r.(map[string]any); ok && row["reference_name"] == plan.Invoice {
+				row["payment_request"] = plan.PaymentRequest
+				break
+			}
+		}
+	}
+	return sum, nil
 }
 
 // draftDiffs lists how a draft found by reference_no differs from the plan.
@@ -477,7 +689,22 @@ func draftDiffs(pe frappe.PaymentEntry, plan mapping.Receipt) []string {
 	cmp("party", pe.Party, plan.Customer)
 	cmp("paid_to", pe.PaidTo, plan.PaidTo)
 	amount("paid_amount", pe.PaidAmount, plan.Paid)
-	amount("received_amount", pe.ReceivedAmount, plan.Paid)
+	recvExp, _ := razorpay.Exponent(plan.ReceivedCurrency)
+	if v, err := razorpay.ParseDecimal(pe.ReceivedAmount.String(), recvExp); err != nil || v != plan.Received {
+		d = append(d, fmt.Sprintf("received_amount %s, expected %s", pe.ReceivedAmount, razorpay.FormatMinor(plan.Received, recvExp)))
+	}
+	var ded int64
+	for _, x := range pe.Deductions {
+		v, _ := razorpay.ParseDecimal(x.Amount.String(), recvExp)
+		ded += v
+	}
+	var want int64
+	for _, x := range plan.Deductions {
+		want += x.Amount
+	}
+	if ded != want {
+		d = append(d, fmt.Sprintf("deductions %s, expected %s", razorpay.FormatMinor(ded, recvExp), razorpay.FormatMinor(want, recvExp)))
+	}
 	var alloc int64
 	for _, r := range pe.References {
 		v, err := razorpay.ParseDecimal(r.AllocatedAmount.String(), exp)

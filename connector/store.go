@@ -23,6 +23,9 @@ const (
 const (
 	BookingInFlight = "in_flight"
 	BookingBooked   = "booked"
+	// BookingVoid is final: the business fact must never be booked (a refund Razorpay reported
+	// failed, DESIGN.md §4 step 4). Doctype and Name keep the entry that was cancelled, if any.
+	BookingVoid = "void"
 
 	KindReceipt = "receipt"
 	KindRefund  = "refund"
@@ -146,6 +149,12 @@ type Store interface {
 	ForgetBooking(ctx context.Context, businessKey string) error
 	// GetBooking returns the row of businessKey (ErrNotFound).
 	GetBooking(ctx context.Context, businessKey string) (*Booking, error)
+	// VoidBooking makes b.BusinessKey's row void (inserting it when absent, whatever its
+	// state otherwise), keeping Doctype and Name from b when set. A void row is never claimed.
+	VoidBooking(ctx context.Context, b Booking, now time.Time) error
+	// BookingsForDocument returns the rows that name the ERPNext document doctype/name (a
+	// Payment Entry must account for one payment id only).
+	BookingsForDocument(ctx context.Context, doctype, name string) ([]Booking, error)
 
 	// AcquireLock takes the named lock row for owner until expiresAt, or takes over an expired
 	// one, in one statement; re-acquiring one's own lock extends it. false when another owner
@@ -158,4 +167,32 @@ type Store interface {
 	Ping(ctx context.Context) error
 	// Close releases the connection pool.
 	Close() error
+
+	// StartReconcileRun inserts a reconcile run record (WindowFrom, WindowTo, StartedAt) and
+	// sets r.ID (DESIGN.md §8 reconcile_runs).
+	StartReconcileRun(ctx context.Context, r *ReconcileRun) error
+	// FinishReconcileRun writes the counts, FinishedAt and Error ("" = success) of the run r.ID;
+	// ErrNotFound when absent.
+	FinishReconcileRun(ctx context.Context, r ReconcileRun) error
+	// ListReconcileRuns returns the latest limit runs, newest first (0 = all).
+	ListReconcileRuns(ctx context.Context, limit int) ([]ReconcileRun, error)
+	// ListBookings returns the booked rows (state booked) created at or after since, oldest
+	// first (the reconcile audit of cancelled documents).
+	ListBookings(ctx context.Context, since time.Time) ([]Booking, error)
+}
+
+// RetentionStore is the part of Store that retention and monitoring use (connector/retention.go,
+// metrics.go). It is a separate interface so fakes of Store need not grow with it; store.DB
+// implements both.
+type RetentionStore interface {
+	// PurgeRawBodies clears the raw body of every row received before cutoff whose status is
+	// final (not pending or processing: those still need their body); the row, its status and
+	// outcome stay. It returns how many rows lost their body.
+	PurgeRawBodies(ctx context.Context, cutoff time.Time) (int, error)
+	// OldestPending returns the received_at of the oldest pending or processing row; ok is
+	// false when there is none.
+	OldestPending(ctx context.Context) (t time.Time, ok bool, err error)
+	// LastReconcileSuccess returns finished_at of the latest reconcile run that finished
+	// without error (any process); ok is false when none has.
+	LastReconcileSuccess(ctx context.Context) (t time.Time, ok bool, err error)
 }

@@ -172,7 +172,7 @@ func TestGetDecodesTypedDoctypesWithoutFloat(t *testing.T) {
 		want := frappe.SalesInvoice{Name: "ACC-SINV-2026-00010", Customer: "Test Customer", Company: "Example Company",
 			Currency: "INR", PartyAccountCurrency: "INR", DebitTo: "Debtors - EC", Status: "Unpaid", DueDate: "2026-12-30",
 			PostingDate: "2026-11-30", Modified: "2026-11-30 11:56:04.313422", Docstatus: 1, GrandTotal: "1000.0",
-			RoundedTotal: "1000.0", BaseGrandTotal: "1000.0", OutstandingAmount: "1000.0", ConversionRate: "1.0"}
+			RoundedTotal: "1000.0", BaseGrandTotal: "1000.0", OutstandingAmount: "1000.0", ConversionRate: "1.0", UpdateOutstandingForSelf: 1}
 		if !reflect.DeepEqual(si, want) {
 			t.Errorf("got  %+v\nwant %+v", si, want)
 		}

@@ -17,7 +17,19 @@ const (
 	DoctypeAccount               = "Account"
 	DoctypeComment               = "Comment"
 	DoctypeCompany               = "Company"
+	DoctypeJournalEntry          = "Journal Entry"
+	DoctypeGLEntry               = "GL Entry"
 )
+
+// MethodMakePaymentRequest is ERPNext's whitelisted Payment Request builder: args dt, dn,
+// submit_doc, mute_email; "message" is the new Payment Request with nulls kept (spec §3.9,
+// recorded 44-make-payment-request-submit).
+const MethodMakePaymentRequest = "erpnext.accounts.doctype.payment_request.payment_request.make_payment_request"
+
+// MethodAddComment is the desk's comment method: args reference_doctype, reference_name,
+// content, comment_email, comment_by; it needs only read permission on the document, while
+// POST /api/resource/Comment is refused to non-System Managers (recorded 51-*).
+const MethodAddComment = "frappe.desk.form.utils.add_comment"
 
 // MethodGetPaymentEntry is ERPNext's whitelisted builder of an unsaved Payment Entry for a
 // document: args dt, dn, and optionally party_amount and bank_account; it returns the document
@@ -36,24 +48,25 @@ const (
 // arithmetic, never float64. Dates are "YYYY-MM-DD"; Modified is "YYYY-MM-DD HH:MM:SS.ffffff" in
 // the site's time zone.
 type SalesInvoice struct {
-	Name                 string      `json:"name,omitempty"`
-	Customer             string      `json:"customer,omitempty"`
-	Company              string      `json:"company,omitempty"`
-	Currency             string      `json:"currency,omitempty"`
-	PartyAccountCurrency string      `json:"party_account_currency,omitempty"`
-	DebitTo              string      `json:"debit_to,omitempty"`
-	Status               string      `json:"status,omitempty"` // e.g. "Unpaid", "Partly Paid", "Paid", "Cancelled"
-	DueDate              string      `json:"due_date,omitempty"`
-	PostingDate          string      `json:"posting_date,omitempty"`
-	Modified             string      `json:"modified,omitempty"`
-	ReturnAgainst        string      `json:"return_against,omitempty"`
-	Docstatus            int         `json:"docstatus,omitempty"`
-	IsReturn             int         `json:"is_return,omitempty"`
-	GrandTotal           json.Number `json:"grand_total,omitempty"`
-	RoundedTotal         json.Number `json:"rounded_total,omitempty"`
-	BaseGrandTotal       json.Number `json:"base_grand_total,omitempty"`
-	OutstandingAmount    json.Number `json:"outstanding_amount,omitempty"` // in the party account currency
-	ConversionRate       json.Number `json:"conversion_rate,omitempty"`
+	Name                     string      `json:"name,omitempty"`
+	Customer                 string      `json:"customer,omitempty"`
+	Company                  string      `json:"company,omitempty"`
+	Currency                 string      `json:"currency,omitempty"`
+	PartyAccountCurrency     string      `json:"party_account_currency,omitempty"`
+	DebitTo                  string      `json:"debit_to,omitempty"`
+	Status                   string      `json:"status,omitempty"` // e.g. "Unpaid", "Partly Paid", "Paid", "Cancelled"
+	DueDate                  string      `json:"due_date,omitempty"`
+	PostingDate              string      `json:"posting_date,omitempty"`
+	Modified                 string      `json:"modified,omitempty"`
+	ReturnAgainst            string      `json:"return_against,omitempty"`              // the original invoice of a credit note
+	UpdateOutstandingForSelf int         `json:"update_outstanding_for_self,omitempty"` // 1: a credit note carries its own (negative) outstanding (recorded 40-*)
+	Docstatus                int         `json:"docstatus,omitempty"`
+	IsReturn                 int         `json:"is_return,omitempty"`
+	GrandTotal               json.Number `json:"grand_total,omitempty"`
+	RoundedTotal             json.Number `json:"rounded_total,omitempty"`
+	BaseGrandTotal           json.Number `json:"base_grand_total,omitempty"`
+	OutstandingAmount        json.Number `json:"outstanding_amount,omitempty"` // in the party account currency
+	ConversionRate           json.Number `json:"conversion_rate,omitempty"`
 }
 
 // PaymentEntry is the part of an ERPNext Payment Entry the connector reads (spec/erpnext.md §3).
@@ -99,6 +112,12 @@ type PaymentEntryReference struct {
 	TotalAmount       json.Number `json:"total_amount,omitempty"`
 	OutstandingAmount json.Number `json:"outstanding_amount,omitempty"`
 	AllocatedAmount   json.Number `json:"allocated_amount,omitempty"`
+	// ExchangeRate is the invoice's rate to company currency; ExchangeGainLoss the company-currency
+	// difference between valuing the allocation at the entry's rate and at ExchangeRate, booked by
+	// ERPNext in a separate Journal Entry (recorded 49-usd-pe-submitted).
+	ExchangeRate              json.Number `json:"exchange_rate,omitempty"`
+	ExchangeGainLoss          json.Number `json:"exchange_gain_loss,omitempty"`
+	PaymentRequestOutstanding json.Number `json:"payment_request_outstanding,omitempty"` // the linked request's outstanding (recorded 46-*, 47-*)
 }
 
 // PaymentEntryDeduction is one deduction row of a Payment Entry (child doctype "Payment Entry
@@ -148,4 +167,126 @@ type Account struct {
 	RootType        string `json:"root_type,omitempty"` // "Asset", "Liability", "Income", "Expense", "Equity"
 	IsGroup         int    `json:"is_group,omitempty"`
 	Disabled        int    `json:"disabled,omitempty"`
+}
+
+// PaymentRequest is the part of an ERPNext Payment Request the connector reads (spec §3.9,
+// recorded 44-*, 47-*). Status is "Draft", "Requested", "Initiated", "Partially Paid",
+// "Payment Ordered", "Paid", "Failed" or "Cancelled"; amounts are decimal text in Currency.
+type PaymentRequest struct {
+	Name               string      `json:"name,omitempty"`                 // "ACC-PRQ-2026-00001"
+	PaymentRequestType string      `json:"payment_request_type,omitempty"` // "Inward" for customers
+	Company            string      `json:"company,omitempty"`
+	PartyType          string      `json:"party_type,omitempty"`
+	Party              string      `json:"party,omitempty"`
+	ReferenceDoctype   string      `json:"reference_doctype,omitempty"`
+	ReferenceName      string      `json:"reference_name,omitempty"`
+	Currency           string      `json:"currency,omitempty"`
+	Status             string      `json:"status,omitempty"`
+	PaymentGateway     string      `json:"payment_gateway,omitempty"`
+	ModeOfPayment      string      `json:"mode_of_payment,omitempty"`
+	EmailTo            string      `json:"email_to,omitempty"`
+	Modified           string      `json:"modified,omitempty"`
+	Docstatus          int         `json:"docstatus,omitempty"`
+	GrandTotal         json.Number `json:"grand_total,omitempty"`
+	OutstandingAmount  json.Number `json:"outstanding_amount,omitempty"`
+}
+
+// IntegrationRequest is a Frappe Integration Request (spec §5.1, recorded 45-*): readable only by
+// a System Manager. Data is JSON text (the Razorpay checkout stores razorpay_payment_id there);
+// Status is "", "Queued", "Authorized", "Completed", "Cancelled" or "Failed".
+type IntegrationRequest struct {
+	Name                      string `json:"name,omitempty"`                        // 10-character hash, e.g. "stv7lfv77m"
+	IntegrationRequestService string `json:"integration_request_service,omitempty"` // e.g. "Razorpay"
+	Status                    string `json:"status,omitempty"`
+	ReferenceDoctype          string `json:"reference_doctype,omitempty"`
+	ReferenceDocname          string `json:"reference_docname,omitempty"`
+	Data                      string `json:"data,omitempty"`
+	Output                    string `json:"output,omitempty"`
+	Error                     string `json:"error,omitempty"`
+	RequestID                 string `json:"request_id,omitempty"`
+	RequestDescription        string `json:"request_description,omitempty"`
+	IsRemoteRequest           int    `json:"is_remote_request,omitempty"`
+	Creation                  string `json:"creation,omitempty"`
+	Modified                  string `json:"modified,omitempty"`
+}
+
+// Contact is a Frappe Contact with its child tables (spec §6, recorded 56-*). EmailID and
+// MobileNo mirror the primary rows.
+type Contact struct {
+	Name      string         `json:"name,omitempty"`
+	FirstName string         `json:"first_name,omitempty"`
+	LastName  string         `json:"last_name,omitempty"`
+	FullName  string         `json:"full_name,omitempty"`
+	EmailID   string         `json:"email_id,omitempty"`
+	MobileNo  string         `json:"mobile_no,omitempty"`
+	Phone     string         `json:"phone,omitempty"`
+	EmailIDs  []ContactEmail `json:"email_ids,omitempty"`
+	PhoneNos  []ContactPhone `json:"phone_nos,omitempty"`
+	Links     []DynamicLink  `json:"links,omitempty"`
+}
+
+// ContactEmail is one row of Contact.EmailIDs (child doctype "Contact Email").
+type ContactEmail struct {
+	EmailID   string `json:"email_id,omitempty"`
+	IsPrimary int    `json:"is_primary,omitempty"`
+}
+
+// ContactPhone is one row of Contact.PhoneNos (child doctype "Contact Phone"); numbers are
+// stored as typed.
+type ContactPhone struct {
+	Phone             string `json:"phone,omitempty"`
+	IsPrimaryPhone    int    `json:"is_primary_phone,omitempty"`
+	IsPrimaryMobileNo int    `json:"is_primary_mobile_no,omitempty"`
+}
+
+// DynamicLink is one row of Contact.Links (child doctype "Dynamic Link"), e.g. LinkDoctype
+// "Customer", LinkName the customer's name.
+type DynamicLink struct {
+	LinkDoctype string `json:"link_doctype,omitempty"`
+	LinkName    string `json:"link_name,omitempty"`
+	LinkTitle   string `json:"link_title,omitempty"`
+}
+
+// Company is the part of an ERPNext Company the connector reads (spec §7).
+type Company struct {
+	Name                     string `json:"name,omitempty"`
+	Abbr                     string `json:"abbr,omitempty"`
+	DefaultCurrency          string `json:"default_currency,omitempty"`
+	DefaultBankAccount       string `json:"default_bank_account,omitempty"`
+	DefaultCashAccount       string `json:"default_cash_account,omitempty"`
+	DefaultReceivableAccount string `json:"default_receivable_account,omitempty"`
+	CostCenter               string `json:"cost_center,omitempty"` // use for deduction rows
+	ExchangeGainLossAccount  string `json:"exchange_gain_loss_account,omitempty"`
+	RoundOffAccount          string `json:"round_off_account,omitempty"`
+	WriteOffAccount          string `json:"write_off_account,omitempty"`
+}
+
+// JournalEntry is the part of an ERPNext Journal Entry the connector reads, e.g. the "Exchange
+// Gain Or Loss" journal ERPNext books for a foreign-currency receipt (recorded 49-usd-*).
+type JournalEntry struct {
+	Name          string                `json:"name,omitempty"` // "ACC-JV-2026-00001"
+	VoucherType   string                `json:"voucher_type,omitempty"`
+	Company       string                `json:"company,omitempty"`
+	PostingDate   string                `json:"posting_date,omitempty"`
+	Docstatus     int                   `json:"docstatus,omitempty"`
+	MultiCurrency int                   `json:"multi_currency,omitempty"`
+	TotalDebit    json.Number           `json:"total_debit,omitempty"`
+	TotalCredit   json.Number           `json:"total_credit,omitempty"`
+	Accounts      []JournalEntryAccount `json:"accounts,omitempty"`
+}
+
+// JournalEntryAccount is one row of JournalEntry.Accounts (child doctype "Journal Entry
+// Account"); Debit/Credit are company currency, the *InAccountCurrency ones the account's.
+type JournalEntryAccount struct {
+	Account                 string      `json:"account,omitempty"`
+	AccountCurrency         string      `json:"account_currency,omitempty"`
+	PartyType               string      `json:"party_type,omitempty"`
+	Party                   string      `json:"party,omitempty"`
+	ReferenceType           string      `json:"reference_type,omitempty"`
+	ReferenceName           string      `json:"reference_name,omitempty"`
+	ExchangeRate            json.Number `json:"exchange_rate,omitempty"`
+	Debit                   json.Number `json:"debit,omitempty"`
+	Credit                  json.Number `json:"credit,omitempty"`
+	DebitInAccountCurrency  json.Number `json:"debit_in_account_currency,omitempty"`
+	CreditInAccountCurrency json.Number `json:"credit_in_account_currency,omitempty"`
 }

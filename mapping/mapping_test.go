@@ -2,6 +2,7 @@ package mapping_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -76,21 +77,22 @@ func TestBookingDateIsTheLocalDate(t *testing.T) {
 }
 
 func TestPlanReceiptFullPayment(t *testing.T) {
-	plan, err := mapping.PlanReceipt(rules(t), captured(118000), nil, invoice(118000))
+	plan, err := mapping.PlanReceipt(rules(t), captured(118000), nil, invoice(118000), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := mapping.Receipt{PaymentID: "pay_T3stPayCard001", Invoice: "ACC-SINV-2026-00001", Customer: "Test Customer",
 		Company: "Example Company", ModeOfPayment: "Razorpay", PaidTo: "Razorpay Clearing - EC", PostingDate: "2026-01-15",
 		ReferenceDate: "2026-01-15", ReferenceNo: "pay_T3stPayCard001", Currency: "INR", Paid: 118000, Allocated: 118000,
+		ReceivedCurrency: "INR", Received: 118000,
 		Remarks: "Razorpay payment pay_T3stPayCard001; order order_T3stOrdCard001; amount INR 1180.00; method card; auth code AB12CD; rrn 123456789012; Razorpay fee INR 23.60 (GST INR 3.60)"}
-	if plan != want {
+	if !reflect.DeepEqual(plan, want) {
 		t.Errorf("plan\n%+v\nwant\n%+v", plan, want)
 	}
 }
 
 func TestPlanReceiptOverpaymentLeavesAdvance(t *testing.T) {
-	plan, err := mapping.PlanReceipt(rules(t), captured(150000), nil, invoice(100000))
+	plan, err := mapping.PlanReceipt(rules(t), captured(150000), nil, invoice(100000), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +109,8 @@ func TestPlanReceiptParks(t *testing.T) {
 	draft.Docstatus = 0
 	usdInv := invoice(2500)
 	usdInv.PartyAccountCurrency = "USD"
+	eurInv := invoice(2500)
+	eurInv.PartyAccountCurrency = "EUR"
 	usd := captured(2500)
 	usd.Currency = "USD"
 	kwd := captured(1000)
@@ -127,14 +131,15 @@ func TestPlanReceiptParks(t *testing.T) {
 		{"OverpaidInvoice", r, captured(1000), invoice(-500), mapping.ReasonInvoiceSettled, "outstanding INR -5.00"},
 		{"ExcessWithParkRule", parkExcess, captured(1500), invoice(1000), mapping.ReasonExcess, "exceeds the outstanding 10.00"},
 		{"DraftInvoice", r, captured(1000), draft, mapping.ReasonInvoiceState, "is a draft"},
-		{"ForeignCurrency", r, usd, usdInv, mapping.ReasonCurrency, "USD"},
+		{"ForeignCurrencyWithoutBaseAmount", r, usd, usdInv, mapping.ReasonNoRate, "never booked at rate 1"},
+		{"CurrencyMismatch", r, usd, eurInv, mapping.ReasonCurrency, "receivable in EUR"},
 		{"ThreeDecimalCurrency", r, kwd, invoice(1000), mapping.ReasonCurrencyPrecision, "KWD (3 decimals)"},
 		{"NotCaptured", r, authorized, invoice(1000), mapping.ReasonNotCaptured, "authorized"},
 		{"OtherCompany", r, captured(1000), other, mapping.ReasonCompany, "Other Co"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := mapping.PlanReceipt(tc.rules, tc.p, nil, tc.inv)
+			_, err := mapping.PlanReceipt(tc.rules, tc.p, nil, tc.inv, "")
 			var p *mapping.Park
 			if !errors.As(err, &p) {
 				t.Fatalf("err %v, want *mapping.Park", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // daemon is one running connector: store, ERPNext client, workers and the two listeners.
@@ -56,7 +57,16 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 		db.Close()
 		return nil, fmt.Errorf("erpnext client: %w", err)
 	}
-	conn, err := connector.New(connector.Options{Config: cfg, Store: db, ERP: erp, Log: log})
+	opts := connector.Options{Config: cfg, Store: db, ERP: erp, Log: log}
+	if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
+		rzp, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret})
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("razorpay client: %w", err)
+		}
+		opts.Razorpay = rzp
+	}
+	conn, err := connector.New(opts)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -76,8 +86,11 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 	return d, nil
 }
 
-// run serves until ctx is cancelled, then shuts down in order: stop taking webhooks (in-flight
-// requests finish, 10 s at most), stop the workers, close the store last.
+// run serves until ctx is cancelled (SIGTERM or SIGINT in main), then shuts down in order:
+// stop taking webhooks (new connections are refused, in-flight requests finish, 10 s at most),
+// stop the reconcile schedule (a run in progress is cancelled and waited for), drain the
+// workers (no new claims; events in progress finish within drainGrace, else they are
+// interrupted and written back as retries), stop retention, close the store last.
 func (d *daemon) run(ctx context.Context) error {
 	pub := &http.Server{Handler: d.conn.PublicHandler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
 	servers := []*http.Server{pub}
@@ -101,6 +114,13 @@ func (d *daemon) run(ctx context.Context) error {
 		defer wg.Done()
 		d.conn.Run(wctx)
 	}()
+	rctx, stopRetention := context.WithCancel(context.WithoutCancel(ctx))
+	retentionDone := make(chan struct{})
+	go func() {
+		defer close(retentionDone)
+		d.conn.RunRetention(rctx, retentionInterval)
+	}()
+	stopReconcile := d.startReconcileSchedule()
 	d.log.Info().Str("listen", d.pub.Addr().String()).Int("workers", d.cfg.Workers).Str("driver", d.cfg.Database.Driver).Msg("serving")
 	var runErr error
 	select {
@@ -112,13 +132,39 @@ func (d *daemon) run(ctx context.Context) error {
 	for _, s := range servers {
 		_ = s.Shutdown(sctx)
 	}
-	stopWorkers()
-	wg.Wait()
+	stopReconcile()
+	d.stopWorkers(&wg, stopWorkers)
+	stopRetention()
+	<-retentionDone
 	if err := d.db.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
 	d.log.Info().Msg("stopped")
 	return runErr
+}
+
+// retentionInterval is how often serve purges raw webhook bodies past retention.raw_bodies.
+const retentionInterval = time.Hour
+
+// drainGrace is how long workers get, after they stop claiming, to finish the events they hold;
+// then their context is cancelled and each writes its event back as a retry (an ambiguous
+// ERPNext write keeps its fence), so no lease outlives the process.
+var drainGrace = 20 * time.Second
+
+// stopWorkers drains the workers (no new claims; events in progress finish), cancels them after
+// drainGrace, and waits until every worker has written its outcome.
+func (d *daemon) stopWorkers(wg *sync.WaitGroup, cancel context.CancelFunc) {
+	d.conn.Drain()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(drainGrace):
+		d.log.Warn().Dur("grace", drainGrace).Msg("shutdown: workers still busy; interrupting them (their events are retried)")
+		cancel()
+		<-done
+	}
+	cancel()
 }
 
 func (m *Main) loadConfig(path string) (connector.Config, error) {

@@ -41,6 +41,8 @@ type env struct {
 	dsn     string
 	invoice string
 	logs    *syncBuffer
+	// lastDaemon is the daemon started last, for helpers that read its store.
+	lastDaemon *daemon
 }
 
 // forEachDriver runs f on SQLite and on MariaDB. MariaDB needs TEST_MARIADB_DSN; without it the
@@ -147,6 +149,7 @@ func (e *env) start(cfg connector.Config) *daemon {
 	if err != nil {
 		e.t.Fatalf("open daemon: %v", err)
 	}
+	e.lastDaemon = d
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.run(ctx) }()

@@ -65,7 +65,9 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	root.SetErr(m.Stderr)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr("%v", err) })
-	root.AddCommand(m.serveCmd(), m.migrateCmd(), m.demoCmd(), m.simulateCmd(), m.versionCmd())
+	root.AddCommand(m.serveCmd(), m.migrateCmd(), m.demoCmd(), m.simulateCmd(), m.versionCmd(), m.reconcileCmd())
+	root.AddCommand(m.eventsCmd(), m.checkCmd())
+	root.AddCommand(m.explainCmd())
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK

@@ -15,9 +15,9 @@ import (
 func (m *Main) simulateCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "simulate",
-		Short: "Serve a simulator of an outside system (erpnext)",
+		Short: "Serve a simulator of an outside system (erpnext, razorpay)",
 	}
-	c.AddCommand(m.simulateERPNextCmd())
+	c.AddCommand(m.simulateERPNextCmd(), m.simulateRazorpayCmd())
 	return c
 }
 

@@ -21,6 +21,16 @@ type InvoiceSpec struct {
 	Submit         bool   `json:"submit,omitempty"`          // docstatus 1: outstanding = rounded grand total
 	Cancel         bool   `json:"cancel,omitempty"`          // submit, then cancel (docstatus 2)
 	Name           string `json:"name,omitempty"`            // optional fixed name, e.g. "ACC-SINV-2026-00017"; default the series
+	// IsReturn makes a credit note (is_return 1, recordings 40-*…43-*). Give Items with
+	// positive Qty and Rate, as for a normal invoice: the quantities are negated, so totals and
+	// outstanding come out negative (ERPNext refuses a return without a negative quantity).
+	// Negative quantities are kept as given.
+	IsReturn bool `json:"is_return,omitempty"`
+	// ReturnAgainst is the original invoice of a credit note (must be submitted, same customer).
+	ReturnAgainst string `json:"return_against,omitempty"`
+	// UpdateOriginal sets update_outstanding_for_self 0: the credit note reduces the original
+	// invoice's outstanding instead of carrying its own (default: its own, as ERPNext 15.71).
+	UpdateOriginal bool `json:"update_original,omitempty"`
 }
 
 // Item is one invoice line: amount = Qty × Rate, rounded to 2 decimals.
@@ -78,9 +88,20 @@ func (s *Site) AddSalesInvoice(spec InvoiceSpec) (string, error) {
 	body := map[string]any{"customer": spec.Customer}
 	var items []any
 	for _, it := range spec.Items {
-		items = append(items, map[string]any{"item_code": it.ItemCode, "qty": json.Number(fmt.Sprint(it.Qty)), "rate": it.Rate})
+		qty := it.Qty
+		if spec.IsReturn && qty > 0 {
+			qty = -qty
+		}
+		items = append(items, map[string]any{"item_code": it.ItemCode, "qty": json.Number(fmt.Sprint(qty)), "rate": it.Rate})
 	}
 	body["items"] = items
+	if spec.IsReturn {
+		body["is_return"] = json.Number("1")
+		body["update_outstanding_for_self"] = json.Number(fmt.Sprint(b2i(!spec.UpdateOriginal)))
+		if spec.ReturnAgainst != "" {
+			body["return_against"] = spec.ReturnAgainst
+		}
+	}
 	for k, v := range map[string]string{"currency": spec.Currency, "conversion_rate": spec.ConversionRate, "due_date": spec.DueDate, "posting_date": spec.PostingDate} {
 		if v != "" {
 			body[k] = v

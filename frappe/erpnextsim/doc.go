@@ -25,6 +25,17 @@
 // no invoices: add them with AddCustomer, AddSalesInvoice, LoadSeed or over
 // REST (POST /api/resource/Customer, POST /api/resource/Sales Invoice).
 //
+// # Beyond the first pass
+//
+// Credit notes (InvoiceSpec.IsReturn; refunds by a Pay entry with a negative allocation,
+// recordings 40-43), Payment Requests (make_payment_request, AddPaymentRequest; 44, 46, 47),
+// Integration Requests readable only by a System Manager (Options.Users,
+// AddIntegrationRequest; 45), foreign-currency receipts with an "Exchange Gain Or Loss"
+// Journal Entry (AddCustomerSpec, ReceivableUSD; 48, 49), Accounts Settings acc_frozen_upto
+// (SetFrozenUpto; 52) and the site-wide rate limiter (SetRateLimit; 31). Successful writes can
+// carry _server_messages as recorded. Faults and ground truth are also reachable over HTTP
+// under /__sim/ (see Site.State and FaultSettings).
+//
 // # Money
 //
 // Amounts are exact decimals in nano-units (ERPNext's decimal(21,9)); no
@@ -40,6 +51,7 @@ const (
 	DefaultAbbr       = "EC"                     // company abbreviation, suffix of account names
 	DefaultCurrency   = "INR"                    // company currency
 	DefaultReceivable = "Debtors - EC"           // Receivable; company default_receivable_account
+	ReceivableUSD     = "Debtors USD - EC"       // Receivable in USD, for USD customers (recordings 48-*, 49-*)
 	DefaultBank       = "Bank Account - EC"      // Bank; company default_bank_account (made by the 15.71 setup wizard)
 	RazorpayClearing  = "Razorpay Clearing - EC" // Bank; Mode of Payment "Razorpay" default account
 	FeeAccount        = "Razorpay Fees - EC"     // Expense (Indirect Expenses); for fee deductions

@@ -146,23 +146,28 @@ func (e *fErr) body() string {
 		o = append(o, kv{"exc", pyJSON([]string{tb}, true)})
 	}
 	if len(e.msgs) > 0 {
-		var list []string
-		for _, m := range e.msgs {
-			mo := obj{{"message", m.message}, {"title", m.title}}
-			if m.indicator != "" {
-				mo = append(mo, kv{"indicator", m.indicator})
-			}
-			if m.throw {
-				mo = append(mo, kv{"raise_exception", 1}, kv{"__frappe_exc_id", excID()})
-			}
-			list = append(list, pyJSON(mo, true))
-		}
-		o = append(o, kv{"_server_messages", pyJSON(list, true)})
+		o = append(o, kv{"_server_messages", e.messagesJSON()})
 	}
 	if e.errMsg != "" {
 		o = append(o, kv{"_error_message", e.errMsg})
 	}
 	return pyJSON(o, false)
+}
+
+// messagesJSON encodes msgs as _server_messages: a JSON list of JSON-encoded objects (§2.2).
+func (e *fErr) messagesJSON() string {
+	var list []string
+	for _, m := range e.msgs {
+		mo := obj{{"message", m.message}, {"title", m.title}}
+		if m.indicator != "" {
+			mo = append(mo, kv{"indicator", m.indicator})
+		}
+		if m.throw {
+			mo = append(mo, kv{"raise_exception", 1}, kv{"__frappe_exc_id", excID()})
+		}
+		list = append(list, pyJSON(mo, true))
+	}
+	return pyJSON(list, true)
 }
 
 // gatewayPage is the HTML an nginx in front of gunicorn answers with on

@@ -1,6 +1,7 @@
 package erpnextsim
 
 import (
+	mrand "math/rand/v2"
 	"net/http"
 	"time"
 )
@@ -30,7 +31,37 @@ func (s *Site) SetLatency(d time.Duration) {
 // HTML page of a proxy for 502, 503 and 504.
 func (s *Site) FailNext(n int, status int) {
 	s.fmu.Lock()
-	s.failN, s.failSt = n, status
+	s.failN, s.failSt, s.failKind = n, status, ""
+	s.fmu.Unlock()
+}
+
+// Fault is a named failure for FailNextWith.
+type Fault string
+
+// Faults FailNextWith injects; none of them changes the site.
+const (
+	FaultDeadlock       Fault = "deadlock"        // 500 QueryDeadlockError (spec §8.2)
+	FaultQueryTimeout   Fault = "lock-timeout"    // 500 QueryTimeoutError, as recording 32-lock-wait-timeout-on-submit
+	FaultMaintenance    Fault = "maintenance"     // 503 JSON SessionStopped, as a site in maintenance mode answers
+	FaultRateLimited    Fault = "rate-limited"    // 429 TooManyRequestsError with Retry-After: 1
+	FaultBadGateway     Fault = "bad-gateway"     // 502 nginx HTML page
+	FaultGatewayTimeout Fault = "gateway-timeout" // 504 nginx HTML page
+)
+
+var faultStatus = map[Fault]int{FaultDeadlock: 500, FaultQueryTimeout: 500, FaultMaintenance: 503, FaultRateLimited: 429,
+	FaultBadGateway: 502, FaultGatewayTimeout: 504}
+
+// FailNextWith makes the next n requests fail with the named fault without touching the site.
+func (s *Site) FailNextWith(n int, f Fault) {
+	s.fmu.Lock()
+	s.failN, s.failSt, s.failKind = n, faultStatus[f], f
+	s.fmu.Unlock()
+}
+
+// SetLatencyRange makes every request wait a random time in [min, max] before it is handled.
+func (s *Site) SetLatencyRange(min, max time.Duration) {
+	s.fmu.Lock()
+	s.latency, s.latencyMax = min, max
 	s.fmu.Unlock()
 }
 
@@ -72,6 +103,7 @@ func (s *Site) logRequest(l RequestLog) {
 type faultPlan struct {
 	latency time.Duration
 	fail    int
+	kind    Fault
 	drop    bool
 	late    time.Duration
 }
@@ -80,9 +112,12 @@ func (s *Site) planFaults(write bool) faultPlan {
 	s.fmu.Lock()
 	defer s.fmu.Unlock()
 	p := faultPlan{latency: s.latency}
+	if s.latencyMax > s.latency {
+		p.latency += time.Duration(mrand.Int64N(int64(s.latencyMax - s.latency + 1)))
+	}
 	if s.failN > 0 {
 		s.failN--
-		p.fail = s.failSt
+		p.fail, p.kind = s.failSt, s.failKind
 		return p
 	}
 	if write && s.dropN > 0 {
@@ -97,7 +132,16 @@ func (s *Site) planFaults(write bool) faultPlan {
 }
 
 // injected is the answer of a FailNext request.
-func injected(status int) (string, string, map[string]string) {
+func injected(status int, kind Fault) (string, string, map[string]string) {
+	switch kind {
+	case FaultQueryTimeout:
+		e := serverError("QueryTimeoutError", "frappe.exceptions.QueryTimeoutError: (1205, 'Lock wait timeout exceeded; try restarting transaction')")
+		return e.body(), "application/json", nil
+	case FaultMaintenance:
+		e := serverError("SessionStopped", "frappe.exceptions.SessionStopped: Session Stopped")
+		e.status = 503
+		return e.body(), "application/json", nil
+	}
 	switch status {
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return gatewayPage(status), "text/html", nil

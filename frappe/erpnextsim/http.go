@@ -2,7 +2,6 @@ package erpnextsim
 
 import (
 	"bytes"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -29,6 +28,17 @@ type call struct {
 	// first time; with NoInvoiceLock the commit phase reuses them (§3.7).
 	seen  map[string]dec
 	stale bool
+	// infos are msgprints of a successful request, sent as _server_messages next to the result.
+	infos []srvMsg
+}
+
+// success renders a 2xx body: {key: out} plus any queued _server_messages.
+func (c *call) success(key string, out any) string {
+	o := obj{{key, out}}
+	if len(c.infos) > 0 {
+		o = append(o, kv{"_server_messages", (&fErr{msgs: c.infos}).messagesJSON()})
+	}
+	return pyJSON(o, false)
 }
 
 // step is a validated operation: commit applies it and returns the body.
@@ -42,6 +52,10 @@ type handler func(c *call) (*fErr, step)
 // ServeHTTP answers the Frappe v1 REST API (spec §1.1) under /api/ and
 // /api/v1/. Anything else is the HTML 404 page of a Frappe site.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/__sim/") {
+		s.control(w, r)
+		return
+	}
 	write := r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodDelete || r.Method == http.MethodPatch
 	// Commit faults (drop-after-commit, commit-late) target requests that change the site; a
 	// POST to a read-only method such as get_payment_entry commits nothing.
@@ -60,8 +74,18 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		logEntry.Status = status
 		s.logRequest(logEntry)
 	}
+	if rh, refused := s.rateCheck(); rh != nil {
+		for k, v := range rh {
+			w.Header().Set(k, v)
+		}
+		if refused {
+			e := &fErr{status: http.StatusTooManyRequests, excType: "TooManyRequestsError", bare: true}
+			send(e.status, e.body(), "application/json", nil)
+			return
+		}
+	}
 	if plan.fail != 0 {
-		body, ctype, h := injected(plan.fail)
+		body, ctype, h := injected(plan.fail, plan.kind)
 		send(plan.fail, body, ctype, h)
 		return
 	}
@@ -99,7 +123,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			sendErr(e)
 			return
 		}
-		send(c.status, pyJSON(obj{{key, out}}, false), "application/json", nil)
+		send(c.status, c.success(key, out), "application/json", nil)
 		return
 	}
 	// Writes: validate, (wait), validate again and commit.
@@ -115,11 +139,12 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var st step
 		s.mu.Lock()
 		c.stale = s.noLock
+		c.infos = nil
 		e, st = h(c)
 		var out any
 		if e == nil {
 			out = st()
-			logEntry.Committed = true
+			logEntry.Committed = !readOnlyMethod(r.URL.Path)
 		}
 		s.mu.Unlock()
 		if e == nil {
@@ -127,7 +152,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				send(http.StatusGatewayTimeout, gatewayPage(http.StatusGatewayTimeout), "text/html", nil)
 				return
 			}
-			send(c.status, pyJSON(obj{{key, out}}, false), "application/json", nil)
+			send(c.status, c.success(key, out), "application/json", nil)
 			return
 		}
 	} else if plan.late > 0 {
@@ -168,11 +193,11 @@ func (s *Site) authenticate(h string) (string, *fErr) {
 	default:
 		return "", unauthorized
 	}
-	if s.opt.APIKey == "" || subtle.ConstantTimeCompare([]byte(key), []byte(s.opt.APIKey)) != 1 ||
-		subtle.ConstantTimeCompare([]byte(secret), []byte(s.opt.APISecret)) != 1 {
+	user := s.lookupUser(key, secret)
+	if user == "" {
 		return "", unauthorized
 	}
-	return APIUser, nil
+	return user, nil
 }
 
 // parseArgs builds form_dict: a JSON body replaces the query string entirely

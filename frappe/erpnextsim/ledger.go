@@ -55,6 +55,16 @@ func (s *Site) cancelGL(voucherType, voucherNo string) {
 // balance is Σ debit − credit of live entries up to date (inclusive) for an
 // account ("" = any) and party ("" = any).
 func (s *Site) balance(account, partyType, party, date string) dec {
+	// An account, or a party whose receivable is, in a foreign currency is summed in that
+	// currency (recording 48-usd-get-payment-entry: party_balance 25.0 for a USD customer).
+	foreign := false
+	acct := account
+	if acct == "" && party != "" {
+		acct = s.partyAccount(party, s.get("Company", s.company))
+	}
+	if a := s.get("Account", acct); a != nil && a.str("account_currency") != "" && a.str("account_currency") != DefaultCurrency {
+		foreign = true
+	}
 	var sum dec
 	for _, g := range s.docs["GL Entry"] {
 		if g.int("is_cancelled") == 1 || g.str("posting_date") > date {
@@ -66,7 +76,11 @@ func (s *Site) balance(account, partyType, party, date string) dec {
 		if party != "" && (!strings.EqualFold(g.str("party"), party) || g.str("party_type") != partyType) {
 			continue
 		}
-		sum += g.dec("debit") - g.dec("credit")
+		if foreign {
+			sum += g.dec("debit_in_account_currency") - g.dec("credit_in_account_currency")
+		} else {
+			sum += g.dec("debit") - g.dec("credit")
+		}
 	}
 	return sum
 }

@@ -146,6 +146,7 @@ func init() {
 	register("Mode of Payment", modeOfPaymentFields, nil)
 	register("Mode of Payment Account", modeOfPaymentAccountFields, func(m *meta) { m.child = true })
 	register("Customer", customerFields, nil)
+	register("Party Account", "company|Link|Company|Company|\naccount|Link|Default Account|Account|\nadvance_account|Link|Advance Account|Account|", func(m *meta) { m.child = true })
 	register("Account", accountFields, nil)
 	register("Company", companyFields, nil)
 	register("Cost Center", costCenterFields, nil)
@@ -198,6 +199,7 @@ email_id|Data|Email Id||
 mobile_no|Data|Mobile No||
 tax_id|Data|Tax ID||
 language|Data|Print Language||
+accounts|Table|Accounts|Party Account|
 `
 
 var accountFields = `

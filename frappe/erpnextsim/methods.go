@@ -23,6 +23,8 @@ func (s *Site) methodHandler(c *call, cmd string) handler {
 	switch cmd {
 	case getPaymentEntryCmd:
 		return s.getPaymentEntry
+	case makePaymentRequestCmd:
+		return writeOnly(s.makePaymentRequest)
 	case "erpnext.accounts.doctype.sales_invoice.sales_invoice.get_bank_cash_account":
 		return s.getBankCashAccount
 	case "frappe.client.get_list":
@@ -222,7 +224,7 @@ func (s *Site) getPaymentEntry(c *call) (*fErr, step) {
 		} {
 			pe.f[k] = v
 		}
-		if pt == "Pay" && !hasPartyAmount {
+		if pt == "Pay" && !hasPartyAmount && out == 0 {
 			pe.f["total_allocated_amount"], pe.f["base_total_allocated_amount"] = dec(0), dec(0)
 		}
 		partySide, bankSide := "paid_from", "paid_to"
@@ -241,6 +243,16 @@ func (s *Site) getPaymentEntry(c *call) (*fErr, step) {
 			}
 			pe.f[side+"_account_balance"] = s.balance(a.name(), "", "", today)
 		}
+		rowRate := units(1)
+		if rate := inv.dec("conversion_rate"); inv.str("party_account_currency") != company.str("default_currency") && pt == "Receive" {
+			// Bank in company currency, party in the invoice currency: valued at the invoice's
+			// rate, no Currency Exchange record needed (recording 48-usd-get-payment-entry).
+			base := amount.mul(rate).round(2)
+			pe.f["source_exchange_rate"], rowRate = rate, rate
+			for _, k := range []string{"base_paid_amount", "received_amount", "base_received_amount", "base_total_allocated_amount"} {
+				pe.f[k] = base
+			}
+		}
 		row := newRecord("Payment Entry Reference")
 		rowTotal := inv.dec("rounded_total")
 		if rowTotal == 0 {
@@ -252,7 +264,7 @@ func (s *Site) getPaymentEntry(c *call) (*fErr, step) {
 		}
 		for k, v := range map[string]any{"docstatus": int64(0), "idx": int64(1), "reference_doctype": dt, "reference_name": inv.name(),
 			"due_date": inv.str("due_date"), "payment_term_outstanding": dec(0), "total_amount": rowTotal, "outstanding_amount": rowOut,
-			"allocated_amount": rowAlloc, "exchange_rate": units(1), "exchange_gain_loss": dec(0), "account": inv.str("debit_to"),
+			"allocated_amount": rowAlloc, "exchange_rate": rowRate, "exchange_gain_loss": dec(0), "account": inv.str("debit_to"),
 			"payment_request_outstanding": dec(0), "parentfield": "references", "parenttype": peDT, "__islocal": int64(1),
 			"modified": s.peekStamp(), "modified_by": c.user} {
 			row.f[k] = v
@@ -263,7 +275,7 @@ func (s *Site) getPaymentEntry(c *call) (*fErr, step) {
 			delete(row.f, "modified")
 			delete(row.f, "modified_by")
 		}
-		pe.f["references"] = []*record{row}
+		pe.f["references"] = s.splitByPaymentRequests(row, inv, pt)
 		pe.f["__islocal"], pe.f["__unsaved"] = int64(1), int64(1)
 		return pe.render(false)
 	}

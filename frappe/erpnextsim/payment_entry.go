@@ -30,7 +30,7 @@ func (s *Site) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
 		return duplicateName(peDT, name), nil
 	}
 	if ds == 1 {
-		if e := s.checkSubmitPE(pe); e != nil {
+		if e := s.checkSubmitPE(c, pe); e != nil {
 			return e, nil
 		}
 	}
@@ -85,7 +85,7 @@ func (s *Site) updatePaymentEntry(c *call, cur *record, body map[string]any) (*f
 		return e, nil
 	}
 	if to == 1 {
-		if e := s.checkSubmitPE(pe); e != nil {
+		if e := s.checkSubmitPE(c, pe); e != nil {
 			return e, nil
 		}
 	}
@@ -144,9 +144,12 @@ func (c *call) outstanding(inv *record) dec {
 func (c *call) keepNulls() bool { return c.nulls }
 
 // checkSubmitPE are the on_submit checks: S1 difference, S2 fiscal year (§3.2).
-func (s *Site) checkSubmitPE(pe *record) *fErr {
+func (s *Site) checkSubmitPE(c *call, pe *record) *fErr {
 	if pe.dec("difference_amount") != 0 {
 		return erpThrow("Difference Amount must be zero")
+	}
+	if e := s.checkFrozen(c, pe.str("posting_date")); e != nil {
+		return e
 	}
 	return s.checkFiscalYear(pe.str("posting_date"), pe.str("company"))
 }
@@ -156,6 +159,7 @@ func (s *Site) checkSubmitPE(pe *record) *fErr {
 // posted, status Submitted. Rows show the invoice outstanding afterwards.
 func (s *Site) applySubmitPE(c *call, pe *record) {
 	s.moveOutstanding(c, pe, -1)
+	s.movePaymentRequests(c, pe, -1)
 	pt := pe.str("payment_type")
 	var lines []glLine
 	party, partyType := pe.str("party"), pe.str("party_type")
@@ -164,7 +168,7 @@ func (s *Site) applySubmitPE(c *call, pe *record) {
 		for _, row := range pe.rows("references") {
 			a := row.dec("allocated_amount")
 			lines = append(lines, glLine{account: pe.str("paid_from"), partyType: partyType, party: party,
-				credit: a.mul(nz(row.dec("exchange_rate"))).round(2), creditAcc: a, against: pe.str("paid_to"),
+				credit: baseAllocated(pe, row, DefaultCurrency), creditAcc: a, against: pe.str("paid_to"),
 				againstType: row.str("reference_doctype"), againstNo: row.str("reference_name")})
 		}
 		if unalloc != 0 {
@@ -186,6 +190,7 @@ func (s *Site) applySubmitPE(c *call, pe *record) {
 		}
 	}
 	s.postGL(peDT, pe, pe.str("posting_date"), lines, c.user)
+	s.bookExchangeGainLoss(c, pe)
 	pe.f["status"] = "Submitted"
 }
 
@@ -197,7 +202,9 @@ func (s *Site) applyCancelPE(c *call, pe *record) {
 	s.touch(pe, c.user)
 	s.stampRows(pe, pe.str("modified"), c.user)
 	s.moveOutstanding(c, pe, +1)
+	s.movePaymentRequests(c, pe, +1)
 	s.cancelGL(peDT, pe.name())
+	s.cancelExchangeGainLoss(c, pe)
 }
 
 func nz(d dec) dec {
@@ -222,6 +229,8 @@ func (s *Site) moveOutstanding(c *call, pe *record, sign dec) {
 		inv.f["outstanding_amount"] = inv.dec("outstanding_amount") + sign*delta
 		s.touch(inv, c.user)
 		inv.f["status"] = s.siStatus(inv)
-		row.f["outstanding_amount"] = inv.dec("outstanding_amount")
+		if inv.str("party_account_currency") == DefaultCurrency {
+			row.f["outstanding_amount"] = inv.dec("outstanding_amount") // a foreign row keeps what it read (recording 49-usd-pe-submitted)
+		}
 	}
 }

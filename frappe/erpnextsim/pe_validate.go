@@ -41,7 +41,7 @@ func (s *Site) validatePE(c *call, pe *record, name string, isNew bool) *fErr {
 	}
 	// V7 set_amounts (received overwritten for same-currency after the mandatory check)
 	fromCur, toCur := pe.str("paid_from_account_currency"), pe.str("paid_to_account_currency")
-	setAmounts(pe, pe.str("payment_type"), fromCur != "" && fromCur == toCur)
+	setAmounts(pe, pe.str("payment_type"), fromCur != "" && fromCur == toCur, companyCur)
 	// V8 clear_unallocated_reference_document_rows
 	var kept []*record
 	for _, row := range pe.rows("references") {
@@ -93,7 +93,7 @@ func (s *Site) peMissingValues(c *call, pe, company *record, isNew bool) (*recor
 	pe.f["party_name"] = cust.str("customer_name")
 	partyField, _ := peSides(pt)
 	if pe.str(partyField) == "" && (pt == "Receive" || pt == "Pay") {
-		pe.f[partyField] = company.str("default_receivable_account")
+		pe.f[partyField] = s.partyAccount(pe.str("party"), company)
 	}
 	date := pe.str("posting_date")
 	partyBalance := s.balance("", "Customer", pe.str("party"), date)
@@ -237,6 +237,9 @@ func (s *Site) peChecks(c *call, pe *record, companyCur string) *fErr {
 	if sumAlloc < 0 && pt == "Receive" {
 		return erpThrow("Cannot receive from customer against negative outstanding").withTitle("Incorrect Payment Type")
 	}
+	if e := s.checkPaymentRequests(pe); e != nil {
+		return e
+	}
 	for i, row := range pe.rows("references") {
 		inv := s.get("Sales Invoice", row.str("reference_name"))
 		if inv == nil {
@@ -303,11 +306,14 @@ func (s *Site) refDetails(c *call, row, inv *record) {
 	for _, k := range []string{"payment_term_outstanding", "exchange_gain_loss", "payment_request_outstanding"} {
 		setDefault(row, k, dec(0))
 	}
+	if pr := s.get(prDT, row.str("payment_request")); pr != nil && row.str("payment_request") != "" {
+		row.f["payment_request_outstanding"] = pr.dec("outstanding_amount")
+	}
 }
 
 // setAmounts is §3.3: received = paid for same-currency accounts, base
 // amounts rounded to 2 decimals (banker's), totals, unallocated, difference.
-func setAmounts(pe *record, pt string, sameCurrency bool) {
+func setAmounts(pe *record, pt string, sameCurrency bool, companyCur string) {
 	src, tgt := pe.dec("source_exchange_rate"), pe.dec("target_exchange_rate")
 	if sameCurrency {
 		pe.f["received_amount"] = pe.dec("paid_amount")
@@ -322,7 +328,7 @@ func setAmounts(pe *record, pt string, sameCurrency bool) {
 	for _, row := range pe.rows("references") {
 		a := row.dec("allocated_amount")
 		alloc += a
-		baseAlloc += a.mul(nz(row.dec("exchange_rate"))).round(2)
+		baseAlloc += baseAllocated(pe, row, companyCur)
 	}
 	alloc, baseAlloc = alloc.abs(), baseAlloc.abs()
 	pe.f["total_allocated_amount"], pe.f["base_total_allocated_amount"] = alloc, baseAlloc
@@ -372,7 +378,7 @@ func peRemarks(pe *record, pt, companyCur string) string {
 	if pt == "Receive" {
 		lines = append(lines, fmt.Sprintf("Amount %s %s received from %s", pe.str("paid_from_account_currency"), pyStr(pe, "paid_amount"), pe.str("party")))
 	} else {
-		lines = append(lines, fmt.Sprintf("Amount %s %s paid to %s", pe.str("paid_to_account_currency"), pyStr(pe, "received_amount"), pe.str("party")))
+		lines = append(lines, fmt.Sprintf("Amount %s %s to %s", pe.str("paid_to_account_currency"), pyStr(pe, "received_amount"), pe.str("party"))) // recording 41-refund-pay-negative-allocation-submitted
 	}
 	if pe.str("reference_no") != "" {
 		lines = append(lines, fmt.Sprintf("Transaction reference no %s dated %s", pe.str("reference_no"), pe.str("reference_date")))

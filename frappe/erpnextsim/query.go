@@ -184,15 +184,22 @@ func (s *Site) parseQuery(c *call, m *meta, limitKeys []string) (*query, *fErr) 
 	}
 	if ob := strings.TrimSpace(c.str("order_by")); ob != "" {
 		for _, term := range strings.Split(ob, ",") {
-			p := strings.Fields(term)
-			if len(p) == 0 {
+			term = strings.TrimSpace(term)
+			if term == "" {
 				continue
 			}
-			cl, ok := resolve(m, p[0])
-			if !ok {
-				return nil, dataError(p[0])
+			desc := false
+			if i := strings.LastIndexAny(term, " \t"); i > 0 && !strings.HasSuffix(term, "`") {
+				dir := strings.ToLower(term[i+1:])
+				if dir == "asc" || dir == "desc" {
+					desc, term = dir == "desc", strings.TrimSpace(term[:i])
+				}
 			}
-			q.order = append(q.order, orderTerm{c: cl, desc: len(p) > 1 && strings.EqualFold(p[1], "desc")})
+			cl, ok := resolve(m, term)
+			if !ok {
+				return nil, dataError(term)
+			}
+			q.order = append(q.order, orderTerm{c: cl, desc: desc})
 		}
 	}
 	q.start = cint(c.args["limit_start"])

@@ -28,20 +28,22 @@ var replaySkips = map[string]string{
 	"25-client-submit-missing-modified.json":        "frappe.client.submit is not modelled yet (item 25)",
 	"28-not-whitelisted.json":                       "arbitrary dotted paths answer 501 NotImplementedError: no table of real modules yet (item 28)",
 	"28-unknown-module.json":                        "arbitrary dotted paths answer 501 NotImplementedError: no table of real modules yet (item 28)",
-	"29-limited-user-create-pe.json":                "only one API user is modelled (item 29)",
-	"29-limited-user-get-pe.json":                   "only one API user is modelled (item 29)",
-	"29-limited-user-list-pe.json":                  "only one API user is modelled (item 29)",
-	"31-rate-limit-accepted.json":                   "the site-wide rate limiter is not modelled; FailNext(n, 429) injects refusals (item 31)",
-	"31-rate-limit-429.json":                        "the site-wide rate limiter is not modelled; FailNext(n, 429) injects refusals (item 31)",
-	"32-lock-wait-timeout-on-submit.json":           "lock waits are injected with FailNext(n, 500), not by a held row lock (item 32)",
+	"29-limited-user-create-pe.json":                "the recording redacts the second user's key to KEY:SECRET like the first; Options.Users is tested in TestItem29NoPermission",
+	"29-limited-user-get-pe.json":                   "the recording redacts the second user's key to KEY:SECRET like the first; Options.Users is tested in TestItem29NoPermission",
+	"29-limited-user-list-pe.json":                  "the recording redacts the second user's key to KEY:SECRET like the first; Options.Users is tested in TestItem29NoPermission",
+	"31-rate-limit-accepted.json":                   "the recorded site ran with the limiter on; SetRateLimit is tested in TestItem31RateLimit",
+	"31-rate-limit-429.json":                        "the recorded site ran with the limiter on; SetRateLimit is tested in TestItem31RateLimit",
+	"32-lock-wait-timeout-on-submit.json":           "lock waits are injected (FailNextWith FaultQueryTimeout), not by a held row lock; tested in TestItem32LockWaitAndGatewayFaults",
 	"34-unknown-host.json":                          "Host / X-Frappe-Site-Name routing is not modelled (item 34)",
 	"34-unknown-site-header.json":                   "Host / X-Frappe-Site-Name routing is not modelled (item 34)",
 }
 
-const secondPassSkip = "second pass (files 40+) needs state made from the console that the replay does not seed " +
-	"(invoices 00018-00025, credit notes, Payment Requests, USD, Contacts, Accounts Settings); " +
-	"its behaviours in scope are tested directly (TestCaseInsensitiveReferenceNo, TestBankersRoundingOnSubmit, " +
-	"TestItem26GetPaymentEntryPartyAmount, TestFiscalYearOnSubmit)"
+const secondPassSkip = "second pass (files 40+) needs console-made state the replay does not seed yet " +
+	"(invoices 00018-00025 with ACC-PAY-2026-00009, the USD customer, the Contact, Integration Request stv7lfv77m) and its " +
+	"balances depend on it; its behaviours are tested directly: TestCreditNoteCreatedAsRecorded, TestRefundAgainstCreditNote (40-43), " +
+	"TestPaymentRequestLifecycle (44, 46, 47), TestIntegrationRequestNeedsSystemManager (45), TestForeignCurrencyReceipt (48, 49), " +
+	"TestCaseInsensitiveReferenceNo (50), TestItem29NoPermission (51), TestFrozenPeriodOnSubmitOnly (52), TestFiscalYearOnSubmit (53), " +
+	"TestBankersRoundingOnSubmit (55), TestItem26GetPaymentEntry (57); not modelled: System Settings (54), Contact (56), add_comment (51)"
 
 type recording struct {
 	Request struct {

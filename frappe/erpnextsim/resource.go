@@ -14,7 +14,9 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // unknown one (500 ImportError, recording 05-get-unknown-doctype).
 func doctypeError(c *call, dt, action string) *fErr {
 	switch {
-	case noPermission[dt]:
+	case noPermission[dt] && !(metas[dt] != nil && c.s.can(c.user, dt, action)):
+		return permissionDenied(c.userName(), dt, action)
+	case metas[dt] != nil && !c.s.can(c.user, dt, action):
 		return permissionDenied(c.userName(), dt, action)
 	case knownUnmodelled[dt]:
 		return notModelled("doctype " + dt)
@@ -210,6 +212,8 @@ func (s *Site) update(c *call, dt, name string, body map[string]any, viaPut bool
 		return timestampMismatch(cur.str("modified"), s.peekStamp()), nil
 	}
 	switch dt {
+	case accountsSettings:
+		return s.updateSettings(c, cur, body)
 	case "Payment Entry":
 		return s.updatePaymentEntry(c, cur, body)
 	case "Sales Invoice":

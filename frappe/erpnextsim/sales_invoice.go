@@ -48,6 +48,9 @@ func (s *Site) insertSalesInvoice(c *call, body map[string]any) (*fErr, step) {
 		s.put(si)
 		if ds == 1 {
 			s.applySubmitSI(c, si)
+			if si.int("is_return") == 1 {
+				return staleReturn(si).render(c.keepNulls())
+			}
 		}
 		return si.render(c.keepNulls())
 	}
@@ -117,9 +120,6 @@ func (s *Site) updateSalesInvoice(c *call, cur *record, body map[string]any) (*f
 }
 
 func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
-	if si.int("is_return") == 1 {
-		return notModelled("credit notes (is_return)")
-	}
 	if e := s.validateLinks(si, false); e != nil {
 		return e
 	}
@@ -132,6 +132,9 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 	today := s.today()
 	setDefault(si, "posting_date", today)
 	setDefault(si, "posting_time", s.now().In(ist).Format("15:04:05.000000"))
+	if cust := s.get("Customer", si.str("customer")); cust != nil {
+		setDefault(si, "currency", cust.str("default_currency"))
+	}
 	setDefault(si, "currency", companyCur)
 	if si.str("currency") == companyCur {
 		si.f["conversion_rate"] = units(1)
@@ -144,7 +147,7 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 		"update_billed_amount_in_delivery_note": int64(1), "is_debit_note": int64(0), "selling_price_list": "Standard Selling",
 		"price_list_currency": si.str("currency"), "plc_conversion_rate": si.dec("conversion_rate"), "ignore_pricing_rule": int64(0),
 		"update_stock": int64(0), "disable_rounded_total": int64(0), "apply_discount_on": "Grand Total", "is_opening": "No",
-		"debit_to": company.str("default_receivable_account"), "against_income_account": IncomeAccount, "language": "en",
+		"debit_to": s.partyAccount(si.str("customer"), company), "against_income_account": IncomeAccount, "language": "en",
 		"remarks": "No Remarks", "is_internal_customer": int64(0), "is_discounted": int64(0), "po_no": "",
 		"territory": "All Territories", "group_same_items": int64(0), "tax_category": "",
 		"use_company_roundoff_cost_center": int64(0), "total_net_weight": dec(0), "base_change_amount": dec(0),
@@ -224,12 +227,20 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 		"amount_eligible_for_commission": total, "commission_rate": dec(0), "total_commission": dec(0)} {
 		si.f[k] = v
 	}
-	si.f["in_words"] = moneyInWords(grandOrRounded, si.str("currency"))
-	si.f["base_in_words"] = moneyInWords(grandOrRounded.mul(rate).round(2), companyCur)
+	si.f["in_words"] = moneyInWords(grandOrRounded.abs(), si.str("currency")) // returns too: "INR Three Hundred only." (recording 40-*)
+	si.f["base_in_words"] = moneyInWords(grandOrRounded.mul(rate).round(2).abs(), companyCur)
+	if si.int("is_return") == 1 {
+		if e := s.validateReturn(c, si); e != nil {
+			return e
+		}
+	}
 	if si.docstatus() == 0 || draft && si.docstatus() == 1 {
 		out := grandOrRounded
 		if si.str("party_account_currency") != si.str("currency") {
 			out = grandOrRounded.mul(rate).round(2)
+		}
+		if s.returnOriginal(si) != nil {
+			out = 0
 		}
 		si.f["outstanding_amount"] = out
 	}
@@ -261,9 +272,16 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 // rounding difference to the round-off account.
 func (s *Site) applySubmitSI(c *call, si *record) {
 	rate := si.dec("conversion_rate")
+	against := si.name()
+	if orig := s.returnOriginal(si); orig != nil {
+		against = orig.name()
+		orig.f["outstanding_amount"] = orig.dec("outstanding_amount") + partyTotal(si)
+		s.touch(orig, c.user)
+		orig.f["status"] = s.siStatus(orig)
+	}
 	lines := []glLine{{account: si.str("debit_to"), partyType: "Customer", party: si.str("customer"),
 		debit:    si.dec("base_rounded_total") + b2d(si.dec("base_rounded_total") == 0)*si.dec("base_grand_total"),
-		debitAcc: si.dec("outstanding_amount"), againstType: siDT, againstNo: si.name(), against: IncomeAccount}}
+		debitAcc: partyTotal(si), againstType: siDT, againstNo: against, against: IncomeAccount}}
 	for _, it := range si.rows("items") {
 		lines = append(lines, glLine{account: it.str("income_account"), credit: it.dec("amount").mul(rate).round(2),
 			creditAcc: it.dec("amount").mul(rate).round(2), against: si.str("customer")})

@@ -31,7 +31,16 @@ type Options struct {
 	// concurrent entries can both pass V14 and over-pay an invoice. False makes
 	// the simulator re-validate under its lock at commit time.
 	NoInvoiceLock *bool
+	// SiteURL is the site's public base URL, used inside the links ERPNext puts in messages
+	// (get_link_to_form); default DefaultSiteURL, the recorded site's.
+	SiteURL string
+	// Users are further API users besides APIUser (spec §1.2), e.g. one with the System
+	// Manager role who may read Integration Requests (recordings 45-*, 54-*).
+	Users []User
 }
+
+// DefaultSiteURL is the recorded site's base URL as it appears in message links.
+const DefaultSiteURL = "http://erp.localhost:8000"
 
 // Site is one simulated ERPNext site. It is safe for concurrent use; create it
 // with New.
@@ -47,14 +56,17 @@ type Site struct {
 	series map[string]int                // series prefix incl. year → last number
 	lastTS time.Time
 
-	fmu     sync.Mutex
-	latency time.Duration
-	failN   int
-	failSt  int
-	dropN   int
-	lateN   int
-	lateD   time.Duration
-	reqLog  []RequestLog
+	fmu        sync.Mutex
+	latency    time.Duration
+	latencyMax time.Duration
+	failN      int
+	failSt     int
+	failKind   Fault
+	dropN      int
+	lateN      int
+	lateD      time.Duration
+	reqLog     []RequestLog
+	rl         rateLimit
 }
 
 // ist is the site time zone. India has had no DST since 1945, so a fixed zone
@@ -221,6 +233,7 @@ func (s *Site) setupDefaults() {
 	add("Cost Center", DefaultCompany, map[string]any{"cost_center_name": DefaultCompany, "company": DefaultCompany, "is_group": int64(1), "lft": int64(1), "rgt": int64(4)})
 	add("Cost Center", CostCenter, map[string]any{"cost_center_name": "Main", "company": DefaultCompany, "is_group": int64(0), "parent_cost_center": DefaultCompany, "lft": int64(2), "rgt": int64(3)})
 	s.addChart(add)
+	s.setupAccountsSettings()
 	t := s.now().In(ist)
 	y := t.Year()
 	if t.Month() < time.April {
@@ -245,6 +258,7 @@ Application of Funds (Assets)|G|Asset|
  Current Assets|G||
   Accounts Receivable|G||
    Debtors|||Receivable
+   Debtors USD|||Receivable
   Bank Accounts|G||Bank
    Bank Account|||Bank
    Razorpay Clearing|||Bank
@@ -356,6 +370,9 @@ func (s *Site) addChart(add func(dt, name string, fields map[string]any) *record
 		}
 		if p[3] != "" {
 			f["account_type"] = p[3]
+		}
+		if name == ReceivableUSD {
+			f["account_currency"] = "USD" // recordings 48-*, 49-*
 		}
 		add("Account", name, f)
 	}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// checkCmd validates the configuration, then the live ERPNext site and Razorpay account it
+// names, printing one line per fact: ok, warn or fail with the fix. Exit 1 when any line
+// fails (including an invalid configuration file), 0 otherwise; warnings do not fail.
+func (m *Main) checkCmd() *cobra.Command {
+	var path string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "check --config FILE [--json]",
+		Short: "Validate the configuration against the live ERPNext site and Razorpay",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := m.loadConfig(path)
+			if err != nil {
+				var ce *connector.ConfigError
+				if errors.As(err, &ce) {
+					var lines []connector.CheckLine
+					for _, p := range ce.Problems {
+						lines = append(lines, connector.CheckLine{Item: "config", Status: connector.CheckFail, Detail: p})
+					}
+					m.printCheck(connector.CheckReport{Lines: lines}, asJSON)
+					return &exitError{code: exitFailure}
+				}
+				return err
+			}
+			erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
+			if err != nil {
+				return err
+			}
+			var rzp connector.RazorpayLister
+			if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
+				c, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret, Timeout: 15 * time.Second})
+				if err != nil {
+					return err
+				}
+				rzp = c
+			}
+			rep := connector.Check(cmd.Context(), cfg, erp, rzp, time.Now())
+			m.printCheck(rep, asJSON)
+			if rep.Failed() {
+				return &exitError{code: exitFailure}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&path, "config", "", "configuration file (YAML)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
+
+func (m *Main) printCheck(rep connector.CheckReport, asJSON bool) {
+	if asJSON {
+		_ = json.NewEncoder(m.Stdout).Encode(map[string]any{"ok": !rep.Failed(), "checks": rep.Lines})
+		return
+	}
+	counts := map[string]int{}
+	for _, l := range rep.Lines {
+		counts[l.Status]++
+		fmt.Fprintf(m.Stdout, "%-4s  %-42s %s\n", l.Status, l.Item, l.Detail)
+		if l.Fix != "" && l.Status != connector.CheckOK {
+			fmt.Fprintf(m.Stdout, "      %-42s fix: %s\n", "", l.Fix)
+		}
+	}
+	fmt.Fprintf(m.Stdout, "\n%d ok, %d warn, %d fail\n", counts[connector.CheckOK], counts[connector.CheckWarn], counts[connector.CheckFail])
+}

@@ -1,0 +1,402 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+)
+
+// The events commands exit 0 when they did what was asked (a list that shows parked rows is
+// still a successful list: alerting on parked payments is the job of /metrics and
+// deploy/alerts.yml), 1 when the store fails or an ID matches nothing it can act on, and 2 on
+// usage errors.
+func (m *Main) eventsCmd() *cobra.Command {
+	var path string
+	c := &cobra.Command{
+		Use:   "events list|show|replay|dismiss --config FILE",
+		Short: "Look at inbox events, replay parked ones, dismiss those nobody should book",
+		Long: `Inbox events are the webhooks (and reconcile rows) the connector stored.
+ID is the event id (X-Razorpay-Event-Id, or reconcile:pay_…) or a business key such as pay_….`,
+	}
+	c.PersistentFlags().StringVar(&path, "config", "", "configuration file (YAML)")
+	c.AddCommand(m.eventsListCmd(&path), m.eventsShowCmd(&path), m.eventsReplayCmd(&path), m.eventsDismissCmd(&path))
+	return c
+}
+
+// openStore loads the configuration and opens the migrated store it names.
+func (m *Main) openStore(ctx context.Context, path string) (*store.DB, error) {
+	cfg, err := m.loadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, cfg.Database.Driver, cfg.Database.DSN)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// eventView is one inbox row as `events list --json` and `events show --json` print it.
+type eventView struct {
+	ID            int64           `json:"id"`
+	AccountID     string          `json:"account_id"`
+	EventID       string          `json:"event_id"`
+	Event         string          `json:"event"`
+	BusinessKey   string          `json:"business_key"`
+	Status        string          `json:"status"`
+	Attempts      int             `json:"attempts"`
+	ReceivedAt    time.Time       `json:"received_at"`
+	NextAttemptAt *time.Time      `json:"next_attempt_at,omitempty"`
+	LastError     string          `json:"last_error,omitempty"`
+	ResultDoctype string          `json:"result_doctype,omitempty"`
+	ResultName    string          `json:"result_name,omitempty"`
+	UpdatedAt     time.Time       `json:"updated_at"`
+	BodyPurged    bool            `json:"body_purged,omitempty"`
+	Body          json.RawMessage `json:"body,omitempty"`
+}
+
+func viewOf(e connector.InboxEvent, withBody bool) eventView {
+	v := eventView{ID: e.ID, AccountID: e.AccountID, EventID: e.EventID, Event: e.Event, BusinessKey: e.BusinessKey,
+		Status: e.Status, Attempts: e.Attempts, ReceivedAt: e.ReceivedAt, LastError: e.LastError,
+		ResultDoctype: e.ResultDoctype, ResultName: e.ResultName, UpdatedAt: e.UpdatedAt, BodyPurged: e.RawBody == nil}
+	if e.Status == connector.StatusPending {
+		t := e.NextAttemptAt
+		v.NextAttemptAt = &t
+	}
+	if withBody && json.Valid(e.RawBody) {
+		v.Body = e.RawBody
+	}
+	return v
+}
+
+func (m *Main) eventsListCmd(path *string) *cobra.Command {
+	var status, since string
+	var asJSON bool
+	var limit int
+	c := &cobra.Command{
+		Use:   "list [--status S] [--since T] [--limit N] [--json]",
+		Short: "List inbox events, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f := connector.EventFilter{Status: status, Limit: limit}
+			if status != "" && !knownStatus(status) {
+				return usageErr("--status %q: want one of %s", status, strings.Join(allStatuses, ", "))
+			}
+			if since != "" {
+				t, err := parseSince(since, time.Now())
+				if err != nil {
+					return usageErr("--since: %v", err)
+				}
+				f.Since = t
+			}
+			db, err := m.openStore(cmd.Context(), *path)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			rows, err := db.ListEvents(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				views := make([]eventView, 0, len(rows))
+				for _, r := range rows {
+					views = append(views, viewOf(r, false))
+				}
+				return json.NewEncoder(m.Stdout).Encode(map[string]any{"events": views, "count": len(views)})
+			}
+			printEventTable(m.Stdout, rows)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&status, "status", "", "only this status ("+strings.Join(allStatuses, ", ")+")")
+	c.Flags().StringVar(&since, "since", "", "only events received since T: RFC 3339 time, YYYY-MM-DD, or a duration back from now (36h, 7d)")
+	c.Flags().IntVar(&limit, "limit", 200, "at most N rows (0 = all)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
+
+var allStatuses = []string{connector.StatusPending, connector.StatusProcessing, connector.StatusDone, connector.StatusParked,
+	connector.StatusDead, connector.StatusSkipped, connector.StatusDismissed, connector.StatusDuplicate}
+
+func knownStatus(s string) bool {
+	for _, k := range allStatuses {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+// parseSince reads an RFC 3339 time, a date (midnight UTC) or a duration back from now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if d, err := connector.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time (2026-01-31T10:00:00Z), a date (2026-01-31) or a duration (36h, 7d)", s)
+}
+
+func printEventTable(w io.Writer, rows []connector.InboxEvent) {
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "no events")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tRECEIVED (UTC)\tSTATUS\tEVENT\tKEY\tATTEMPTS\tRESULT / REASON")
+	for _, r := range rows {
+		res := r.LastError
+		if r.ResultName != "" {
+			res = r.ResultDoctype + " " + r.ResultName
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.EventID, r.ReceivedAt.UTC().Format("2006-01-02 15:04:05"),
+			r.Status, r.Event, r.BusinessKey, r.Attempts, shorten(res, 100))
+	}
+	tw.Flush()
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// findRows resolves an ID: event id or business key, else a numeric row id.
+func findRows(ctx context.Context, db *store.DB, id string) ([]connector.InboxEvent, error) {
+	rows, err := db.FindEvents(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		if n, perr := strconv.ParseInt(strings.TrimPrefix(id, "#"), 10, 64); perr == nil {
+			ev, gerr := db.GetEvent(ctx, n)
+			if gerr == nil {
+				return []connector.InboxEvent{*ev}, nil
+			}
+		}
+		return nil, fmt.Errorf("no inbox event has event id or business key %q", id)
+	}
+	return rows, nil
+}
+
+func (m *Main) eventsShowCmd(path *string) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "show ID [--json]",
+		Short: "Show an event: raw body, attempts, last error (ERPNext's message), result",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			db, err := m.openStore(ctx, *path)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			rows, err := findRows(ctx, db, args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				views := make([]eventView, 0, len(rows))
+				for _, r := range rows {
+					views = append(views, viewOf(r, true))
+				}
+				return json.NewEncoder(m.Stdout).Encode(map[string]any{"events": views})
+			}
+			for i, r := range rows {
+				if i > 0 {
+					fmt.Fprintln(m.Stdout)
+				}
+				m.printEvent(ctx, db, r)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
+
+func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEvent) {
+	w := m.Stdout
+	field := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-16s %s\n", k+":", v)
+		}
+	}
+	field("event id", r.EventID)
+	field("row", strconv.FormatInt(r.ID, 10))
+	field("account", r.AccountID)
+	field("event", r.Event)
+	field("business key", r.BusinessKey)
+	field("status", r.Status)
+	field("attempts", strconv.Itoa(r.Attempts))
+	field("received", r.ReceivedAt.UTC().Format(time.RFC3339))
+	if r.Status == connector.StatusPending {
+		field("next attempt", r.NextAttemptAt.UTC().Format(time.RFC3339))
+	}
+	field("updated", r.UpdatedAt.UTC().Format(time.RFC3339))
+	if r.ResultName != "" {
+		field("result", r.ResultDoctype+" "+r.ResultName)
+	}
+	field("last error", r.LastError)
+	if r.BusinessKey != "" {
+		if b, err := db.GetBooking(ctx, r.BusinessKey); err == nil {
+			field("booking", fmt.Sprintf("%s %s %s %s (%s)", b.State, b.Kind, b.Doctype, b.Name, b.Invoice))
+		}
+	}
+	switch {
+	case r.RawBody == nil:
+		fmt.Fprintln(w, "body:            (purged by retention; the event can no longer be replayed)")
+	default:
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, r.RawBody, "  ", "  ") == nil {
+			fmt.Fprintf(w, "body:\n  %s\n", pretty.String())
+		} else {
+			fmt.Fprintf(w, "body (not JSON): %q\n", shorten(string(r.RawBody), 2000))
+		}
+	}
+}
+
+// replayable are the statuses a person may send back to pending.
+var replayable = map[string]bool{connector.StatusParked: true, connector.StatusDead: true,
+	connector.StatusSkipped: true, connector.StatusDismissed: true}
+
+func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
+	var status string
+	c := &cobra.Command{
+		Use:   "replay ID | --status parked",
+		Short: "Send events back to pending; booking looks up before it creates, so a replay never books twice",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 1) == (status != "") {
+				return usageErr("give either an ID or --status (e.g. --status parked)")
+			}
+			if status != "" && !replayable[status] {
+				return usageErr("--status %q: only parked, dead, skipped or dismissed events can be replayed", status)
+			}
+			ctx := cmd.Context()
+			db, err := m.openStore(ctx, *path)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			var rows []connector.InboxEvent
+			if status != "" {
+				rows, err = db.ListEvents(ctx, connector.EventFilter{Status: status})
+			} else {
+				rows, err = findRows(ctx, db, args[0])
+			}
+			if err != nil {
+				return err
+			}
+			n, refused := 0, 0
+			for _, r := range rows {
+				switch {
+				case r.RawBody == nil:
+					refused++
+					fmt.Fprintf(m.Stdout, "%s: not replayed: its body was purged by retention (reconcile re-creates a missing payment from Razorpay)\n", r.EventID)
+				case r.Status == connector.StatusPending || r.Status == connector.StatusProcessing:
+					fmt.Fprintf(m.Stdout, "%s: already %s\n", r.EventID, r.Status)
+				case !replayable[r.Status]:
+					refused++
+					fmt.Fprintf(m.Stdout, "%s: not replayed: it is %s (%s)\n", r.EventID, r.Status, shorten(firstNonEmpty(r.ResultDoctype+" "+r.ResultName, r.LastError), 120))
+				default:
+					if err := db.SetEventStatus(ctx, r.ID, connector.StatusPending, "replayed by hand (was "+r.Status+": "+shorten(r.LastError, 500)+")", time.Now()); err != nil {
+						return err
+					}
+					n++
+					fmt.Fprintf(m.Stdout, "%s: %s → pending\n", r.EventID, r.Status)
+				}
+			}
+			fmt.Fprintf(m.Stdout, "%d event(s) replayed; a running daemon books them within its poll interval\n", n)
+			if n == 0 && refused > 0 {
+				return &exitError{code: exitFailure, err: errors.New("nothing replayed")}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&status, "status", "", "replay every event with this status (parked, dead, skipped, dismissed)")
+	return c
+}
+
+func firstNonEmpty(a ...string) string {
+	for _, s := range a {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// dismissible are the statuses a person may dismiss: never a booked or in-progress one.
+var dismissible = map[string]bool{connector.StatusParked: true, connector.StatusDead: true,
+	connector.StatusPending: true, connector.StatusSkipped: true}
+
+func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
+	var why string
+	c := &cobra.Command{
+		Use:   "dismiss ID --reason TEXT",
+		Short: "Mark events dismissed: kept for the record, never booked",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(why) == "" {
+				return usageErr("--reason TEXT is required (it is kept with the event)")
+			}
+			ctx := cmd.Context()
+			db, err := m.openStore(ctx, *path)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			rows, err := findRows(ctx, db, args[0])
+			if err != nil {
+				return err
+			}
+			who := m.Getenv("USER")
+			if who == "" {
+				who = "an operator"
+			}
+			n := 0
+			for _, r := range rows {
+				if !dismissible[r.Status] {
+					fmt.Fprintf(m.Stdout, "%s: not dismissed: it is %s\n", r.EventID, r.Status)
+					continue
+				}
+				if err := db.SetEventStatus(ctx, r.ID, connector.StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), time.Now()); err != nil {
+					return err
+				}
+				n++
+				fmt.Fprintf(m.Stdout, "%s: %s → dismissed\n", r.EventID, r.Status)
+			}
+			if n == 0 {
+				return &exitError{code: exitFailure, err: errors.New("nothing dismissed")}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&why, "reason", "", "why nobody should book it (kept with the event)")
+	return c
+}

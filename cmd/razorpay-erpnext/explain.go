@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+func (m *Main) explainCmd() *cobra.Command {
+	var path, payload, paymentID string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "explain --config FILE (--payload FILE | --payment pay_ID) [--json]",
+		Short: "Show what booking a payment would do, reading ERPNext only (a dry run)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (payload == "") == (paymentID == "") {
+				return usageErr("give exactly one of --payload FILE or --payment pay_ID")
+			}
+			cfg, err := m.loadConfig(path)
+			if err != nil {
+				return err
+			}
+			erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
+			if err != nil {
+				return err
+			}
+			opts := connector.Options{Config: cfg, ERP: erp, Log: zerolog.Nop()}
+			var rzp *razorpay.Client
+			if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
+				if rzp, err = razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret}); err != nil {
+					return err
+				}
+				opts.Razorpay = rzp
+			}
+			conn, err := connector.New(opts)
+			if err != nil {
+				return err
+			}
+			var ev *razorpay.Event
+			if payload != "" {
+				raw, err := os.ReadFile(payload)
+				if err != nil {
+					return err
+				}
+				if ev, err = razorpay.ParseEvent(raw); err != nil {
+					return fmt.Errorf("%s: %w", payload, err)
+				}
+			} else {
+				if rzp == nil {
+					return usageErr("--payment needs razorpay.key_id and razorpay.key_secret in the configuration")
+				}
+				p, err := rzp.GetPayment(cmd.Context(), paymentID)
+				if err != nil {
+					return err
+				}
+				ev = &razorpay.Event{Entity: "event", Event: "payment.captured", AccountID: cfg.Razorpay.AccountID, Payment: p, CreatedAt: p.CreatedAt}
+			}
+			x, err := conn.Explain(cmd.Context(), ev)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := json.NewEncoder(m.Stdout).Encode(x); err != nil {
+					return err
+				}
+			} else {
+				printExplanation(m.Stdout, x)
+			}
+			if x.Action == connector.ExplainPark {
+				return &exitError{code: exitParked}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&path, "config", "", "configuration file (YAML)")
+	f.StringVar(&payload, "payload", "", "a webhook body (JSON file) to explain")
+	f.StringVar(&paymentID, "payment", "", "a Razorpay payment id to fetch and explain")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
+
+func printExplanation(w io.Writer, x *connector.Explanation) {
+	fmt.Fprintf(w, "%s %s → %s", x.Event, x.Key, strings.ToUpper(x.Action))
+	if x.Existing != "" {
+		fmt.Fprintf(w, " %s", x.Existing)
+	}
+	fmt.Fprintln(w)
+	if x.Reason != "" {
+		fmt.Fprintf(w, "  %s\n", x.Reason)
+	}
+	if len(x.Fields) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, f := range x.Fields {
+		fmt.Fprintf(w, "  %-32s %s\n  %-32s   ← %s\n", f.Field, f.Value, "", f.Source)
+	}
+	if x.Action == connector.ExplainCreate {
+		fmt.Fprintln(w, "\n  Nothing was written. `serve` would insert this entry with docstatus 1.")
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+)
+
+// configFile writes a configuration for e's simulator and returns its path and environment.
+func (e *env) configFile(extra string) (string, map[string]string) {
+	e.t.Helper()
+	dir := e.t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	cfg := `
+database: {driver: sqlite, dsn: ` + filepath.Join(dir, "store.db") + `}
+razorpay: {webhook_secrets: ["${WH}"], account_id: ` + testAccount + `}
+erpnext: {url: "` + e.erp.URL + `", api_key: "${ERPNEXT_API_KEY}", api_secret: "${ERPNEXT_API_SECRET}"}
+mapping: {company: "` + erpnextsim.DefaultCompany + `"}
+` + extra
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+	return path, map[string]string{"WH": testWebhook, "ERPNEXT_API_KEY": testKey, "ERPNEXT_API_SECRET": testSecret}
+}
+
+// Explain on every sample payload prints a plan or a reason and writes nothing anywhere.
+func TestExplainSamplePayloadsWritesNothing(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	if err := e.site.AddCustomer("CUST-00042"); err != nil {
+		t.Fatal(err)
+	}
+	inv := e.newInvoice("CUST-00042", "1180.00")
+	if inv != "ACC-SINV-2026-00002" {
+		t.Fatalf("invoice %s", inv) // the env's own invoice is 00001
+	}
+	path, envv := e.configFile("")
+	samples, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "reference", "razorpay-payloads", "*.json"))
+	if len(samples) < 10 {
+		t.Fatalf("found %d sample payloads", len(samples))
+	}
+	before := len(e.site.Docs("Payment Entry"))
+	actions := map[string]string{}
+	for _, f := range samples {
+		code, out, errs := run(t, envv, "explain", "--config", path, "--payload", f, "--json")
+		if code != exitOK && code != exitParked {
+			t.Errorf("%s: exit %d: %s", filepath.Base(f), code, errs)
+			continue
+		}
+		var x connector.Explanation
+		if err := json.Unmarshal([]byte(out), &x); err != nil {
+			t.Errorf("%s: %v: %s", filepath.Base(f), err, out)
+			continue
+		}
+		if x.Action == "" || (x.Action != connector.ExplainCreate && x.Reason == "") {
+			t.Errorf("%s: explanation %+v has no action or reason", filepath.Base(f), x)
+		}
+		if (code == exitParked) != (x.Action == connector.ExplainPark) {
+			t.Errorf("%s: exit %d for action %s", filepath.Base(f), code, x.Action)
+		}
+		actions[filepath.Base(f)] = x.Action
+	}
+	// The one sample naming an existing invoice plans an entry; the netbanking one names none.
+	if actions["payment.captured--notes-invoice.json"] != connector.ExplainPark && actions["payment.captured--notes-invoice.json"] != connector.ExplainCreate {
+		t.Errorf("notes-invoice sample: %s", actions["payment.captured--notes-invoice.json"])
+	}
+	if actions["payment.captured.json"] != connector.ExplainPark || actions["settlement.processed.json"] != connector.ExplainSkip {
+		t.Errorf("actions %v", actions)
+	}
+	if after := len(e.site.Docs("Payment Entry")); after != before {
+		t.Errorf("explain created %d Payment Entries", after-before)
+	}
+	for _, r := range e.site.Requests() {
+		write := r.Method != http.MethodGet && !strings.HasSuffix(r.Path, ".get_payment_entry")
+		if write || r.Committed {
+			t.Errorf("explain sent a write: %s %s", r.Method, r.Path)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "store.db")); err == nil {
+		t.Error("explain created the store")
+	}
+}
+
+func TestExplainShowsEveryFieldAndItsSource(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	inv := e.newInvoice("Test Customer", "1180.00")
+	path, envv := e.configFile("")
+	body := envelope(t, "payment.captured", "payment", capture("pay_T3stExplain001", 118000, map[string]any{"fee": 2360, "tax": 360, "notes": map[string]any{"invoice": inv}}))
+	f := filepath.Join(t.TempDir(), "p.json")
+	os.WriteFile(f, body, 0o600)
+	code, out, errs := run(t, envv, "explain", "--config", path, "--payload", f)
+	if code != exitOK {
+		t.Fatalf("exit %d %s %s", code, out, errs)
+	}
+	for _, want := range []string{"CREATE", "reference_no", "pay_T3stExplain001", "posting_date", "mapping.timezone Asia/Kolkata",
+		"paid_to", erpnextsim.RazorpayClearing, "default account of Mode of Payment Razorpay", "INR 1180.00", "notes.invoice of the payment", "Nothing was written"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain output lacks %q:\n%s", want, out)
+		}
+	}
+	if len(e.site.Docs("Payment Entry")) != 0 {
+		t.Error("explain wrote an entry")
+	}
+}

@@ -1,0 +1,120 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// MethodAddComment is Frappe's desk method that adds a Comment to a document. A plain POST
+// /api/resource/Comment is refused to an API user without System Manager; this method needs
+// only read permission on the document (reference/erpnext-recorded 51-*).
+const MethodAddComment = "frappe.desk.form.utils.add_comment"
+
+// commentBy is the author name shown on comments the connector leaves.
+const commentBy = "Razorpay connector"
+
+// namedInvoices returns the Sales Invoice names an event's payment points at, in the
+// configured order (notes, order receipt, payment link reference); nil when the body is gone
+// or names none.
+func (c *Connector) namedInvoices(ev *InboxEvent) []mapping.Candidate {
+	if len(ev.RawBody) == 0 {
+		return nil
+	}
+	e, err := razorpay.ParseEvent(ev.RawBody)
+	if err != nil || e.Payment == nil {
+		return nil
+	}
+	return mapping.InvoiceCandidates(mapping.Rules{InvoiceFrom: c.cfg.Mapping.InvoiceFrom}, e.Payment, e.Order, e.PaymentLink)
+}
+
+// afterPark runs once an event is recorded as parked. With mapping.comment_on_park it leaves a
+// Comment on the Sales Invoice the payment names, when that invoice exists, so an accountant
+// working in ERPNext sees the parked payment and its reason. Failures are logged and counted,
+// never retried: the event itself is already recorded.
+func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
+	if !c.cfg.Mapping.CommentOnPark || c.erp == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.ERPNext.Timeout.D()+time.Second)
+	defer cancel()
+	invoice, err := c.existingInvoice(ctx, c.namedInvoices(ev))
+	if err != nil || invoice == "" {
+		if err != nil {
+			c.metrics.comments.WithLabelValues("failed").Inc()
+			c.log.Warn().Str("event_id", ev.EventID).Str("reason", reason(err)).Msg("comment on park: invoice lookup failed")
+		}
+		return
+	}
+	content := fmt.Sprintf("Razorpay payment %s was not booked (parked by razorpay-erpnext): %s. "+
+		"After fixing it, run: razorpay-erpnext events replay %s — or dismiss it with: razorpay-erpnext events dismiss %s --reason TEXT",
+		ev.BusinessKey, o.LastError, ev.EventID, ev.EventID)
+	err = c.erp.Call(ctx, MethodAddComment, map[string]any{
+		"reference_doctype": frappe.DoctypeSalesInvoice, "reference_name": invoice, "content": content,
+		"comment_email": c.commentEmail(ctx), "comment_by": commentBy,
+	}, nil)
+	l := c.log.Info()
+	if err != nil {
+		c.metrics.comments.WithLabelValues("failed").Inc()
+		l = c.log.Warn().Str("reason", reason(err))
+	} else {
+		c.metrics.comments.WithLabelValues("added").Inc()
+	}
+	l.Str("event_id", ev.EventID).Str("payment_id", ev.BusinessKey).Str("invoice", invoice).Bool("added", err == nil).Msg("comment on parked payment")
+}
+
+// commentEmail is the API user's id (frappe.auth.get_logged_user), cached; "razorpay-erpnext"
+// when the site does not say.
+func (c *Connector) commentEmail(ctx context.Context) string {
+	c.mu.Lock()
+	user := c.apiUser
+	c.mu.Unlock()
+	if user != "" {
+		return user
+	}
+	if err := c.erp.Call(ctx, frappe.MethodGetLoggedUser, nil, &user); err != nil || user == "" {
+		return "razorpay-erpnext"
+	}
+	c.mu.Lock()
+	c.apiUser = user
+	c.mu.Unlock()
+	return user
+}
+
+// outcomeInvoice is the invoice a log line names: the one the booking was allocated to when the
+// event was booked, else the first one the payment names ("" when none).
+func (c *Connector) outcomeInvoice(ev *InboxEvent, o Outcome) string {
+	if (o.Status == StatusDone || o.Status == StatusDuplicate) && ev.BusinessKey != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if b, err := c.store.GetBooking(ctx, ev.BusinessKey); err == nil && b.Invoice != "" {
+			return b.Invoice
+		}
+	}
+	if cands := c.namedInvoices(ev); len(cands) > 0 {
+		return cands[0].Name
+	}
+	return ""
+}
+
+// existingInvoice returns the first candidate that exists as a Sales Invoice ("" when none).
+func (c *Connector) existingInvoice(ctx context.Context, cands []mapping.Candidate) (string, error) {
+	for _, cand := range cands {
+		var si struct {
+			Name string `json:"name"`
+		}
+		err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, cand.Name, &si)
+		if frappe.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return si.Name, nil
+	}
+	return "", nil
+}

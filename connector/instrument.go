@@ -1,0 +1,110 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// instrumentedERP decorates an ERPNext with request duration and error metrics. Methods the
+// ERPNext interface gains later pass through uninstrumented through the embedded value.
+type instrumentedERP struct {
+	ERPNext
+	m *metrics
+}
+
+func (e instrumentedERP) observe(op, doctype string, write bool, started time.Time, err error) {
+	e.m.erpDuration.WithLabelValues(op, doctype).Observe(time.Since(started).Seconds())
+	if err != nil {
+		e.m.erpErrors.WithLabelValues(op, erpClass(err, write)).Inc()
+	}
+}
+
+// List implements ERPNext.
+func (e instrumentedERP) List(ctx context.Context, doctype string, opt frappe.ListOptions, out any) error {
+	t := time.Now()
+	err := e.ERPNext.List(ctx, doctype, opt, out)
+	e.observe("list", doctype, false, t, err)
+	return err
+}
+
+// Get implements ERPNext.
+func (e instrumentedERP) Get(ctx context.Context, doctype, name string, out any) error {
+	t := time.Now()
+	err := e.ERPNext.Get(ctx, doctype, name, out)
+	e.observe("get", doctype, false, t, err)
+	return err
+}
+
+// Insert implements ERPNext.
+func (e instrumentedERP) Insert(ctx context.Context, doctype string, doc any, out any) error {
+	t := time.Now()
+	err := e.ERPNext.Insert(ctx, doctype, doc, out)
+	e.observe("insert", doctype, true, t, err)
+	return err
+}
+
+// Update implements ERPNext.
+func (e instrumentedERP) Update(ctx context.Context, doctype, name string, fields any, out any) error {
+	t := time.Now()
+	err := e.ERPNext.Update(ctx, doctype, name, fields, out)
+	e.observe("update", doctype, true, t, err)
+	return err
+}
+
+// Call implements ERPNext. The doctype label holds the method's last dotted part.
+func (e instrumentedERP) Call(ctx context.Context, method string, args any, out any) error {
+	t := time.Now()
+	err := e.ERPNext.Call(ctx, method, args, out)
+	short := method
+	if i := strings.LastIndexByte(method, '.'); i >= 0 {
+		short = method[i+1:]
+	}
+	e.observe("call", short, true, t, err)
+	return err
+}
+
+// erpClass names the class of an ERPNext failure for metrics.
+func erpClass(err error, write bool) string {
+	var fe *frappe.Error
+	if errors.As(err, &fe) {
+		switch {
+		case fe.Status == 429:
+			return "rate_limited"
+		case fe.Status >= 500 && !(write && fe.NonJSON):
+			return "server"
+		}
+	}
+	var te *frappe.TransportError
+	if errors.As(err, &te) && (!write || te.BeforeSend) {
+		return "transport"
+	}
+	return errorClass(err, write)
+}
+
+// razorpayClass names the class of a Razorpay failure for metrics.
+func razorpayClass(err error) string {
+	var ae *razorpay.APIError
+	var te *razorpay.TransportError
+	switch {
+	case errors.As(err, &te):
+		return "transport"
+	case razorpay.IsAuthFault(err):
+		return "auth"
+	case razorpay.IsNotFound(err):
+		return "not_found"
+	case errors.As(err, &ae) && ae.Status == 429:
+		return "rate_limited"
+	case errors.As(err, &ae) && ae.Status >= 500:
+		return "server"
+	case errors.As(err, &ae):
+		return "rejected"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return "other"
+}

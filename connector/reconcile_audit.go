@@ -1,0 +1,120 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+)
+
+// auditChunk is how many names one ERPNext list call asks about.
+const auditChunk = 100
+
+// audit reports, without changing anything: submitted Payment Entries of the configured Mode of
+// Payment posted since the listed range's start that share one reference_no (compared with
+// exact case, spec/erpnext.md §3.6: ERPNext never checks), and bookings made since then whose
+// ERPNext document is cancelled or gone. Failures become warnings: the audit never stops a run.
+func (r *reconcileRun) audit(ctx context.Context) {
+	r.progress("audit", 0, 0)
+	if err := r.auditDuplicateReferences(ctx); err != nil {
+		r.warn("audit of duplicate reference_no skipped: %v", err)
+	}
+	if err := r.auditCancelledBookings(ctx); err != nil {
+		r.warn("audit of cancelled bookings skipped: %v", err)
+	}
+}
+
+func (r *reconcileRun) auditDuplicateReferences(ctx context.Context) error {
+	var rows []struct {
+		Name        string `json:"name"`
+		ReferenceNo string `json:"reference_no"`
+	}
+	err := r.c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
+		Fields: []string{"name", "reference_no"},
+		Filters: []frappe.Filter{
+			{"docstatus", "=", frappe.DocstatusSubmitted},
+			{"payment_type", "=", "Receive"},
+			{"mode_of_payment", "=", r.c.cfg.Mapping.ModeOfPayment},
+			{"posting_date", ">=", r.rep.ListedFrom.In(r.c.loc).Format("2006-01-02")},
+		},
+		OrderBy: "creation asc",
+		All:     true,
+	}, &rows)
+	if err != nil {
+		return err
+	}
+	byRef := map[string][]string{}
+	for _, row := range rows {
+		if ref := row.ReferenceNo; ref != "" {
+			byRef[ref] = append(byRef[ref], row.Name)
+		}
+	}
+	refs := make([]string, 0, len(byRef))
+	for ref, names := range byRef {
+		if len(names) > 1 {
+			refs = append(refs, ref)
+		}
+	}
+	sort.Strings(refs)
+	for _, ref := range refs {
+		names := byRef[ref]
+		r.rep.Anomalies = append(r.rep.Anomalies, Anomaly{Kind: AnomalyDuplicateReference, Documents: names,
+			Detail: fmt.Sprintf("%d submitted Payment Entries share reference_no %s: %s; cancel the extra one in ERPNext if the money arrived once",
+				len(names), ref, strings.Join(names, ", "))})
+	}
+	return nil
+}
+
+func (r *reconcileRun) auditCancelledBookings(ctx context.Context) error {
+	bookings, err := r.c.store.ListBookings(ctx, r.rep.ListedFrom)
+	if err != nil {
+		return err
+	}
+	byName := map[string]Booking{}
+	var names []string
+	for _, b := range bookings {
+		if b.Doctype != frappe.DoctypePaymentEntry || b.Name == "" {
+			continue
+		}
+		byName[b.Name] = b
+		names = append(names, b.Name)
+	}
+	for start := 0; start < len(names); start += auditChunk {
+		chunk := names[start:min(start+auditChunk, len(names))]
+		var rows []struct {
+			Name      string `json:"name"`
+			Docstatus int    `json:"docstatus"`
+		}
+		err := r.c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
+			Fields:  []string{"name", "docstatus"},
+			Filters: []frappe.Filter{{"name", "in", chunk}},
+			All:     true,
+		}, &rows)
+		if err != nil {
+			return err
+		}
+		state := map[string]int{}
+		for _, row := range rows {
+			state[row.Name] = row.Docstatus
+		}
+		for _, name := range chunk {
+			b := byName[name]
+			ds, found := state[name]
+			what := ""
+			switch {
+			case !found:
+				what = "deleted"
+			case ds == frappe.DocstatusCancelled:
+				what = "cancelled"
+			default:
+				continue
+			}
+			r.rep.Anomalies = append(r.rep.Anomalies, Anomaly{Kind: AnomalyBookingCancelled, Documents: []string{name},
+				Detail: fmt.Sprintf("%s %s booked for %s was %s in ERPNext; it is not re-booked automatically (replay the event after checking the money)",
+					b.Doctype, name, b.BusinessKey, what)})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,200 @@
+package connector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// integrationRequest is the part of a Frappe Integration Request the sweep reads
+// (spec/erpnext.md §5.1). Data is JSON text (or, from some serialisers, a JSON object).
+type integrationRequest struct {
+	Name             string          `json:"name"`
+	Status           string          `json:"status"`
+	Data             json.RawMessage `json:"data"`
+	ReferenceDoctype string          `json:"reference_doctype"`
+	ReferenceDocname string          `json:"reference_docname"`
+	Modified         string          `json:"modified"`
+}
+
+// irData is what the payments app merges into an Integration Request's data
+// (spec/erpnext.md §5.2): the Razorpay payment id and the document paid.
+type irData struct {
+	PaymentID        string `json:"razorpay_payment_id"`
+	ReferenceDoctype string `json:"reference_doctype"`
+	ReferenceDocname string `json:"reference_docname"`
+}
+
+// frappeTime is how Frappe writes datetimes in filters and `modified` (the site's time zone).
+const frappeTime = "2006-01-02 15:04:05.000000"
+
+// capturer is the optional capture call of the Razorpay client (razorpay.Client.Capture), used
+// only with reconcile.capture_authorized.
+type capturer interface {
+	Capture(ctx context.Context, paymentID string, amount int64, currency string) (*razorpay.Payment, error)
+}
+
+// sweepIntegrationRequests reads the Integration Requests of service Razorpay modified in the
+// window, in status Queued, Authorized or Completed, whose data names a razorpay_payment_id
+// (ERPNext's own checkout; it books nothing for guests, spec/erpnext.md §5.4). Nothing is ever
+// written to an Integration Request. A payment not yet booked or queued is fetched from
+// Razorpay: captured → queued with its Payment Request in notes.payment_request; authorized for
+// longer than reconcile.authorized_age → reported (captured first only with
+// reconcile.capture_authorized). A 403 or 501 from ERPNext (the API user lacks System Manager
+// read, or the site does not have the doctype) skips the sweep with a warning.
+func (r *reconcileRun) sweepIntegrationRequests(ctx context.Context) error {
+	var irs []integrationRequest
+	err := r.c.erp.List(ctx, frappe.DoctypeIntegrationRequest, frappe.ListOptions{
+		Fields: []string{"name", "status", "data", "reference_doctype", "reference_docname", "modified"},
+		Filters: []frappe.Filter{
+			{"integration_request_service", "=", "Razorpay"},
+			{"status", "in", []string{"Queued", "Authorized", "Completed"}},
+			{"modified", ">=", r.rep.WindowFrom.In(r.c.loc).Format(frappeTime)},
+			{"modified", "<=", r.rep.WindowTo.In(r.c.loc).Format(frappeTime)},
+		},
+		OrderBy: "modified asc",
+		All:     true,
+	}, &irs)
+	if err != nil {
+		var fe *frappe.Error
+		if errors.As(err, &fe) && (fe.Status == http.StatusForbidden || fe.Status == http.StatusNotImplemented) {
+			r.warn("Integration Request sweep skipped: ERPNext answered %d (%s); give the API user read access to Integration Request (System Manager) or set reconcile.integration_requests: false",
+				fe.Status, fe.Message())
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.warn("Integration Request sweep skipped: %v", err)
+		return nil
+	}
+	for i, ir := range irs {
+		r.progress("integration requests", i+1, len(irs))
+		if err := r.integrationRequest(ctx, ir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *reconcileRun) integrationRequest(ctx context.Context, ir integrationRequest) error {
+	d, ok := parseIRData(ir.Data)
+	if !ok {
+		r.warn("Integration Request %s: data is not JSON; skipped", ir.Name)
+		return nil
+	}
+	if d.PaymentID == "" {
+		return nil // checkout not completed: nothing was paid
+	}
+	pr := ""
+	switch {
+	case ir.ReferenceDoctype == frappe.DoctypePaymentRequest:
+		pr = ir.ReferenceDocname
+	case d.ReferenceDoctype == frappe.DoctypePaymentRequest:
+		pr = d.ReferenceDocname
+	}
+	base := ReconcileItem{Kind: itemPayment, ID: d.PaymentID, Source: sourceIntegrationRequest, IntegrationRequest: ir.Name, PaymentRequest: pr}
+	if r.handled[d.PaymentID] {
+		return nil // a second Integration Request naming the same payment
+	}
+	cov, _, _, err := r.cover(ctx, d.PaymentID, receiptEvents)
+	if err != nil {
+		return err
+	}
+	if cov != uncovered {
+		r.rep.IntegrationRequests.Scanned++
+		_, _, err := r.judge(ctx, base, receiptEvents)
+		return err
+	}
+	var p *razorpay.Payment
+	err = r.retry(ctx, "get payment "+d.PaymentID, func() (err error) {
+		p, err = r.c.rzp.GetPayment(ctx, d.PaymentID)
+		return err
+	})
+	if razorpay.IsNotFound(err) {
+		r.warn("Integration Request %s names payment %s, which Razorpay does not know (test and live keys see different data)", ir.Name, d.PaymentID)
+		return nil
+	}
+	if err != nil {
+		if razorpay.IsAuthFault(err) || ctx.Err() != nil {
+			return err
+		}
+		r.warn("Integration Request %s: %v", ir.Name, err)
+		return nil
+	}
+	if p.Status == "authorized" {
+		if p, err = r.authorized(ctx, base, p); err != nil || p == nil {
+			return err
+		}
+	}
+	if !captured(p) {
+		return nil // failed or created: nothing to book
+	}
+	return r.payment(ctx, p, sourceIntegrationRequest, ir.Name, pr)
+}
+
+// authorized reports a payment left authorized past reconcile.authorized_age, or captures it
+// when reconcile.capture_authorized is on (never in a dry run). It returns the captured payment,
+// or nil when there is nothing to book.
+func (r *reconcileRun) authorized(ctx context.Context, it ReconcileItem, p *razorpay.Payment) (*razorpay.Payment, error) {
+	it.AmountMinor, it.Currency, it.CreatedAt = p.Amount, p.Currency, time.Unix(p.CreatedAt, 0).UTC()
+	age := r.c.now().Sub(it.CreatedAt)
+	if age < r.c.cfg.Reconcile.AuthorizedAge.D() {
+		return nil, nil // ERPNext's scheduler captures within minutes
+	}
+	it.Status = "authorized"
+	it.Reason = fmt.Sprintf("authorized %s ago and not captured; Razorpay refunds it automatically 3 days after authorisation. Capture it in the Dashboard, or set reconcile.capture_authorized: true",
+		age.Truncate(time.Minute))
+	cp, canCapture := r.c.rzp.(capturer)
+	switch {
+	case r.c.cfg.Reconcile.CaptureAuthorized && canCapture && r.req.DryRun:
+		it.Reason = "would capture: " + it.Reason
+	case r.c.cfg.Reconcile.CaptureAuthorized && canCapture:
+		got, err := cp.Capture(ctx, p.ID, p.Amount, p.Currency)
+		if err == nil {
+			return got, nil
+		}
+		it.Reason = fmt.Sprintf("capture failed: %v", err)
+	}
+	r.rep.IntegrationRequests.Scanned++
+	r.handled[p.ID] = true
+	r.rep.Authorized = append(r.rep.Authorized, it)
+	return nil, nil
+}
+
+// parseIRData reads an Integration Request's data: JSON text in a string (as Frappe stores it)
+// or a JSON object.
+func parseIRData(raw json.RawMessage) (irData, bool) {
+	var d irData
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "null" {
+		return d, true
+	}
+	if strings.HasPrefix(s, `"`) {
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return d, false
+		}
+		if strings.TrimSpace(text) == "" {
+			return d, true
+		}
+		raw = json.RawMessage(text)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return d, false
+	}
+	str := func(k string) string {
+		v, _ := m[k].(string)
+		return strings.TrimSpace(v)
+	}
+	d.PaymentID, d.ReferenceDoctype, d.ReferenceDocname = str("razorpay_payment_id"), str("reference_doctype"), str("reference_docname")
+	return d, true
+}

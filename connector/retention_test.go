@@ -1,0 +1,89 @@
+package connector_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+// Raw bodies of final rows older than retention.raw_bodies are purged; the row and its outcome
+// stay, and a row still waiting to be booked keeps its body.
+func TestRetentionPurgesRawBodies(t *testing.T) {
+	db := sqliteStore(t)
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	cfg := intakeConfig()
+	cfg.Retention.RawBodies = connector.Duration(90 * 24 * time.Hour)
+	c, err := connector.New(connector.Options{Config: cfg, Store: db, Log: zerolog.Nop(), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	insert := func(id, status string, age time.Duration) int64 {
+		e := &connector.InboxEvent{AccountID: "acc_1", EventID: id, Event: "payment.captured", BusinessKey: "pay_" + id,
+			RawBody: []byte(`{"email":"customer@example.com","contact":"+919000000001"}`), ReceivedAt: now.Add(-age)}
+		if _, err := db.InsertEvent(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		if status != connector.StatusPending {
+			if err := db.SetEventStatus(ctx, e.ID, status, status+" reason", now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return e.ID
+	}
+	oldDone := insert("old_done", connector.StatusDone, 91*24*time.Hour)
+	oldParked := insert("old_parked", connector.StatusParked, 100*24*time.Hour)
+	oldPending := insert("old_pending", connector.StatusPending, 100*24*time.Hour)
+	young := insert("young", connector.StatusDone, 89*24*time.Hour)
+
+	n, err := c.PurgeRawBodies(ctx)
+	if err != nil || n != 2 {
+		t.Fatalf("PurgeRawBodies = %d, %v; want 2", n, err)
+	}
+	for id, wantBody := range map[int64]bool{oldDone: false, oldParked: false, oldPending: true, young: true} {
+		ev, err := db.GetEvent(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (ev.RawBody != nil) != wantBody {
+			t.Errorf("event %s: body kept %v, want %v", ev.EventID, ev.RawBody != nil, wantBody)
+		}
+		if ev.LastError == "" && ev.Status != connector.StatusPending {
+			t.Errorf("event %s lost its outcome", ev.EventID)
+		}
+	}
+	if got := counterValue(t, c, connector.MetricRawBodiesPurged); got != 2 {
+		t.Errorf("%s = %v, want 2", connector.MetricRawBodiesPurged, got)
+	}
+	// The ticker used by serve purges at start.
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { c.RunRetention(rctx, time.Hour); close(done) }()
+	cancel()
+	<-done
+}
+
+// counterValue gathers the connector's registry and returns the first sample of counter name.
+func counterValue(t *testing.T, c *connector.Connector, name string) float64 {
+	t.Helper()
+	mfs, err := c.Metrics().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	names := []string{}
+	for _, mf := range mfs {
+		names = append(names, mf.GetName())
+	}
+	t.Fatalf("%s not gathered (have %s)", name, strings.Join(names, ", "))
+	return 0
+}

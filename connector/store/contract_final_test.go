@@ -1,0 +1,53 @@
+package store_test
+
+import (
+	"testing"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+func init() { bookingCases = append(bookingCases, finalCases...) }
+
+var finalCases = []contractCase{
+	{"VoidBookingIsNeverClaimed", func(t *testing.T, b backend) {
+		db := b.fresh(t)
+		if err := db.VoidBooking(ctx, connector.Booking{BusinessKey: "rfnd_A", Kind: connector.KindRefund}, t0); err != nil {
+			t.Fatal(err)
+		}
+		row, claimed, err := db.ClaimBooking(ctx, newBooking("rfnd_A", "w1", t0.Add(-1)), t0.Add(48*3600e9))
+		if err != nil || claimed || row.State != connector.BookingVoid {
+			t.Fatalf("claim of a void row: %+v claimed=%v err=%v", row, claimed, err)
+		}
+	}},
+	{"VoidBookingKeepsTheCancelledEntry", func(t *testing.T, b backend) {
+		db := b.fresh(t)
+		claimBooking(t, db, newBooking("rfnd_B", "w1", t0.Add(60e9)), t0, true)
+		if err := db.FinishBooking(ctx, booked("rfnd_B", "ACC-PAY-2026-00009"), t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.VoidBooking(ctx, connector.Booking{BusinessKey: "rfnd_B"}, t0); err != nil {
+			t.Fatal(err)
+		}
+		row, err := db.GetBooking(ctx, "rfnd_B")
+		if err != nil || row.State != connector.BookingVoid || row.Name != "ACC-PAY-2026-00009" {
+			t.Fatalf("row %+v err %v: want void keeping ACC-PAY-2026-00009", row, err)
+		}
+	}},
+	{"BookingsForDocument", func(t *testing.T, b backend) {
+		db := b.fresh(t)
+		for _, k := range []string{"pay_B", "pay_A"} {
+			claimBooking(t, db, newBooking(k, "w1", t0.Add(60e9)), t0, true)
+		}
+		if err := db.FinishBooking(ctx, booked("pay_A", "ACC-PAY-2026-00001"), t0); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.BookingsForDocument(ctx, "Payment Entry", "ACC-PAY-2026-00001")
+		if err != nil || len(rows) != 1 || rows[0].BusinessKey != "pay_A" {
+			t.Fatalf("rows %+v err %v", rows, err)
+		}
+		rows, err = db.BookingsForDocument(ctx, "Payment Entry", "ACC-PAY-2026-99999")
+		if err != nil || len(rows) != 0 {
+			t.Fatalf("rows %+v err %v, want none", rows, err)
+		}
+	}},
+}

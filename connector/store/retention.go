@@ -1,0 +1,48 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+var _ connector.RetentionStore = (*DB)(nil)
+
+// PurgeRawBodies sets raw_body to NULL on rows received before cutoff whose status is final
+// (anything but pending and processing) and that still hold a body; the rest of the row stays
+// (DESIGN.md §7 retention.raw_bodies). It returns how many rows changed.
+func (d *DB) PurgeRawBodies(ctx context.Context, cutoff time.Time) (int, error) {
+	n, err := d.exec(ctx, "purge raw bodies",
+		`UPDATE inbox SET raw_body = NULL, updated_at = ?
+		WHERE received_at < ? AND raw_body IS NOT NULL AND status NOT IN (?, ?)`,
+		d.arg(d.now()), d.arg(cutoff), connector.StatusPending, connector.StatusProcessing)
+	return int(n), err
+}
+
+// OldestPending returns received_at of the oldest row that is pending or processing.
+func (d *DB) OldestPending(ctx context.Context) (time.Time, bool, error) {
+	var t nullTime
+	err := d.db.GetContext(ctx, &t, `SELECT MIN(received_at) FROM inbox WHERE status IN (?, ?)`,
+		connector.StatusPending, connector.StatusProcessing)
+	if err != nil {
+		return time.Time{}, false, d.unavailable("oldest pending event", err)
+	}
+	if t.Time == nil {
+		return time.Time{}, false, nil
+	}
+	return *t.Time, true, nil
+}
+
+// LastReconcileSuccess returns the latest finished_at of reconcile_runs with an empty error.
+func (d *DB) LastReconcileSuccess(ctx context.Context) (time.Time, bool, error) {
+	var t nullTime
+	err := d.db.GetContext(ctx, &t, `SELECT MAX(finished_at) FROM reconcile_runs WHERE finished_at IS NOT NULL AND error = ''`)
+	if err != nil {
+		return time.Time{}, false, d.unavailable("last reconcile success", err)
+	}
+	if t.Time == nil {
+		return time.Time{}, false, nil
+	}
+	return *t.Time, true, nil
+}

@@ -1,0 +1,98 @@
+package erpnextsim
+
+import (
+	"crypto/subtle"
+	"slices"
+)
+
+// Roles the simulator's permission table knows (Frappe role names).
+const (
+	RoleSystemManager   = "System Manager"
+	RoleAccountsUser    = "Accounts User"
+	RoleAccountsManager = "Accounts Manager"
+	RoleSalesUser       = "Sales User"
+	RoleSalesManager    = "Sales Manager"
+)
+
+// User is an API user of the site besides APIUser (Options.Users): token key:secret
+// authenticates as Email with Roles. Recordings 29-limited-user-* use a user with only
+// RoleSalesUser; 45-* and 54-* a System Manager.
+type User struct {
+	Email  string   // user id, e.g. "sysmgr@example.com"
+	Key    string   // API key
+	Secret string   // API secret
+	Roles  []string // e.g. []string{RoleSystemManager, RoleAccountsUser}
+}
+
+// apiUserRoles are APIUser's roles (recorded site README, "Site data").
+var apiUserRoles = []string{RoleAccountsUser, RoleAccountsManager, RoleSalesUser, RoleSalesManager}
+
+// lookupUser returns the user for an API key/secret pair, "" when none matches.
+func (s *Site) lookupUser(key, secret string) string {
+	match := func(k, sec string) bool {
+		return k != "" && subtle.ConstantTimeCompare([]byte(key), []byte(k)) == 1 &&
+			subtle.ConstantTimeCompare([]byte(secret), []byte(sec)) == 1
+	}
+	if match(s.opt.APIKey, s.opt.APISecret) {
+		return APIUser
+	}
+	for _, u := range s.opt.Users {
+		if match(u.Key, u.Secret) {
+			return u.Email
+		}
+	}
+	return ""
+}
+
+func (s *Site) roles(user string) []string {
+	if user == APIUser {
+		return apiUserRoles
+	}
+	for _, u := range s.opt.Users {
+		if u.Email == user {
+			return u.Roles
+		}
+	}
+	return nil
+}
+
+// docPerms is the role permission table of the modelled doctypes (from each doctype's JSON
+// "permissions", reduced to read and create): roles that may read, roles that may create.
+// Doctypes not listed are readable and creatable by any logged-in user with a role.
+var docPerms = map[string]struct{ read, create []string }{
+	"Payment Entry":       {read: []string{RoleAccountsUser, RoleAccountsManager}, create: []string{RoleAccountsUser, RoleAccountsManager}},
+	"Journal Entry":       {read: []string{RoleAccountsUser, RoleAccountsManager}, create: []string{RoleAccountsUser, RoleAccountsManager}},
+	"GL Entry":            {read: []string{RoleAccountsUser, RoleAccountsManager}},
+	"Payment Request":     {read: []string{RoleAccountsUser, RoleAccountsManager}, create: []string{RoleAccountsUser, RoleAccountsManager}},
+	"Integration Request": {read: []string{RoleSystemManager}},                                                             // in_create: nobody but Administrator (§5.1)
+	"Comment":             {read: []string{RoleSystemManager}, create: []string{RoleSystemManager}},                        // recordings 51-*
+	"System Settings":     {read: []string{RoleSystemManager}, create: []string{RoleSystemManager}},                        // recordings 54-*
+	"Accounts Settings":   {read: []string{RoleAccountsManager, RoleSystemManager}, create: []string{RoleAccountsManager}}, // 52-*
+	"User":                {read: []string{RoleSystemManager}, create: []string{RoleSystemManager}},
+	"Role":                {read: []string{RoleSystemManager}, create: []string{RoleSystemManager}},
+}
+
+// can reports whether user may perform action ("list", "read", "create", "write", "delete")
+// on doctype by role. Administrator may do anything; Guest nothing.
+func (s *Site) can(user, doctype, action string) bool {
+	if user == admin {
+		return true
+	}
+	if user == "" {
+		return false
+	}
+	p, ok := docPerms[doctype]
+	if !ok {
+		return true
+	}
+	allowed := p.read
+	if action == "create" || action == "write" || action == "delete" {
+		allowed = p.create
+	}
+	for _, r := range s.roles(user) {
+		if slices.Contains(allowed, r) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,271 @@
+package mapping
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// Invoice is what the planner needs of a Sales Invoice (or credit note), read under the
+// invoice lock.
+type Invoice struct {
+	Name                 string
+	Customer             string
+	Company              string
+	PartyAccountCurrency string // currency of debit_to; Outstanding is in it
+	DebitTo              string // the receivable account
+	Docstatus            int
+	IsReturn             bool
+	Outstanding          int64 // minor units of PartyAccountCurrency; negative on a credit note
+}
+
+// Deduction is one Payment Entry deduction row. Amount is in minor units of the company
+// currency (ERPNext requires deduction accounts in company currency, spec/erpnext.md §3.2 S2).
+type Deduction struct {
+	Account     string
+	CostCenter  string
+	Description string
+	Amount      int64
+}
+
+// Receipt is the plan for one customer receipt Payment Entry (DESIGN.md §5).
+type Receipt struct {
+	PaymentID      string
+	Invoice        string
+	PaymentRequest string // link the invoice row to this Payment Request ("" for none)
+	Customer       string
+	Company        string
+	ModeOfPayment  string
+	PaidTo         string
+	PostingDate    string // YYYY-MM-DD
+	ReferenceDate  string
+	ReferenceNo    string // the Razorpay payment id, exact case
+	// Currency is the party (receivable) currency: paid_amount, allocations and Unallocated
+	// are in its minor units.
+	Currency    string
+	Paid        int64
+	Allocated   int64
+	Unallocated int64
+	// ReceivedCurrency is the company currency paid_to is in; Received is received_amount in
+	// its minor units (= Paid when the currencies are the same).
+	ReceivedCurrency string
+	Received         int64
+	// SourceExchangeRate is paid currency → company currency as decimal text, "" when the
+	// currencies are the same (ERPNext sets 1 itself).
+	SourceExchangeRate string
+	Deductions         []Deduction
+	Remarks            string
+}
+
+// PlanReceipt plans the receipt of payment p against invoice inv (paymentRequest names the
+// Payment Request the payment belongs to, or ""). It returns *Park when a person must decide:
+// payment not captured; invoice not submitted, a return, or of another company; currencies
+// that do not fit; a foreign-currency payment without Razorpay's base_amount (never rate 1); a
+// currency with more decimals than the site; outstanding already 0 (always park: the money was
+// almost certainly booked another way); over-payment with Excess "park".
+//
+// Amounts (DESIGN.md §5): fees "none": paid = received = gross. Fees "deduction": paid =
+// received = gross − fee, allocated = gross, deductions fee − tax and tax. A customer-borne fee
+// (fee_bearer "customer") is inside amount but is not the merchant's: only amount − fee settles
+// the invoice, and no fee is booked. Foreign currency (invoice receivable in the payment
+// currency): paid = gross in that currency, received = base_amount in INR (less the fee in
+// deduction mode), source_exchange_rate = base ÷ gross; fee and tax are in INR paise
+// (spec/razorpay.md §3.1).
+func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoice, paymentRequest string) (Receipt, error) {
+	if p == nil {
+		return Receipt{}, park(ReasonNotCaptured, "event carries no payment")
+	}
+	if p.Status != "captured" && !bool(p.Captured) {
+		return Receipt{}, park(ReasonNotCaptured, "payment %s is %s", p.ID, p.Status)
+	}
+	if err := checkInvoice(rules, inv); err != nil {
+		return Receipt{}, err
+	}
+	company := rules.CompanyCurrency
+	amt, err := settlement(rules, p, inv)
+	if err != nil {
+		return Receipt{}, err
+	}
+	exp, _ := razorpay.Exponent(amt.currency)
+	if inv.Outstanding <= 0 {
+		return Receipt{}, park(ReasonInvoiceSettled, "Sales Invoice %s has outstanding %s %s; payment %s of %s %s was not booked",
+			inv.Name, inv.PartyAccountCurrency, razorpay.FormatMinor(inv.Outstanding, exp), p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
+	}
+	allocated := amt.settle
+	if amt.settle > inv.Outstanding {
+		if rules.Excess == "park" {
+			return Receipt{}, park(ReasonExcess, "payment %s of %s %s exceeds the outstanding %s of Sales Invoice %s",
+				p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp), razorpay.FormatMinor(inv.Outstanding, exp), inv.Name)
+		}
+		allocated = inv.Outstanding
+	}
+	r := Receipt{
+		PaymentID: p.ID, Invoice: inv.Name, PaymentRequest: paymentRequest, Customer: inv.Customer, Company: inv.Company,
+		ModeOfPayment: rules.ModeOfPayment, PaidTo: rules.PaidTo, ReferenceNo: p.ID,
+		Currency: amt.currency, Paid: amt.settle, Allocated: allocated, Unallocated: amt.settle - allocated,
+		ReceivedCurrency: company, Received: amt.settleBase, SourceExchangeRate: amt.rate,
+	}
+	r.PostingDate = BookingDate(p.CreatedAt, rules.Location)
+	r.ReferenceDate = r.PostingDate
+	if rules.Fees.Mode == "deduction" && amt.merchantFee > 0 {
+		r.Deductions = feeDeductions(rules.Fees, p.ID, amt.merchantFee, amt.merchantTax)
+		r.Received -= amt.merchantFee
+		if amt.rate == "" {
+			// Same currency: ERPNext overwrites received with paid, so paid is the net too.
+			r.Paid -= amt.merchantFee
+			r.Unallocated = r.Paid + amt.merchantFee - r.Allocated
+		}
+	}
+	if r.Paid <= 0 || r.Received <= 0 {
+		return Receipt{}, park(ReasonCurrency, "payment %s leaves nothing to book after the fee (%s %s)", p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
+	}
+	r.Remarks = Remarks(p, o)
+	return r, nil
+}
+
+// amounts is what a payment settles, before fees are applied.
+type amounts struct {
+	currency    string // party currency of the receipt
+	settle      int64  // what settles the invoice, minor units of currency
+	settleBase  int64  // the same in company currency minor units
+	rate        string // "" when currency is the company currency
+	merchantFee int64  // fee the merchant bears, company currency minor units (0 when customer-borne)
+	merchantTax int64
+}
+
+func settlement(rules Rules, p *razorpay.Payment, inv Invoice) (amounts, error) {
+	company := rules.CompanyCurrency
+	expP, ok := razorpay.Exponent(p.Currency)
+	if !ok {
+		return amounts{}, park(ReasonCurrency, "payment %s is in %q, not in Razorpay's currency table", p.ID, p.Currency)
+	}
+	if expP > rules.SitePrecision {
+		return amounts{}, park(ReasonCurrencyPrecision, "payment %s is in %s (%d decimals); the site keeps %d", p.ID, p.Currency, expP, rules.SitePrecision)
+	}
+	var fee, tax int64
+	if p.Fee != nil {
+		fee = *p.Fee
+	}
+	if p.Tax != nil {
+		tax = *p.Tax
+	}
+	customerFee := p.FeeBearer == "customer"
+	a := amounts{currency: p.Currency, settle: p.Amount}
+	if !customerFee {
+		a.merchantFee, a.merchantTax = fee, tax
+	}
+	switch {
+	case p.Currency == company && inv.PartyAccountCurrency == company:
+		if customerFee {
+			a.settle = p.Amount - fee
+		}
+		a.settleBase = a.settle
+	case p.Currency != company && inv.PartyAccountCurrency == p.Currency:
+		if customerFee {
+			return amounts{}, park(ReasonCustomerFee, "payment %s in %s carries a customer-borne fee in %s; book it by hand", p.ID, p.Currency, company)
+		}
+		if p.BaseAmount == nil || *p.BaseAmount <= 0 {
+			return amounts{}, park(ReasonNoRate, "payment %s in %s has no base_amount in %s; it is never booked at rate 1", p.ID, p.Currency, company)
+		}
+		rate, err := ExchangeRate(p.Amount, p.Currency, *p.BaseAmount, company)
+		if err != nil {
+			return amounts{}, park(ReasonNoRate, "payment %s: %v", p.ID, err)
+		}
+		a.settleBase, a.rate = *p.BaseAmount, rate
+	case p.Currency != company && inv.PartyAccountCurrency == company:
+		// Invoiced in the company currency, paid in another: what Razorpay settles (base_amount)
+		// is what the customer paid towards the invoice.
+		if p.BaseAmount == nil || *p.BaseAmount <= 0 {
+			return amounts{}, park(ReasonNoRate, "payment %s in %s for Sales Invoice %s in %s has no base_amount", p.ID, p.Currency, inv.Name, company)
+		}
+		a.currency, a.settle, a.settleBase = company, *p.BaseAmount, *p.BaseAmount
+		if customerFee {
+			a.settle -= fee
+			a.settleBase -= fee
+		}
+	default:
+		return amounts{}, park(ReasonCurrency, "payment %s is in %s; Sales Invoice %s is receivable in %s",
+			p.ID, p.Currency, inv.Name, inv.PartyAccountCurrency)
+	}
+	return a, nil
+}
+
+func checkInvoice(rules Rules, inv Invoice) error {
+	if inv.Docstatus != 1 {
+		return park(ReasonInvoiceState, "Sales Invoice %s is %s", inv.Name, docstatusWord(inv.Docstatus))
+	}
+	if inv.IsReturn {
+		return park(ReasonInvoiceState, "Sales Invoice %s is a return (credit note)", inv.Name)
+	}
+	if rules.Company != "" && inv.Company != rules.Company {
+		return park(ReasonCompany, "Sales Invoice %s belongs to %s, not %s", inv.Name, inv.Company, rules.Company)
+	}
+	return nil
+}
+
+// feeDeductions splits Razorpay's fee (which includes GST, spec/razorpay.md §3.1) into the fee
+// proper and the GST on it, skipping zero rows.
+func feeDeductions(f FeeRules, paymentID string, fee, tax int64) []Deduction {
+	var d []Deduction
+	if fee-tax > 0 {
+		d = append(d, Deduction{Account: f.FeeAccount, CostCenter: f.CostCenter, Amount: fee - tax,
+			Description: "Razorpay fee for " + paymentID})
+	}
+	if tax > 0 {
+		d = append(d, Deduction{Account: f.TaxAccount, CostCenter: f.CostCenter, Amount: tax,
+			Description: "GST on Razorpay fee for " + paymentID})
+	}
+	return d
+}
+
+func docstatusWord(d int) string {
+	switch d {
+	case 0:
+		return "a draft"
+	case 2:
+		return "cancelled"
+	}
+	return fmt.Sprintf("in docstatus %d", d)
+}
+
+// Remarks is the text written to the Payment Entry's remarks: payment id, order id, method,
+// bank references (RRN/UTR/…) and the fee, so an accountant can trace the entry to Razorpay.
+func Remarks(p *razorpay.Payment, o *razorpay.Order) string {
+	exp, _ := razorpay.Exponent(p.Currency)
+	parts := []string{fmt.Sprintf("Razorpay payment %s", p.ID)}
+	orderID := p.OrderID
+	if orderID == "" && o != nil {
+		orderID = o.ID
+	}
+	if orderID != "" {
+		parts = append(parts, "order "+orderID)
+	}
+	parts = append(parts, fmt.Sprintf("amount %s %s", p.Currency, razorpay.FormatMinor(p.Amount, exp)))
+	if p.Method != "" {
+		parts = append(parts, "method "+p.Method)
+	}
+	keys := make([]string, 0, len(p.AcquirerData))
+	for k, v := range p.AcquirerData {
+		if v != "" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %s", strings.ReplaceAll(k, "_", " "), p.AcquirerData[k]))
+	}
+	if p.Fee != nil {
+		// Fee and tax are in the account's base currency (INR paise), spec/razorpay.md §3.1.
+		fee := fmt.Sprintf("Razorpay fee INR %s", razorpay.FormatMinor(*p.Fee, 2))
+		if p.Tax != nil {
+			fee += fmt.Sprintf(" (GST INR %s)", razorpay.FormatMinor(*p.Tax, 2))
+		}
+		if p.FeeBearer == "customer" {
+			fee += " borne by the customer"
+		}
+		parts = append(parts, fee)
+	}
+	return strings.Join(parts, "; ")
+}
