@@ -135,4 +135,3 @@ func TestGolden(t *testing.T) {
 		t.Fatalf("only %d golden cases", n)
 	}
 }
-
