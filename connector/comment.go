@@ -42,7 +42,8 @@ func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.ERPNext.Timeout.D()+time.Second)
 	defer cancel()
-	invoice, err := c.existingInvoice(ctx, c.namedInvoices(ev))
+	res, err := c.resolveInvoice(ctx, c.namedInvoices(ev))
+	invoice := res.invoice
 	if err != nil || invoice == "" {
 		if err != nil {
 			c.metrics.comments.WithLabelValues("failed").Inc()
@@ -99,22 +100,4 @@ func (c *Connector) outcomeInvoice(ev *InboxEvent, o Outcome) string {
 		return cands[0].Name
 	}
 	return ""
-}
-
-// existingInvoice returns the first candidate that exists as a Sales Invoice ("" when none).
-func (c *Connector) existingInvoice(ctx context.Context, cands []mapping.Candidate) (string, error) {
-	for _, cand := range cands {
-		var si struct {
-			Name string `json:"name"`
-		}
-		err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, cand.Name, &si)
-		if frappe.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		return si.Name, nil
-	}
-	return "", nil
 }

@@ -74,6 +74,14 @@ type MappingConfig struct {
 	Fees                FeesConfig  `yaml:"fees"`
 	Refunds             RefundsConf `yaml:"refunds"`
 	CommentOnPark       bool        `yaml:"comment_on_park"`
+	// WithoutInvoice is what happens to a payment that names no Sales Invoice: "park" (default)
+	// or "advance" (an unallocated receipt for the customer found through CustomerFrom).
+	WithoutInvoice string `yaml:"without_invoice"`
+	// FallbackCustomer takes an advance no customer_from source matched ("" = park instead).
+	FallbackCustomer string `yaml:"fallback_customer"`
+	// DescriptionPattern is a regular expression tried on the payment's description after
+	// InvoiceFrom; its first capture group (or the whole match) is tried as an invoice name.
+	DescriptionPattern string `yaml:"description_pattern"`
 }
 
 // FeesConfig selects how Razorpay's fee is booked: "none" or "deduction" (DESIGN.md §5).
@@ -196,6 +204,7 @@ func Defaults() Config {
 			PaymentRequestGrace: Duration(10 * time.Minute),
 			Fees:                FeesConfig{Mode: "none"},
 			Refunds:             RefundsConf{WithoutCreditNote: "park"},
+			WithoutInvoice:      "park",
 		},
 		Reconcile: ReconcileCfg{Schedule: "*/10 * * * *", Window: Duration(48 * time.Hour), IntegrationRequests: true,
 			Lookback: Duration(72 * time.Hour), AuthorizedAge: Duration(2 * time.Hour), DrainTimeout: Duration(2 * time.Minute)},
@@ -335,6 +344,21 @@ func (c Config) Validate() []string {
 	for i, s := range c.Mapping.InvoiceFrom {
 		if !validInvoiceSource(s) {
 			add("mapping.invoice_from[%d]: unknown source %q (notes.<key>, order.receipt, payment_link.reference_id)", i, s)
+		}
+	}
+	for i, s := range c.Mapping.CustomerFrom {
+		if s != "invoice" && s != "contact.email" && s != "contact.phone" && !(strings.HasPrefix(s, "notes.") && len(s) > len("notes.")) {
+			add("mapping.customer_from[%d]: unknown source %q (invoice, notes.<key>, contact.email, contact.phone)", i, s)
+		}
+	}
+	switch c.Mapping.WithoutInvoice {
+	case "park", "advance":
+	default:
+		add("mapping.without_invoice: must be park or advance, got %q", c.Mapping.WithoutInvoice)
+	}
+	if c.Mapping.DescriptionPattern != "" {
+		if _, err := regexp.Compile(c.Mapping.DescriptionPattern); err != nil {
+			add("mapping.description_pattern: %v", err)
 		}
 	}
 	switch c.Mapping.Excess {

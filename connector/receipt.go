@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"time"
 
@@ -114,6 +115,9 @@ func (j *receiptJob) run(ctx context.Context) Outcome {
 		detail := describeCandidates(j.p.ID, cands)
 		if res.note != "" {
 			detail += "; " + res.note
+		}
+		if c.cfg.Mapping.WithoutInvoice == "advance" {
+			return j.bookAdvance(ctx, rules, order, detail)
 		}
 		return parkOutcome("%s: %s", mapping.ReasonNoInvoice, detail)
 	}
@@ -536,8 +540,13 @@ func invoiceFacts(si frappe.SalesInvoice) (mapping.Invoice, error) {
 }
 
 func (c *Connector) rules(paidTo string) mapping.Rules {
+	var pattern *regexp.Regexp
+	if c.cfg.Mapping.DescriptionPattern != "" {
+		pattern, _ = regexp.Compile(c.cfg.Mapping.DescriptionPattern) // validated with the config
+	}
 	return mapping.Rules{
-		Company: c.cfg.Mapping.Company, ModeOfPayment: c.cfg.Mapping.ModeOfPayment, PaidTo: paidTo,
+		DescriptionPattern: pattern,
+		Company:            c.cfg.Mapping.Company, ModeOfPayment: c.cfg.Mapping.ModeOfPayment, PaidTo: paidTo,
 		Location: c.loc, InvoiceFrom: c.cfg.Mapping.InvoiceFrom, Excess: c.cfg.Mapping.Excess,
 		CompanyCurrency: companyCurrency, SitePrecision: sitePrecision,
 		Fees: mapping.FeeRules{Mode: c.cfg.Mapping.Fees.Mode, FeeAccount: c.cfg.Mapping.Fees.FeeAccount,

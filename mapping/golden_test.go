@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -24,12 +25,14 @@ type goldenCase struct {
 		Fees                     *mapping.FeeRules `json:"fees"`
 		RefundsWithoutCreditNote string            `json:"refunds_without_credit_note"`
 		InvoiceFrom              []string          `json:"invoice_from"`
+		DescriptionPattern       string            `json:"description_pattern"`
 	} `json:"rules"`
-	Event          json.RawMessage       `json:"event"`
-	Invoice        *mapping.Invoice      `json:"invoice"`
-	PaymentRequest string                `json:"payment_request"`
-	Receipt        *mapping.ReceiptFacts `json:"receipt"`
-	CreditNote     *mapping.Invoice      `json:"credit_note"`
+	AdvanceCustomer string                `json:"advance_customer"`
+	Event           json.RawMessage       `json:"event"`
+	Invoice         *mapping.Invoice      `json:"invoice"`
+	PaymentRequest  string                `json:"payment_request"`
+	Receipt         *mapping.ReceiptFacts `json:"receipt"`
+	CreditNote      *mapping.Invoice      `json:"credit_note"`
 }
 
 type goldenOut struct {
@@ -54,6 +57,9 @@ func goldenRules(t *testing.T, c goldenCase) mapping.Rules {
 	}
 	if c.Rules.InvoiceFrom != nil {
 		r.InvoiceFrom = c.Rules.InvoiceFrom
+	}
+	if c.Rules.DescriptionPattern != "" {
+		r.DescriptionPattern = regexp.MustCompile(c.Rules.DescriptionPattern)
 	}
 	return r
 }
@@ -98,7 +104,13 @@ func TestGolden(t *testing.T) {
 				}
 			} else {
 				out.Candidates = mapping.InvoiceCandidates(r, ev.Payment, ev.Order, ev.PaymentLink)
-				if c.Invoice != nil {
+				if c.AdvanceCustomer != "" {
+					var plan mapping.Receipt
+					plan, perr = mapping.PlanAdvance(r, ev.Payment, ev.Order, c.AdvanceCustomer, "Example Company")
+					if perr == nil {
+						out.Receipt = &plan
+					}
+				} else if c.Invoice != nil {
 					var plan mapping.Receipt
 					plan, perr = mapping.PlanReceipt(r, ev.Payment, ev.Order, *c.Invoice, c.PaymentRequest)
 					if perr == nil {

@@ -6,6 +6,7 @@ package mapping
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ const (
 	ReasonDispute           = "dispute"
 	ReasonReceiptMissing    = "receipt not booked"
 	ReasonCustomerFee       = "customer-borne fee"
+	ReasonAmbiguousCustomer = "ambiguous customer"
 )
 
 // Park is a reason to stop and ask a person. It is returned as an error by the planners.
@@ -61,6 +63,9 @@ type Rules struct {
 	Fees            FeeRules
 	// RefundsWithoutCreditNote is "park" or "unallocated" (a Pay entry with no references).
 	RefundsWithoutCreditNote string
+	// DescriptionPattern, when set, finds an invoice name in the payment's (or link's)
+	// description: its first capture group, or the whole match.
+	DescriptionPattern *regexp.Regexp
 }
 
 // FeeRules is mapping.fees: Mode "none" books the gross amount; "deduction" books the net
@@ -115,6 +120,17 @@ func InvoiceCandidates(rules Rules, p *razorpay.Payment, o *razorpay.Order, l *r
 			}
 		}
 	}
+	if re := rules.DescriptionPattern; re != nil {
+		for _, d := range []string{descOf(p), descOfLink(l)} {
+			if m := re.FindStringSubmatch(d); m != nil {
+				if len(m) > 1 {
+					add("description", m[1])
+				} else {
+					add("description", m[0])
+				}
+			}
+		}
+	}
 	// ERPNext's own checkout and payment links carry the Payment Request name in notes; it is
 	// always worth trying (as a Payment Request → its invoice) after the configured sources.
 	if p != nil {
@@ -136,4 +152,18 @@ func BookingDate(createdAt int64, loc *time.Location) string {
 		loc = time.UTC
 	}
 	return time.Unix(createdAt, 0).In(loc).Format("2006-01-02")
+}
+
+func descOf(p *razorpay.Payment) string {
+	if p == nil {
+		return ""
+	}
+	return p.Description
+}
+
+func descOfLink(l *razorpay.PaymentLink) string {
+	if l == nil {
+		return ""
+	}
+	return l.Description
 }

@@ -269,3 +269,39 @@ func Remarks(p *razorpay.Payment, o *razorpay.Order) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// PlanAdvance plans a receipt that names no invoice as an unallocated advance on customer
+// (mapping.without_invoice "advance"): the same amounts as PlanReceipt with nothing allocated.
+// Only company-currency payments: the customer's receivable currency is not known here.
+func PlanAdvance(rules Rules, p *razorpay.Payment, o *razorpay.Order, customer, company string) (Receipt, error) {
+	if p == nil {
+		return Receipt{}, park(ReasonNotCaptured, "event carries no payment")
+	}
+	if p.Status != "captured" && !bool(p.Captured) {
+		return Receipt{}, park(ReasonNotCaptured, "payment %s is %s", p.ID, p.Status)
+	}
+	if p.Currency != rules.CompanyCurrency {
+		return Receipt{}, park(ReasonCurrency, "payment %s in %s names no invoice; advances are booked in %s only", p.ID, p.Currency, rules.CompanyCurrency)
+	}
+	amt, err := settlement(rules, p, Invoice{PartyAccountCurrency: rules.CompanyCurrency})
+	if err != nil {
+		return Receipt{}, err
+	}
+	r := Receipt{
+		PaymentID: p.ID, Customer: customer, Company: company, ModeOfPayment: rules.ModeOfPayment, PaidTo: rules.PaidTo,
+		ReferenceNo: p.ID, Currency: amt.currency, Paid: amt.settle, Unallocated: amt.settle,
+		ReceivedCurrency: rules.CompanyCurrency, Received: amt.settleBase,
+	}
+	r.PostingDate = BookingDate(p.CreatedAt, rules.Location)
+	r.ReferenceDate = r.PostingDate
+	if rules.Fees.Mode == "deduction" && amt.merchantFee > 0 {
+		r.Deductions = feeDeductions(rules.Fees, p.ID, amt.merchantFee, amt.merchantTax)
+		r.Paid -= amt.merchantFee
+		r.Received -= amt.merchantFee
+	}
+	if r.Paid <= 0 {
+		return Receipt{}, park(ReasonCurrency, "payment %s leaves nothing to book after the fee", p.ID)
+	}
+	r.Remarks = Remarks(p, o) + "; advance: no invoice named"
+	return r, nil
+}

@@ -505,3 +505,44 @@ func TestSimulateRazorpayServesTheAPI(t *testing.T) {
 		t.Errorf("missing keys: exit %d, want 2", code)
 	}
 }
+
+// The audit reports two submitted entries sharing one reference_no and a booking whose entry
+// was cancelled, re-books neither, and the command exits 3.
+func TestReconcileAuditReportsWithoutRebooking(t *testing.T) {
+	e := newRzpEnv(t, "sqlite", "", nil)
+	a := e.addPayment(1, 10000, time.Now().Add(-2*time.Hour), false)
+	b := e.addPayment(2, 20000, time.Now().Add(-time.Hour), false)
+	e.settle()
+	subA, _ := e.entries(a)
+	subB, _ := e.entries(b)
+	if len(subA) != 1 || len(subB) != 1 {
+		t.Fatalf("setup: entries %d, %d", len(subA), len(subB))
+	}
+	ctx := context.Background()
+	c := e.client()
+	if err := c.Update(ctx, frappe.DoctypePaymentEntry, fmt.Sprint(subB[0]["name"]), map[string]any{"docstatus": 2}, nil); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	var dup frappe.PaymentEntry
+	err := c.Insert(ctx, frappe.DoctypePaymentEntry, map[string]any{
+		"payment_type": "Receive", "company": erpnextsim.DefaultCompany, "posting_date": istDate(time.Now()),
+		"party_type": "Customer", "party": "Test Customer", "mode_of_payment": "Razorpay", "paid_to": erpnextsim.RazorpayClearing,
+		"paid_amount": 100, "received_amount": 100, "reference_no": a, "reference_date": istDate(time.Now()), "docstatus": 1,
+		"references": []map[string]any{{"reference_doctype": "Sales Invoice", "reference_name": e.invoice, "allocated_amount": 100}},
+	}, &dup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(e.site.Docs("Payment Entry"))
+	rep := e.reconcile(e.configFile(), exitParked)
+	kinds := map[string]int{}
+	for _, an := range rep.Anomalies {
+		kinds[an.Kind]++
+	}
+	if kinds[connector.AnomalyDuplicateReference] != 1 || kinds[connector.AnomalyBookingCancelled] != 1 || len(rep.Anomalies) != 2 {
+		t.Errorf("anomalies %+v: want one duplicate reference_no (%s) and one cancelled booking (%s)", rep.Anomalies, a, b)
+	}
+	if after := len(e.site.Docs("Payment Entry")); after != before || rep.Payments.Queued != 0 {
+		t.Errorf("the audit changed ERPNext (%d → %d entries) or queued %d payments", before, after, rep.Payments.Queued)
+	}
+}

@@ -357,7 +357,18 @@ func (q *query) output(rows []joined) []any {
 	for _, j := range rows {
 		if q.asDict {
 			var o obj
+		fields:
 			for _, f := range q.fields {
+				// Two columns with one key (name of a parent field and a child field, e.g.
+				// "email_id" and "email_ids.email_id"): the key keeps its first place and takes
+				// the last value, as a Python dict built from the row does (README 2nd pass 14,
+				// recording 56-contact-by-email-fields-without-link-filter).
+				for i := range o {
+					if o[i].k == f.alias {
+						o[i].v = jsonValue(j.get(f))
+						continue fields
+					}
+				}
 				o = append(o, kv{f.alias, jsonValue(j.get(f))})
 			}
 			out = append(out, o)

@@ -199,6 +199,10 @@ func (s *Site) insert(c *call, dt string, body map[string]any) (*fErr, step) {
 		return s.insertSalesInvoice(c, body)
 	case "Customer":
 		return s.insertCustomer(c, body)
+	case contactDT:
+		return s.insertContact(c, body)
+	case commentDT:
+		return s.insertComment(c, body)
 	}
 	return notModelled("creating " + dt), nil
 }

@@ -364,6 +364,14 @@ func (s *Site) insertCustomer(c *call, body map[string]any) (*fErr, step) {
 	if e := validateMandatory(cu, display, nil); e != nil {
 		return e, nil
 	}
+	if em := cu.str("email_id"); em != "" && !plausibleEmail(em) {
+		return throw(em + " is not a valid Email Address").as("InvalidEmailAddressError").withTitle("Invalid Email Address"), nil
+	}
+	if ct := s.get(contactDT, cu.str("customer_primary_contact")); ct != nil {
+		// fetch_from customer_primary_contact.email_id / .mobile_no (spec §6)
+		setOrDelete(cu, "email_id", ct.str("email_id"))
+		setOrDelete(cu, "mobile_no", ct.str("mobile_no"))
+	}
 	if name != "" && s.get("Customer", name) != nil {
 		return duplicateName("Customer", name), nil
 	}
@@ -378,6 +386,7 @@ func (s *Site) insertCustomer(c *call, body map[string]any) (*fErr, step) {
 		}
 		s.stampNew(cu, n, c.user)
 		s.put(cu)
+		s.customerPrimaryContact(c, cu)
 		return cu.render(c.keepNulls())
 	}
 }

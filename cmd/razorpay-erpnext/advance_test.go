@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+)
+
+// mapping.without_invoice "advance": a payment naming no invoice becomes an unallocated receipt
+// for the customer found through mapping.customer_from, else the fallback customer, else parks.
+func TestPaymentWithoutInvoiceAsAdvance(t *testing.T) {
+	advance := func(e *env, fallback string) connector.Config {
+		cfg := e.config()
+		cfg.Mapping.WithoutInvoice = "advance"
+		cfg.Mapping.FallbackCustomer = fallback
+		return cfg
+	}
+	t.Run("CustomerFromNotes", func(t *testing.T) {
+		e := newEnv(t, "sqlite")
+		d := e.start(feeConfig(advance(e, "")))
+		e.deliver(d, "T3stEvtAdv0001", envelope(t, "payment.captured", "payment",
+			capture("pay_T3stAdvance001", 118000, map[string]any{"fee": 2360, "tax": 360, "notes": map[string]any{"customer": "Test Customer"}})))
+		e.waitIdle(d, 20*time.Second)
+		pe := e.one("pay_T3stAdvance001")
+		if pe["party"] != "Test Customer" || pe["payment_type"] != "Receive" || len(rows(pe, "references")) != 0 {
+			t.Errorf("entry party %v type %v refs %v", pe["party"], pe["payment_type"], rows(pe, "references"))
+		}
+		if pe["paid_from"] != erpnextsim.DefaultReceivable {
+			t.Errorf("paid_from %v, want the customer's receivable filled by ERPNext", pe["paid_from"])
+		}
+		wantAmount(t, "paid_amount", pe["paid_amount"], 115640)
+		wantAmount(t, "unallocated_amount", pe["unallocated_amount"], 118000)
+		wantAmount(t, "difference_amount", pe["difference_amount"], 0)
+		if out := amountMinor(t, e.invoiceField("outstanding_amount")); out != 1200000 {
+			t.Errorf("an unrelated invoice changed: outstanding %d", out)
+		}
+	})
+	t.Run("FallbackCustomer", func(t *testing.T) {
+		e := newEnv(t, "sqlite")
+		d := e.start(advance(e, "Test Customer"))
+		e.deliver(d, "T3stEvtAdv0002", envelope(t, "payment.captured", "payment", capture("pay_T3stAdvance002", 50000, nil)))
+		e.waitIdle(d, 20*time.Second)
+		if pe := e.one("pay_T3stAdvance002"); pe["party"] != "Test Customer" {
+			t.Errorf("party %v", pe["party"])
+		}
+	})
+	t.Run("NoCustomerParks", func(t *testing.T) {
+		e := newEnv(t, "sqlite")
+		d := e.start(advance(e, ""))
+		e.deliver(d, "T3stEvtAdv0003", envelope(t, "payment.captured", "payment",
+			capture("pay_T3stAdvance003", 50000, map[string]any{"notes": map[string]any{"customer": "Nobody Known"}})))
+		e.waitIdle(d, 20*time.Second)
+		ev := e.statusOf("pay_T3stAdvance003")
+		if ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "no invoice matched") || !strings.Contains(ev.LastError, "no customer found") {
+			t.Fatalf("%s %q", ev.Status, ev.LastError)
+		}
+	})
+}

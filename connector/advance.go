@@ -1,0 +1,164 @@
+package connector
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// bookAdvance books a payment that names no invoice as an unallocated receipt for its customer
+// (mapping.without_invoice "advance"), the customer found through mapping.customer_from or the
+// fallback customer; none → parked "no invoice matched", several → "ambiguous customer".
+func (j *receiptJob) bookAdvance(ctx context.Context, rules mapping.Rules, order *razorpay.Order, noInvoice string) Outcome {
+	c := j.c
+	customer, why, err := c.resolveCustomer(ctx, j.p, order, j.e.PaymentLink)
+	if err != nil {
+		return c.failOutcome(j.ev, "find the customer of "+j.key, err)
+	}
+	if why != "" {
+		return parkOutcome("%s", why)
+	}
+	if customer == "" {
+		return parkOutcome("%s: %s; no customer found either (mapping.customer_from)", mapping.ReasonNoInvoice, noInvoice)
+	}
+	plan, err := mapping.PlanAdvance(rules, j.p, order, customer, c.cfg.Mapping.Company)
+	if err != nil {
+		if p, ok := asPark(err); ok {
+			return parkOutcome("%s", p.Error())
+		}
+		return c.retry(j.ev, 0, "plan advance: %v", err)
+	}
+	exp, _ := razorpay.Exponent(plan.Currency)
+	deductions := make([]map[string]any, 0, len(plan.Deductions))
+	for _, d := range plan.Deductions {
+		deductions = append(deductions, map[string]any{"account": d.Account, "cost_center": d.CostCenter,
+			"amount": json.Number(razorpay.FormatMinor(d.Amount, exp)), "description": d.Description})
+	}
+	// paid_from is left to ERPNext, which takes the customer's receivable for the company
+	// (get_party_account, spec/erpnext.md §3.1).
+	doc := map[string]any{
+		"payment_type": "Receive", "party_type": "Customer", "party": plan.Customer, "company": plan.Company,
+		"posting_date": plan.PostingDate, "reference_date": plan.ReferenceDate, "reference_no": plan.ReferenceNo,
+		"mode_of_payment": plan.ModeOfPayment, "paid_to": plan.PaidTo,
+		"paid_amount": json.Number(razorpay.FormatMinor(plan.Paid, exp)), "received_amount": json.Number(razorpay.FormatMinor(plan.Received, exp)),
+		"references": []any{}, "deductions": deductions, "remarks": plan.Remarks, "custom_remarks": 1, "docstatus": 1,
+	}
+	if c.cfg.ERPNext.NameEntriesByPaymentID {
+		doc["name"] = j.key
+	}
+	now := c.now()
+	if err := c.store.SetBookingFence(ctx, j.key, j.owner, now.Add(c.writeFence())); err != nil {
+		return c.waitUntil(now, "claim on %s lost before the write; starting again", j.key)
+	}
+	var pe frappe.PaymentEntry
+	if err := c.erp.Insert(ctx, frappe.DoctypePaymentEntry, doc, &pe); err != nil {
+		return j.writeFailed(ctx, "insert advance Payment Entry for "+j.key, err)
+	}
+	return c.recordBooked(ctx, j.ev, bookingOf(plan, pe.Name), "created an advance for "+customer)
+}
+
+// resolveCustomer follows mapping.customer_from for a payment without an invoice: a Customer
+// named in notes, a Contact linked to one Customer by the payment's email (Contact Email, case
+// ignored by the site's collation) or by the last 10 digits of its phone (Contact Phone, stored
+// as typed, spec/erpnext.md §6), then mapping.fallback_customer. why is a park reason when the
+// sources disagree or a contact links several customers.
+func (c *Connector) resolveCustomer(ctx context.Context, p *razorpay.Payment, o *razorpay.Order, l *razorpay.PaymentLink) (customer, why string, err error) {
+	for _, src := range c.cfg.Mapping.CustomerFrom {
+		var found []string
+		switch {
+		case strings.HasPrefix(src, "notes."):
+			name := p.Notes[strings.TrimPrefix(src, "notes.")]
+			if name == "" && o != nil {
+				name = o.Notes[strings.TrimPrefix(src, "notes.")]
+			}
+			if name == "" {
+				continue
+			}
+			var cu frappe.Customer
+			err := c.erp.Get(ctx, frappe.DoctypeCustomer, name, &cu)
+			if frappe.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return "", "", err
+			}
+			found = []string{cu.Name}
+		case src == "contact.email":
+			email := strings.TrimSpace(p.Email)
+			if email == "" && l != nil {
+				email = l.Customer.Email
+			}
+			if email == "" || strings.EqualFold(email, "void@razorpay.com") {
+				continue
+			}
+			if found, err = c.contactCustomers(ctx, frappe.Filter{"Contact Email", "email_id", "=", email}); err != nil {
+				return "", "", err
+			}
+		case src == "contact.phone":
+			digits := lastDigits(p.Contact, 10)
+			if digits == "" && l != nil {
+				digits = lastDigits(l.Customer.Contact, 10)
+			}
+			if digits == "" {
+				continue
+			}
+			if found, err = c.contactCustomers(ctx, frappe.Filter{"Contact Phone", "phone", "like", "%" + digits}); err != nil {
+				return "", "", err
+			}
+		}
+		switch len(found) {
+		case 0:
+			continue
+		case 1:
+			return found[0], "", nil
+		default:
+			return "", fmt.Sprintf("%s: %s of payment %s matches customers %s", mapping.ReasonAmbiguousCustomer, src, p.ID, strings.Join(found, ", ")), nil
+		}
+	}
+	return c.cfg.Mapping.FallbackCustomer, "", nil
+}
+
+// contactCustomers lists the distinct Customers linked to Contacts matching f.
+func (c *Connector) contactCustomers(ctx context.Context, f frappe.Filter) ([]string, error) {
+	var rows []struct {
+		LinkName string `json:"link_name"`
+	}
+	err := c.erp.List(ctx, frappe.DoctypeContact, frappe.ListOptions{
+		Fields:  []string{"name", "links.link_name"},
+		Filters: []frappe.Filter{f, {"Dynamic Link", "link_doctype", "=", frappe.DoctypeCustomer}},
+		OrderBy: "name asc", All: true,
+	}, &rows)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, r := range rows {
+		if r.LinkName != "" {
+			set[r.LinkName] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+var nonDigit = regexp.MustCompile(`\D`)
+
+// lastDigits is the last n digits of a free-text phone number ("" when it has fewer).
+func lastDigits(s string, n int) string {
+	d := nonDigit.ReplaceAllString(s, "")
+	if len(d) < n {
+		return ""
+	}
+	return d[len(d)-n:]
+}
