@@ -41,6 +41,8 @@ type RazorpayAPI interface {
 	GetRefund(ctx context.Context, id string) (*razorpay.Refund, error)
 	ListPayments(ctx context.Context, from, to time.Time, each func(*razorpay.Payment) error) error
 	ListRefunds(ctx context.Context, from, to time.Time, each func(*razorpay.Refund) error) error
+	// Capture is used only with reconcile.capture_authorized.
+	Capture(ctx context.Context, paymentID string, amount int64, currency string) (*razorpay.Payment, error)
 }
 
 var _ RazorpayAPI = (*razorpay.Client)(nil)
@@ -106,7 +108,7 @@ func New(o Options) (*Connector, error) {
 		cfg:      o.Config,
 		store:    o.Store,
 		erp:      o.ERP,
-		rzp:      o.Razorpay,
+		rzp:      instrumentRazorpay(o.Razorpay, m),
 		log:      o.Log,
 		now:      o.Now,
 		loc:      loc,

@@ -108,3 +108,72 @@ func razorpayClass(err error) string {
 	}
 	return "other"
 }
+
+// instrumentedRazorpay decorates a RazorpayAPI with request duration and error metrics.
+type instrumentedRazorpay struct {
+	RazorpayAPI
+	m *metrics
+}
+
+// instrumentRazorpay wraps api; nil stays nil (the API is optional).
+func instrumentRazorpay(api RazorpayAPI, m *metrics) RazorpayAPI {
+	if api == nil {
+		return nil
+	}
+	return instrumentedRazorpay{RazorpayAPI: api, m: m}
+}
+
+func (r instrumentedRazorpay) observe(op string, started time.Time, err error) {
+	r.m.rzpDuration.WithLabelValues(op).Observe(time.Since(started).Seconds())
+	if err != nil {
+		r.m.rzpErrors.WithLabelValues(op, razorpayClass(err)).Inc()
+	}
+}
+
+// GetPayment implements RazorpayAPI.
+func (r instrumentedRazorpay) GetPayment(ctx context.Context, id string) (*razorpay.Payment, error) {
+	t := time.Now()
+	p, err := r.RazorpayAPI.GetPayment(ctx, id)
+	r.observe("get_payment", t, err)
+	return p, err
+}
+
+// GetOrder implements RazorpayAPI.
+func (r instrumentedRazorpay) GetOrder(ctx context.Context, id string) (*razorpay.Order, error) {
+	t := time.Now()
+	o, err := r.RazorpayAPI.GetOrder(ctx, id)
+	r.observe("get_order", t, err)
+	return o, err
+}
+
+// GetRefund implements RazorpayAPI.
+func (r instrumentedRazorpay) GetRefund(ctx context.Context, id string) (*razorpay.Refund, error) {
+	t := time.Now()
+	f, err := r.RazorpayAPI.GetRefund(ctx, id)
+	r.observe("get_refund", t, err)
+	return f, err
+}
+
+// ListPayments implements RazorpayAPI.
+func (r instrumentedRazorpay) ListPayments(ctx context.Context, from, to time.Time, each func(*razorpay.Payment) error) error {
+	t := time.Now()
+	err := r.RazorpayAPI.ListPayments(ctx, from, to, each)
+	r.observe("list_payments", t, err)
+	return err
+}
+
+// ListRefunds implements RazorpayAPI.
+func (r instrumentedRazorpay) ListRefunds(ctx context.Context, from, to time.Time, each func(*razorpay.Refund) error) error {
+	t := time.Now()
+	err := r.RazorpayAPI.ListRefunds(ctx, from, to, each)
+	r.observe("list_refunds", t, err)
+	return err
+}
+
+// Capture implements RazorpayAPI.
+func (r instrumentedRazorpay) Capture(ctx context.Context, paymentID string, amount int64, currency string) (*razorpay.Payment, error) {
+	t := time.Now()
+	p, err := r.RazorpayAPI.Capture(ctx, paymentID, amount, currency)
+	r.observe("capture", t, err)
+	return p, err
+}

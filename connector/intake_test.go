@@ -2,6 +2,7 @@ package connector_test
 
 import (
 	"context"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,7 +69,7 @@ func send(h http.Handler, method, eventID, sig string, body []byte) *httptest.Re
 
 func readSample(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "reference", "razorpay-payloads", name))
+	b, err := os.ReadFile(filepath.Join(sharedtest.Dir(t, "reference", "razorpay-payloads"), name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -231,6 +231,8 @@ func (c *Connector) Reconcile(ctx context.Context, req ReconcileRequest) (*Recon
 	if err := c.store.FinishReconcileRun(wctx, run); err != nil && runErr == nil {
 		runErr = fmt.Errorf("record reconcile run %d: %w", run.ID, err)
 	}
+	c.ObserveReconcile(ReconcileObservation{Finished: finished, Err: runErr, Scanned: run.Scanned,
+		Booked: run.Booked, AlreadyBooked: run.AlreadyBooked, Parked: run.Parked})
 	return rep, runErr
 }
 

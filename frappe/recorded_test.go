@@ -2,6 +2,7 @@ package frappe_test
 
 import (
 	"encoding/json"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,8 +12,6 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 )
-
-const recordedDir = "../../shared/reference/erpnext-recorded"
 
 const (
 	testKey    = "KEY0a1b2c3d4"
@@ -35,7 +34,7 @@ type recorded struct {
 
 func loadRecorded(t *testing.T, name string) recorded {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(recordedDir, name))
+	b, err := os.ReadFile(filepath.Join(sharedtest.Dir(t, "reference", "erpnext-recorded"), name))
 	if err != nil {
 		t.Fatalf("read recorded exchange: %v", err)
 	}

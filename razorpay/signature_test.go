@@ -2,6 +2,7 @@ package razorpay_test
 
 import (
 	"errors"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,7 +13,6 @@ import (
 )
 
 const (
-	payloadDir    = "../../shared/reference/razorpay-payloads"
 	testSecret    = "test_webhook_secret"
 	knownBody     = `{"entity":"event","event":"payment.captured"}`
 	knownAnswerHS = "a438afc6ce7006ee9db518386b03fa11af0ca64eee8a8978885697e4065e9581"
@@ -38,7 +38,7 @@ var sampleSignatures = map[string]string{
 
 func readSample(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(payloadDir, name))
+	b, err := os.ReadFile(filepath.Join(sharedtest.Dir(t, "reference", "razorpay-payloads"), name))
 	if err != nil {
 		t.Fatalf("read sample: %v", err)
 	}
@@ -69,7 +69,7 @@ func TestReadmeTableMatches(t *testing.T) {
 			t.Errorf("%s: README says %q, test table %q", name, found[name], sig)
 		}
 	}
-	files, err := filepath.Glob(filepath.Join(payloadDir, "*.json"))
+	files, err := filepath.Glob(filepath.Join(sharedtest.Dir(t, "reference", "razorpay-payloads"), "*.json"))
 	if err != nil || len(files) != len(sampleSignatures) {
 		t.Fatalf("%d sample files, %d signatures (err %v)", len(files), len(sampleSignatures), err)
 	}

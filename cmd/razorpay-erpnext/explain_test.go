@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func TestExplainSamplePayloadsWritesNothing(t *testing.T) {
 		t.Fatalf("invoice %s", inv) // the env's own invoice is 00001
 	}
 	path, envv := e.configFile("")
-	samples, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "reference", "razorpay-payloads", "*.json"))
+	samples, _ := filepath.Glob(filepath.Join(sharedtest.Dir(t, "reference", "razorpay-payloads"), "*.json"))
 	if len(samples) < 10 {
 		t.Fatalf("found %d sample payloads", len(samples))
 	}

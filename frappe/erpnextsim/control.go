@@ -15,7 +15,9 @@ import (
 //	                    references and deductions included], "sales_invoices": [{"name",
 //	                    "customer", "docstatus", "is_return", "grand_total", "outstanding_amount",
 //	                    "status", "modified"}], "payment_requests": [{"name", "reference_name",
-//	                    "outstanding_amount", "status"}], "journal_entries": [names]}, sorted by name
+//	                    "outstanding_amount", "status"}], "journal_entries": [names], "comments": [every Comment
+//	                    as GET returns it: reference_doctype, reference_name, content, comment_email, comment_by, …]},
+//	                    sorted by name
 //	POST /__sim/reset   back to the state New built (default company and chart, no customers)
 //	GET  /__sim/faults  the current fault settings
 //	POST /__sim/faults  set faults; every key is optional:
@@ -143,7 +145,11 @@ func (s *Site) State() map[string]any {
 	for _, r := range s.all(jeDT) {
 		jes = append(jes, r.name())
 	}
-	return map[string]any{"payment_entries": pes, "sales_invoices": sis, "payment_requests": prs, "journal_entries": jes}
+	cms := []any{}
+	for _, r := range s.all(commentDT) {
+		cms = append(cms, toPlain(r.render(false)))
+	}
+	return map[string]any{"payment_entries": pes, "sales_invoices": sis, "payment_requests": prs, "journal_entries": jes, "comments": cms}
 }
 
 // Reset drops every document and series counter and rebuilds the default site, as New did.

@@ -35,6 +35,9 @@ type call struct {
 // success renders a 2xx body: {key: out} plus any queued _server_messages.
 func (c *call) success(key string, out any) string {
 	o := obj{{key, out}}
+	if _, none := out.(noMessage); none {
+		o = obj{}
+	}
 	if len(c.infos) > 0 {
 		o = append(o, kv{"_server_messages", (&fErr{msgs: c.infos}).messagesJSON()})
 	}
@@ -299,6 +302,7 @@ var readOnlyMethods = map[string]bool{
 	"frappe.client.get_list":      true,
 	"frappe.client.get_count":     true,
 	"frappe.client.get_value":     true,
+	getSingleValueCmd:             true,
 	"frappe.auth.get_logged_user": true,
 }
 

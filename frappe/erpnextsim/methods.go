@@ -32,7 +32,25 @@ func (s *Site) methodHandler(c *call, cmd string) handler {
 	case "frappe.client.get_count":
 		return s.clientDoctype(s.getCount)
 	case "frappe.client.get_value":
+		if dt := c.str("doctype"); metas[dt] != nil && !metas[dt].child && !s.can(c.user, dt, "read") {
+			return fail(noPermissionThrow(dt)) // recording 54-system-settings-get-value-api-user
+		}
 		return s.clientDoctype(s.getValue)
+	case getSingleValueCmd:
+		return s.getSingleValue
+	case addCommentCmd:
+		return writeOnly(s.addComment)
+	case "frappe.client.save":
+		return writeOnly(func(c *call) (*fErr, step) { return s.clientSave(c, false) })
+	case "frappe.client.submit":
+		return writeOnly(func(c *call) (*fErr, step) { return s.clientSave(c, true) })
+	case "frappe.client.set_value":
+		return writeOnly(s.clientSetValue)
+	case "frappe.client.delete":
+		if c.method != http.MethodPost && c.method != http.MethodDelete {
+			return fail(throw("Not permitted").as("PermissionError").status403())
+		}
+		return s.clientDelete
 	case "frappe.client.get":
 		return s.clientDoctype(s.clientGet)
 	case "frappe.client.cancel":

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,8 +16,6 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 )
-
-const recordedDir = "../../../shared/reference/erpnext-recorded"
 
 // replaySkips lists the recorded exchanges of the first pass the simulator
 // does not reproduce yet, with the reason. None of them changed the real
@@ -63,7 +62,7 @@ type recording struct {
 // order against a site seeded like the recorded one and checks status,
 // exc_type, message texts, top-level keys and the key fields of documents.
 func TestReplayRecordedSite(t *testing.T) {
-	f, err := os.Open(filepath.Join(recordedDir, "sequence.txt"))
+	f, err := os.Open(filepath.Join(sharedtest.Dir(t, "reference", "erpnext-recorded"), "sequence.txt"))
 	if err != nil {
 		t.Skipf("recordings not available: %v", err)
 	}
@@ -91,7 +90,7 @@ func TestReplayRecordedSite(t *testing.T) {
 var tsRE = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}`)
 
 func replayOne(t *testing.T, h *harness, name string) {
-	raw, err := os.ReadFile(filepath.Join(recordedDir, name))
+	raw, err := os.ReadFile(filepath.Join(sharedtest.Dir(t, "reference", "erpnext-recorded"), name))
 	if err != nil {
 		t.Fatal(err)
 	}

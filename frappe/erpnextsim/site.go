@@ -234,6 +234,7 @@ func (s *Site) setupDefaults() {
 	add("Cost Center", CostCenter, map[string]any{"cost_center_name": "Main", "company": DefaultCompany, "is_group": int64(0), "parent_cost_center": DefaultCompany, "lft": int64(2), "rgt": int64(3)})
 	s.addChart(add)
 	s.setupAccountsSettings()
+	s.setupSystemSettings()
 	t := s.now().In(ist)
 	y := t.Year()
 	if t.Month() < time.April {
