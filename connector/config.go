@@ -95,6 +95,9 @@ type FeesConfig struct {
 // RefundsConf: what to do with a refund whose invoice has no credit note ("park" or "unallocated").
 type RefundsConf struct {
 	WithoutCreditNote string `yaml:"without_credit_note"`
+	// WaitForReceipt is how long a refund waits for its payment's receipt to be booked (it may
+	// arrive first) before it parks.
+	WaitForReceipt Duration `yaml:"wait_for_receipt"`
 }
 
 // ReconcileCfg schedules the reconcile sweep. Since is the go-live date: nothing created
@@ -203,7 +206,7 @@ func Defaults() Config {
 			Excess:              "unallocated",
 			PaymentRequestGrace: Duration(10 * time.Minute),
 			Fees:                FeesConfig{Mode: "none"},
-			Refunds:             RefundsConf{WithoutCreditNote: "park"},
+			Refunds:             RefundsConf{WithoutCreditNote: "park", WaitForReceipt: Duration(72 * time.Hour)},
 			WithoutInvoice:      "park",
 		},
 		Reconcile: ReconcileCfg{Schedule: "*/10 * * * *", Window: Duration(48 * time.Hour), IntegrationRequests: true,

@@ -187,24 +187,37 @@ func (c *Connector) receiptOf(ctx context.Context, ev *InboxEvent, paymentID str
 	if err != nil {
 		return mapping.ReceiptFacts{}, c.retry(ev, 0, "events of %s: %v", paymentID, err), false
 	}
+	receiptRows := 0
 	for _, row := range rows {
+		if !receiptEvents[row.Event] {
+			continue
+		}
+		receiptRows++
 		if row.Status == StatusParked || row.Status == StatusDead {
 			return mapping.ReceiptFacts{}, parkOutcome("%s: the receipt of payment %s is %s (%s); book it first, then replay this refund",
 				mapping.ReasonReceiptMissing, paymentID, row.Status, row.LastError), false
 		}
 	}
-	wait := c.now().Add(c.backoff(ev.Attempts + 1))
-	if len(rows) == 0 && c.rzp != nil {
+	// Waiting for the receipt is not a failure: it spends no attempt, backs off with the time
+	// already waited, and parks (never dies) once mapping.refunds.wait_for_receipt has passed.
+	waited := c.now().Sub(ev.ReceivedAt)
+	if limit := c.cfg.Mapping.Refunds.WaitForReceipt.D(); waited > limit {
+		return mapping.ReceiptFacts{}, parkOutcome("%s: payment %s has no booked receipt after %s; book it (or replay its webhook), then replay this refund",
+			mapping.ReasonReceiptMissing, paymentID, limit), false
+	}
+	delay := min(max(waited/4, c.cfg.Worker.BackoffBase.D()), c.cfg.Worker.BackoffMax.D())
+	wait := c.now().Add(delay)
+	if receiptRows == 0 && c.rzp != nil {
 		if err := c.queuePayment(ctx, paymentID); err != nil {
 			return mapping.ReceiptFacts{}, c.razorpayFailure(ev, "fetch payment "+paymentID, err), false
 		}
 		return mapping.ReceiptFacts{}, c.waitUntil(wait, "refund waits for the receipt of %s (queued from Razorpay)", paymentID), false
 	}
-	return mapping.ReceiptFacts{}, c.retry(ev, 0, "%s: refund waits for the receipt of payment %s", mapping.ReasonReceiptMissing, paymentID), false
+	return mapping.ReceiptFacts{}, c.waitUntil(wait, "%s: refund waits for the receipt of payment %s", mapping.ReasonReceiptMissing, paymentID), false
 }
 
 // queuePayment fetches a payment from Razorpay and inserts a synthetic payment.captured inbox
-// row for it (event id reconcile:<payment id>) unless the payment has a row already.
+// row for it (event id reconcile:<payment id>, the id reconcile uses too, so it is inserted once).
 func (c *Connector) queuePayment(ctx context.Context, paymentID string) error {
 	p, err := c.rzp.GetPayment(ctx, paymentID)
 	if err != nil {
@@ -219,7 +232,8 @@ func (c *Connector) queuePayment(ctx context.Context, paymentID string) error {
 	}
 	now := c.now().UTC()
 	created := time.Unix(p.CreatedAt, 0).UTC()
-	_, err = c.store.InsertEventIfNoKey(ctx, &InboxEvent{AccountID: c.cfg.Razorpay.AccountID, EventID: "reconcile:" + p.ID,
+	// By event id: the payment may have rows already (payment.authorized) that book nothing.
+	_, err = c.store.InsertEvent(ctx, &InboxEvent{AccountID: c.cfg.Razorpay.AccountID, EventID: "reconcile:" + p.ID,
 		Event: "payment.captured", BusinessKey: p.ID, RawBody: body, ReceivedAt: now, EventCreatedAt: &created,
 		Status: StatusPending, NextAttemptAt: now})
 	if err == nil {

@@ -31,6 +31,10 @@ const (
 	KindRefund  = "refund"
 )
 
+// EventRefundFailed shares its business key (the refund id) with the refund's booking but
+// means the opposite: it is final and reverses that booking (DESIGN.md §4 step 4).
+const EventRefundFailed = "refund.failed"
+
 // ErrStoreUnavailable wraps every store failure that means "the database could not be reached
 // or did not answer"; intake answers 503 for it so Razorpay retries (DESIGN.md §2 invariant 2).
 var ErrStoreUnavailable = errors.New("store unavailable")
@@ -129,6 +133,7 @@ type Store interface {
 	SetEventStatus(ctx context.Context, id int64, status, reason string, now time.Time) error
 	// MarkDuplicates turns the parked, pending and dead rows of businessKey other than exceptID into
 	// StatusDuplicate, with LastError naming the booked document; returns how many changed.
+	// Rows of EventRefundFailed are never touched: they reverse the booking, not repeat it.
 	MarkDuplicates(ctx context.Context, businessKey string, exceptID int64, result string, now time.Time) (int, error)
 
 	// ClaimBooking claims businessKey for owner in one statement: it inserts an in_flight row

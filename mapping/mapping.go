@@ -31,6 +31,7 @@ const (
 	ReasonReceiptMissing    = "receipt not booked"
 	ReasonCustomerFee       = "customer-borne fee"
 	ReasonAmbiguousCustomer = "ambiguous customer"
+	ReasonAmount            = "invalid amount"
 )
 
 // Park is a reason to stop and ask a person. It is returned as an error by the planners.

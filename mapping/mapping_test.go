@@ -136,6 +136,7 @@ func TestPlanReceiptParks(t *testing.T) {
 		{"ThreeDecimalCurrency", r, kwd, invoice(1000), mapping.ReasonCurrencyPrecision, "KWD (3 decimals)"},
 		{"NotCaptured", r, authorized, invoice(1000), mapping.ReasonNotCaptured, "authorized"},
 		{"OtherCompany", r, captured(1000), other, mapping.ReasonCompany, "Other Co"},
+		{"ZeroAmount", r, captured(0), invoice(1000), mapping.ReasonAmount, "amount 0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -80,6 +80,9 @@ func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoic
 	if p.Status != "captured" && !bool(p.Captured) {
 		return Receipt{}, park(ReasonNotCaptured, "payment %s is %s", p.ID, p.Status)
 	}
+	if p.Amount <= 0 {
+		return Receipt{}, park(ReasonAmount, "payment %s has amount %d", p.ID, p.Amount)
+	}
 	if err := checkInvoice(rules, inv); err != nil {
 		return Receipt{}, err
 	}
@@ -279,6 +282,9 @@ func PlanAdvance(rules Rules, p *razorpay.Payment, o *razorpay.Order, customer, 
 	}
 	if p.Status != "captured" && !bool(p.Captured) {
 		return Receipt{}, park(ReasonNotCaptured, "payment %s is %s", p.ID, p.Status)
+	}
+	if p.Amount <= 0 {
+		return Receipt{}, park(ReasonAmount, "payment %s has amount %d", p.ID, p.Amount)
 	}
 	if p.Currency != rules.CompanyCurrency {
 		return Receipt{}, park(ReasonCurrency, "payment %s in %s names no invoice; advances are booked in %s only", p.ID, p.Currency, rules.CompanyCurrency)

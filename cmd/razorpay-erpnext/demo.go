@@ -108,7 +108,7 @@ func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
 	cfg.ERPNext.APIKey, cfg.ERPNext.APISecret = apiKey, apiSecret
 	cfg.Mapping.Company = erpnextsim.DefaultCompany
 	cfg.Worker.Poll = connector.Duration(100 * time.Millisecond)
-	cfg.Log.Level = "warn"
+	cfg.Log.Level = "error"
 	if p := cfg.Validate(); len(p) > 0 {
 		return nil, &connector.ConfigError{Problems: p}
 	}

@@ -164,7 +164,7 @@ func printEventTable(w io.Writer, rows []connector.InboxEvent) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tRECEIVED (UTC)\tSTATUS\tEVENT\tKEY\tATTEMPTS\tRESULT / REASON")
+	fmt.Fprintln(tw, "ID\tRECEIVED (UTC)\tSTATUS\tEVENT\tKEY\tFAILED ATTEMPTS\tRESULT / REASON")
 	for _, r := range rows {
 		res := r.LastError
 		if r.ResultName != "" {

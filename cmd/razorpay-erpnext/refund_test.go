@@ -251,3 +251,43 @@ func TestPaymentRequestCheckout(t *testing.T) {
 		}
 	})
 }
+
+// refund.failed delivered right behind refund.processed (found by an adversarial run): the
+// booking of the processed snapshot must not swallow the failure as its duplicate.
+func TestRefundFailedRightBehindProcessed(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		w := newRefundWorld(t, driver, true, nil)
+		payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
+		w.deliver(w.d, "T3stEvtRfBack01", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stBackToBk1", "pay_T3stRefund0001", 20000, "processed"), "payment", payment))
+		w.deliver(w.d, "T3stEvtRfBack02", envelope(t, "refund.failed", "refund", refundEntity("rfnd_T3stBackToBk1", "pay_T3stRefund0001", 20000, "failed"), "payment", payment))
+		w.waitIdle(w.d, 30*time.Second)
+		if sub, _ := w.entries("rfnd_T3stBackToBk1"); len(sub) != 0 {
+			t.Fatalf("a refund Razorpay reported failed is still booked: %v", names(sub))
+		}
+		wantAmount(t, "credit note outstanding", w.doc("Sales Invoice", w.creditNote)["outstanding_amount"], -118000)
+		b, err := w.d.db.GetBooking(context.Background(), "rfnd_T3stBackToBk1")
+		if err != nil || b.State != connector.BookingVoid {
+			t.Fatalf("booking %+v %v, want void", b, err)
+		}
+	})
+}
+
+// A refund whose capture arrives much later than its retry budget still books once the receipt
+// does: waiting for the receipt spends no attempt.
+func TestRefundOutwaitsItsRetryBudget(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	w := &refundWorld{env: e, invoice: e.newInvoice("Test Customer", "1180.00")}
+	w.addCreditNote()
+	cfg := e.config()
+	cfg.Worker.MaxAttempts = 2
+	w.d = e.start(cfg)
+	payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
+	w.deliver(w.d, "T3stEvtLate0001", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stLateCap01", "pay_T3stRefund0001", 30000, "processed"), "payment", payment))
+	time.Sleep(1500 * time.Millisecond) // many backoffs of 50 ms
+	if ev := w.statusOf("rfnd_T3stLateCap01"); ev.Status != connector.StatusPending || ev.Attempts != 0 {
+		t.Fatalf("refund waiting for its receipt: %s after %d attempts (%q)", ev.Status, ev.Attempts, ev.LastError)
+	}
+	w.deliver(w.d, "T3stEvtLate0002", w.captureBody())
+	w.waitIdle(w.d, 30*time.Second)
+	wantAmount(t, "refund", w.one("rfnd_T3stLateCap01")["paid_amount"], 30000)
+}

@@ -51,3 +51,28 @@ var finalCases = []contractCase{
 		}
 	}},
 }
+
+func init() {
+	inboxCases = append(inboxCases, contractCase{"MarkDuplicatesSparesRefundFailed", func(t *testing.T, b backend) {
+		db := b.fresh(t)
+		processed := newEvent("acc_1", "evt_processed", "rfnd_1", t0)
+		processed.Event = "refund.processed"
+		processed = mustInsert(t, db, processed)
+		failed := newEvent("acc_1", "evt_failed", "rfnd_1", t0)
+		failed.Event = connector.EventRefundFailed
+		failed = mustInsert(t, db, failed)
+		created := newEvent("acc_1", "evt_created", "rfnd_1", t0)
+		created.Event = "refund.created"
+		created = mustInsert(t, db, created)
+		n, err := db.MarkDuplicates(ctx, "rfnd_1", processed.ID, "Payment Entry ACC-PAY-2026-00002", t0)
+		if err != nil || n != 1 {
+			t.Fatalf("MarkDuplicates = %d, %v; want 1 (refund.created only)", n, err)
+		}
+		if got := mustGet(t, db, failed.ID); got.Status != connector.StatusPending {
+			t.Fatalf("refund.failed row became %s: it must still reverse the booking", got.Status)
+		}
+		if got := mustGet(t, db, created.ID); got.Status != connector.StatusDuplicate {
+			t.Fatalf("refund.created row is %s, want duplicate", got.Status)
+		}
+	}})
+}

@@ -283,8 +283,8 @@ func (d *DB) MarkDuplicates(ctx context.Context, businessKey string, exceptID in
 	}
 	n, err := d.exec(ctx, "mark duplicates of "+businessKey,
 		`UPDATE inbox SET status = ?, last_error = ?, updated_at = ?
-		WHERE business_key = ? AND id <> ? AND status IN (?, ?, ?)`,
+		WHERE business_key = ? AND id <> ? AND status IN (?, ?, ?) AND event <> ?`,
 		connector.StatusDuplicate, truncateBytes("duplicate of "+result, maxLastError), d.arg(now),
-		businessKey, exceptID, connector.StatusParked, connector.StatusPending, connector.StatusDead)
+		businessKey, exceptID, connector.StatusParked, connector.StatusPending, connector.StatusDead, connector.EventRefundFailed)
 	return int(n), err
 }

@@ -234,9 +234,14 @@ func (s *Site) peekStamp() string {
 	return ts
 }
 
+// timestampMismatch is §8.3's conflict (recordings 25-*): the "exception" line lacks the
+// message's final period, as recorded.
 func timestampMismatch(dbModified, now string) *fErr {
-	return throw("Error: Document has been modified after you have opened it (" + dbModified + ", " + now +
-		"). Please refresh to get the latest document.").as("TimestampMismatchError")
+	text := "Error: Document has been modified after you have opened it (" + dbModified + ", " + now +
+		"). Please refresh to get the latest document"
+	e := throw(text + ".").as("TimestampMismatchError")
+	e.exception = "frappe.exceptions.TimestampMismatchError: " + text
+	return e
 }
 
 // docstatusTransition checks §1.7's table; it returns the action to run.
