@@ -32,7 +32,11 @@
 // Integration Requests readable only by a System Manager (Options.Users,
 // AddIntegrationRequest; 45), foreign-currency receipts with an "Exchange Gain Or Loss"
 // Journal Entry (AddCustomerSpec, ReceivableUSD; 48, 49), Accounts Settings acc_frozen_upto
-// (SetFrozenUpto; 52) and the site-wide rate limiter (SetRateLimit; 31). Successful writes can
+// (SetFrozenUpto; 52) and the site-wide rate limiter (SetRateLimit; 31). Contacts with
+// email/phone/link child tables and their child-filter lookups (AddContact; §6, 56), Comments
+// through frappe.desk.form.utils.add_comment (Site.Comments; 51), System Settings readable only
+// by a System Manager (54), and the frappe.client save/submit/set_value/delete helpers with the
+// `modified` check (§1.6, §8.3; 23, 25). Successful writes can
 // carry _server_messages as recorded. Faults and ground truth are also reachable over HTTP
 // under /__sim/ (see Site.State and FaultSettings).
 //
