@@ -67,7 +67,8 @@ func (j *receiptJob) bookAdvance(ctx context.Context, rules mapping.Rules, order
 // resolveCustomer follows mapping.customer_from for a payment without an invoice: a Customer
 // named in notes, a Contact linked to one Customer by the payment's email (Contact Email, case
 // ignored by the site's collation) or by the last 10 digits of its phone (Contact Phone, stored
-// as typed, spec/erpnext.md §6), then mapping.fallback_customer. why is a park reason when the
+// as typed, spec/erpnext.md §6: a `like '%<digits>'` match, so a number stored with spaces or
+// dashes inside its last 10 digits is not found), then mapping.fallback_customer. why is a park reason when the
 // sources disagree or a contact links several customers.
 func (c *Connector) resolveCustomer(ctx context.Context, p *razorpay.Payment, o *razorpay.Order, l *razorpay.PaymentLink) (customer, why string, err error) {
 	for _, src := range c.cfg.Mapping.CustomerFrom {

@@ -1,10 +1,8 @@
 package connector
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
@@ -23,46 +21,25 @@ const (
 	failPark                     // ERPNext refused the request for a business reason; a person decides
 )
 
-// classify decides what an error from ERPNext means. write is true for requests that change
-// data (POST/PUT): only they can be ambiguous. Sources: spec/erpnext.md §2.1 (Frappe commits
-// after the handler returns and rolls back on error, so a Frappe JSON error means nothing was
-// written), §2.3 (status per exception), §8.2 (a gateway 502/504 page while the worker may still
-// run and commit).
+// classify decides what an error from ERPNext means for the booking, following the client's
+// one classification (frappe.Classify: spec/erpnext.md §2.1 — Frappe commits after its handler
+// returns and rolls back on error, so a Frappe JSON error means nothing was written; §2.3 —
+// status per exception; §8.2 — a gateway 502/504 page while the worker may still commit).
+// write is true for requests that change data: only they can be ambiguous.
 func classify(err error, write bool) (failure, time.Duration) {
-	var te *frappe.TransportError
-	if errors.As(err, &te) {
-		if write && !te.BeforeSend {
-			return failAmbiguous, 0
-		}
-		return failRetry, 0
-	}
-	var fe *frappe.Error
-	if errors.As(err, &fe) {
-		switch {
-		case fe.Status == http.StatusUnauthorized || fe.Status == http.StatusForbidden:
-			return failAuth, 0
-		case fe.Status == http.StatusNotFound:
-			return failNotFound, 0
-		case fe.Status == http.StatusConflict:
-			return failConflict, 0
-		case fe.Status == http.StatusTooManyRequests:
-			return failRetry, fe.RetryAfter
-		case fe.Status >= 500:
-			if write && fe.NonJSON {
-				return failAmbiguous, 0
-			}
-			return failRetry, fe.RetryAfter
-		case fe.ExcType == "TimestampMismatchError":
-			return failRetry, 0
-		case fe.Status == http.StatusRequestTimeout:
-			return failRetry, 0
-		}
+	switch frappe.Classify(err, write) {
+	case frappe.ClassAmbiguous:
+		return failAmbiguous, 0
+	case frappe.ClassAuth:
+		return failAuth, 0
+	case frappe.ClassNotFound:
+		return failNotFound, 0
+	case frappe.ClassConflict:
+		return failConflict, 0
+	case frappe.ClassRejected:
 		return failPark, 0
 	}
-	if errors.Is(err, context.DeadlineExceeded) && write {
-		return failAmbiguous, 0
-	}
-	return failRetry, 0
+	return failRetry, frappe.RetryAfter(err)
 }
 
 // reason is the text kept as last_error: ERPNext's own message (tags stripped) when there is

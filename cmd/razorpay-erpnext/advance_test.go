@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,47 @@ func TestPaymentWithoutInvoiceAsAdvance(t *testing.T) {
 		ev := e.statusOf("pay_T3stAdvance003")
 		if ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "no invoice matched") || !strings.Contains(ev.LastError, "no customer found") {
 			t.Fatalf("%s %q", ev.Status, ev.LastError)
+		}
+	})
+	t.Run("CustomerFromContacts", func(t *testing.T) {
+		e := newEnv(t, "sqlite")
+		for _, c := range []string{"Email Customer", "Phone Customer", "Shared One", "Shared Two"} {
+			if err := e.site.AddCustomer(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		contacts := []erpnextsim.ContactSpec{
+			{FirstName: "Asha", Emails: []erpnextsim.ContactEmail{{Email: "asha@example.com", Primary: true}}, Customers: []string{"Email Customer"}},
+			{FirstName: "Ravi", Phones: []erpnextsim.ContactPhone{{Phone: "+91 9876543210"}}, Customers: []string{"Phone Customer"}},
+			{FirstName: "Family", Emails: []erpnextsim.ContactEmail{{Email: "family@example.com"}}, Customers: []string{"Shared One", "Shared Two"}},
+		}
+		for _, c := range contacts {
+			if _, err := e.site.AddContact(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d := e.start(advance(e, ""))
+		cases := []struct{ id, email, phone, want string }{
+			{"pay_T3stAdvMail001", "ASHA@example.com", "+919000000001", "Email Customer"},
+			{"pay_T3stAdvPhon001", "", "+91 98765-43210", "Phone Customer"},
+			{"pay_T3stAdvAmbg001", "family@example.com", "", ""},
+		}
+		for i, c := range cases {
+			e.deliver(d, fmt.Sprintf("T3stEvtAdvC%03d", i), envelope(t, "payment.captured", "payment",
+				capture(c.id, 50000, map[string]any{"email": c.email, "contact": c.phone})))
+		}
+		e.waitIdle(d, 20*time.Second)
+		for _, c := range cases {
+			if c.want == "" {
+				ev := e.statusOf(c.id)
+				if ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "ambiguous customer") || !strings.Contains(ev.LastError, "Shared One, Shared Two") {
+					t.Errorf("%s: %s %q, want parked: ambiguous customer", c.id, ev.Status, ev.LastError)
+				}
+				continue
+			}
+			if pe := e.one(c.id); pe["party"] != c.want {
+				t.Errorf("%s booked for %v, want %s", c.id, pe["party"], c.want)
+			}
 		}
 	})
 }

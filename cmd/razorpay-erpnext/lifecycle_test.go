@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -88,13 +87,7 @@ func (p *serveProcess) stop(t *testing.T) {
 // SIGTERM in the middle of a burst of webhooks: the process exits 0, and after a restart on the
 // same store every webhook that was answered "accepted" is booked exactly once.
 func TestSIGTERMDuringBurstLosesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "razorpay-erpnext")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	e := newEnv(t, "sqlite")
 	const n = 24
 	invoices := make([]string, n)

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// binary builds the command once per test run and returns its path.
+func binary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "razorpay-erpnext-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "razorpay-erpnext")
+		if out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+// Twenty different event ids for one payment (payment.captured and order.paid mixed) spread
+// over two `serve` processes sharing one database, ERPNext answering slower than the event
+// lease: one Payment Entry, one insert.
+func TestTwentyEventsTwoServeProcesses(t *testing.T) {
+	bin := binary(t)
+	forEachDriver(t, func(t *testing.T, driver string) {
+		e := newEnv(t, driver)
+		e.site.SetLatency(200 * time.Millisecond)
+		path, envs := e.writeConfig(e.config(), "worker: {lease: 150ms, poll: 50ms, backoff_base: 50ms, backoff_max: 500ms, fence_margin: 200ms}")
+		procs := []*serveProcess{startServe(t, bin, path, envs), startServe(t, bin, path, envs)}
+		var wg sync.WaitGroup
+		for i := 0; i < 20; i++ {
+			event := "payment.captured"
+			if i%2 == 1 {
+				event = "order.paid"
+			}
+			wg.Add(1)
+			go func(i int, event string, p *serveProcess) {
+				defer wg.Done()
+				body := e.payment(event, "pay_T3stProc000001", 1200000, nil)
+				status, err := deliver(context.Background(), "http://"+p.addr+"/webhooks/razorpay", fmt.Sprintf("T3stEvtProc%03d", i), razorpay.Sign(testWebhook, body), body)
+				if err != nil || status != "accepted" {
+					t.Errorf("event %d: %q %v", i, status, err)
+				}
+			}(i, event, procs[i%2])
+		}
+		wg.Wait()
+		db, err := store.Open(context.Background(), driver, e.dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := waitIdle(context.Background(), db, 60*time.Second); err != nil {
+			t.Fatalf("%v\n%s\n%s", err, procs[0].logs.String(), procs[1].logs.String())
+		}
+		for _, p := range procs {
+			p.stop(t)
+		}
+		sub, other := e.entries("pay_T3stProc000001")
+		if len(sub) != 1 || len(other) != 0 {
+			t.Fatalf("Payment Entries: %d submitted, %d other; want exactly 1", len(sub), len(other))
+		}
+		inserts := 0
+		for _, r := range e.site.Requests() {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/Payment Entry") {
+				inserts++
+			}
+		}
+		if inserts != 1 {
+			t.Errorf("%d inserts reached ERPNext, want 1", inserts)
+		}
+		counts, _ := db.CountByStatus(context.Background())
+		if counts[connector.StatusDone]+counts[connector.StatusDuplicate] != 20 {
+			t.Errorf("inbox %v: want 20 rows done or duplicate", counts)
+		}
+		if got := amountMinor(t, e.invoiceField("outstanding_amount")); got != 0 {
+			t.Errorf("outstanding %d", got)
+		}
+	})
+}
