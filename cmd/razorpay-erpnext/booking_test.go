@@ -348,3 +348,29 @@ func TestDisputeIsParkedForAPerson(t *testing.T) {
 		t.Errorf("%d entries", n)
 	}
 }
+
+// payment_link.partially_paid books its own amount; the invoice becomes Partly Paid and a second
+// part-payment completes it.
+func TestPartPaymentsOfAPaymentLink(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	d := e.start(e.config())
+	link := map[string]any{"id": "plink_T3stPartial001", "amount": 1200000, "amount_paid": 400000, "currency": "INR",
+		"status": "partially_paid", "accept_partial": true, "reference_id": e.invoice, "notes": nil, "created_at": paymentTime.Unix() - 600}
+	e.deliver(d, "T3stEvtPart0001", envelope(t, "payment_link.partially_paid", "payment_link", link,
+		"payment", capture("pay_T3stPartLink001", 400000, nil)))
+	e.waitIdle(d, 20*time.Second)
+	wantAmount(t, "first part", rows(e.one("pay_T3stPartLink001"), "references")[0]["allocated_amount"], 400000)
+	wantAmount(t, "outstanding", e.invoiceField("outstanding_amount"), 800000)
+	if s := e.invoiceField("status"); s != "Partly Paid" {
+		t.Errorf("invoice %s, want Partly Paid", s)
+	}
+	link["amount_paid"], link["status"] = 1200000, "paid"
+	e.deliver(d, "T3stEvtPart0002", envelope(t, "payment_link.paid", "payment_link", link,
+		"payment", capture("pay_T3stPartLink002", 800000, nil)))
+	e.waitIdle(d, 20*time.Second)
+	e.one("pay_T3stPartLink002")
+	wantAmount(t, "outstanding", e.invoiceField("outstanding_amount"), 0)
+	if s := e.invoiceField("status"); s != "Paid" {
+		t.Errorf("invoice %s, want Paid", s)
+	}
+}

@@ -13,14 +13,18 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 )
 
-// configFile writes a configuration for e's simulator and returns its path and environment.
-func (e *env) configFile(extra string) (string, map[string]string) {
+// configFile writes a configuration for e's simulator (extra top-level YAML, extra indented
+// razorpay keys) and returns its path and environment.
+func (e *env) configFile(extra, razorpayKeys string) (string, map[string]string) {
 	e.t.Helper()
 	dir := e.t.TempDir()
 	path := filepath.Join(dir, "config.yaml")
 	cfg := `
 database: {driver: sqlite, dsn: ` + filepath.Join(dir, "store.db") + `}
-razorpay: {webhook_secrets: ["${WH}"], account_id: ` + testAccount + `}
+razorpay:
+  webhook_secrets: ["${WH}"]
+  account_id: ` + testAccount + `
+` + razorpayKeys + `
 erpnext: {url: "` + e.erp.URL + `", api_key: "${ERPNEXT_API_KEY}", api_secret: "${ERPNEXT_API_SECRET}"}
 mapping: {company: "` + erpnextsim.DefaultCompany + `"}
 ` + extra
@@ -40,7 +44,7 @@ func TestExplainSamplePayloadsWritesNothing(t *testing.T) {
 	if inv != "ACC-SINV-2026-00002" {
 		t.Fatalf("invoice %s", inv) // the env's own invoice is 00001
 	}
-	path, envv := e.configFile("")
+	path, envv := e.configFile("", "")
 	samples, _ := filepath.Glob(filepath.Join(sharedtest.Dir(t, "reference", "razorpay-payloads"), "*.json"))
 	if len(samples) < 10 {
 		t.Fatalf("found %d sample payloads", len(samples))
@@ -90,7 +94,7 @@ func TestExplainSamplePayloadsWritesNothing(t *testing.T) {
 func TestExplainShowsEveryFieldAndItsSource(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	inv := e.newInvoice("Test Customer", "1180.00")
-	path, envv := e.configFile("")
+	path, envv := e.configFile("", "")
 	body := envelope(t, "payment.captured", "payment", capture("pay_T3stExplain001", 118000, map[string]any{"fee": 2360, "tax": 360, "notes": map[string]any{"invoice": inv}}))
 	f := filepath.Join(t.TempDir(), "p.json")
 	os.WriteFile(f, body, 0o600)
