@@ -326,28 +326,36 @@ func (c *Connector) buildRefund(ctx context.Context, plan mapping.Refund) (map[s
 }
 
 // voidRefund makes a failed refund final: its booking becomes void, so no later snapshot books
-// it, and an entry already booked for it is cancelled. ERPNext refusing the cancel parks.
+// it, and an entry already booked for it is cancelled. It first takes the refund id's claim like
+// a booking does, so no worker can be posting the refund while it is voided (one in flight is
+// waited for). ERPNext refusing the cancel parks.
 func (c *Connector) voidRefund(ctx context.Context, ev *InboxEvent, r *razorpay.Refund, owner string) Outcome {
-	b, err := c.store.GetBooking(ctx, r.ID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return c.retry(ev, 0, "booking of %s: %v", r.ID, err)
-	}
-	if err == nil && b.State == BookingInFlight && b.Owner != owner && c.now().Before(b.FenceUntil) {
-		return c.waitUntil(b.FenceUntil.Add(time.Second), "refund %s failed at Razorpay; waiting for its booking in flight before cancelling", r.ID)
+	now := c.now()
+	row, claimed, err := c.store.ClaimBooking(ctx, Booking{BusinessKey: r.ID, Kind: KindRefund, Owner: owner,
+		FenceUntil: now.Add(c.writeFence()), AmountMinor: r.Amount, Currency: r.Currency, CreatedAt: now}, now)
+	if err != nil {
+		return c.retry(ev, 0, "claim %s: %v", r.ID, err)
 	}
 	name := ""
-	if err == nil && b.Name != "" && b.State != BookingVoid {
-		name = b.Name
-	}
-	if name == "" {
+	switch {
+	case claimed:
+		// Nobody holds it: an entry may still exist (a worker that died after ERPNext committed).
 		found, ferr := c.findByReference(ctx, r.ID)
 		if ferr != nil {
+			_ = c.store.ReleaseBooking(context.WithoutCancel(ctx), r.ID, owner)
 			return c.failOutcome(ev, "look up Payment Entry by reference_no "+r.ID, ferr)
 		}
 		name = found.submitted
+	case row.State == BookingInFlight:
+		return c.waitUntil(row.FenceUntil.Add(time.Second), "refund %s failed at Razorpay; waiting for its booking in flight before cancelling it", r.ID)
+	default: // booked, or void already (a cancel that failed before is tried again)
+		name = row.Name
 	}
 	if err := c.store.VoidBooking(ctx, Booking{BusinessKey: r.ID, Kind: KindRefund, Owner: owner, Doctype: doctypeIf(name),
 		Name: name, AmountMinor: r.Amount, Currency: r.Currency}, c.now()); err != nil {
+		if claimed {
+			_ = c.store.ReleaseBooking(context.WithoutCancel(ctx), r.ID, owner)
+		}
 		return c.retry(ev, 0, "void %s: %v", r.ID, err)
 	}
 	if name == "" {
@@ -359,7 +367,7 @@ func (c *Connector) voidRefund(ctx context.Context, ev *InboxEvent, r *razorpay.
 	}
 	if pe.Docstatus == 2 || pe.Name == "" {
 		return Outcome{Status: StatusDone, ResultDoctype: frappe.DoctypePaymentEntry, ResultName: name,
-			LastError: fmt.Sprintf("refund %s failed at Razorpay; %s is already cancelled", r.ID, name)}
+			LastError: fmt.Sprintf("refund %s failed at Razorpay; %s is cancelled", r.ID, name)}
 	}
 	err = c.erp.Call(ctx, "frappe.client.cancel", map[string]any{"doctype": frappe.DoctypePaymentEntry, "name": name}, nil)
 	if err != nil {
