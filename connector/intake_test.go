@@ -32,7 +32,7 @@ func intakeConfig() connector.Config {
 	return cfg
 }
 
-func newIntake(t *testing.T, s connector.Store) http.Handler {
+func newIntake(t testing.TB, s connector.Store) http.Handler {
 	t.Helper()
 	c, err := connector.New(connector.Options{Config: intakeConfig(), Store: s, Log: zerolog.Nop()})
 	if err != nil {
