@@ -253,18 +253,26 @@ func (c *Connector) heartbeat(ctx context.Context, id int64, owner string) func(
 	if c.cfg.Worker.NoHeartbeat || lease <= 0 {
 		return func() {}
 	}
-	hctx, cancel := context.WithCancel(ctx)
+	return repeat(ctx, lease/3, func(ctx context.Context) bool {
+		return !errors.Is(c.store.ExtendLease(ctx, id, owner, c.now().Add(lease)), ErrLeaseLost)
+	})
+}
+
+// repeat calls tick every interval in a goroutine until tick returns false or the returned
+// stop function is called; stop waits for the goroutine to end.
+func repeat(ctx context.Context, interval time.Duration, tick func(context.Context) bool) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(lease / 3)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
-			case <-hctx.Done():
+			case <-ctx.Done():
 				return
 			case <-t.C:
-				if err := c.store.ExtendLease(hctx, id, owner, c.now().Add(lease)); errors.Is(err, ErrLeaseLost) {
+				if !tick(ctx) {
 					return
 				}
 			}

@@ -70,7 +70,8 @@ type Progress struct {
 // run. InInbox: an inbox row was already on its way to booking. Queued: synthetic rows this run
 // inserted (or, dry-run, would insert). Booked, Parked, Pending, NotBooked: how the queued rows
 // ended when the run drained them; Parked also counts existing parked or dead rows.
-// BeforeSince: left out because they were created before reconcile.since.
+// BeforeSince: left out because they were created before reconcile.since. Captured: authorized
+// payments this run captured (reconcile.capture_authorized) and then queued.
 type SweepCounts struct {
 	Scanned       int `json:"scanned"`
 	AlreadyBooked int `json:"already_booked"`
@@ -81,6 +82,7 @@ type SweepCounts struct {
 	Pending       int `json:"pending"`
 	NotBooked     int `json:"not_booked"`
 	BeforeSince   int `json:"before_since"`
+	Captured      int `json:"captured"`
 }
 
 // ReconcileItem is one payment or refund the report names. AmountMinor is in minor units of
@@ -152,6 +154,7 @@ func (r *ReconcileReport) Totals() SweepCounts {
 		t.Pending += s.Pending
 		t.NotBooked += s.NotBooked
 		t.BeforeSince += s.BeforeSince
+		t.Captured += s.Captured
 	}
 	return t
 }
@@ -171,7 +174,9 @@ type reconcileRun struct {
 // the same claim → lookup → create path as a webhook; Integration Requests of ERPNext's checkout
 // are swept the same way (reconcile.integration_requests); the audit reports anomalies. It runs
 // under the lock row "reconcile" (ErrReconcileBusy when another process holds it) and records
-// the run in reconcile_runs; a dry run does neither.
+// the run in reconcile_runs; a dry run does neither. Every run that took the lock, finished or
+// failed, is counted by ObserveReconcile (the scheduled runs of serve and runs by hand alike); a
+// dry run and a run refused with ErrReconcileBusy are not runs and are not counted.
 //
 // It returns the report also when it fails part-way (with the error): counts up to the failure
 // stand. Errors: ErrNoRazorpayAPI, ErrReconcileBusy, store errors (ErrStoreUnavailable),
@@ -209,7 +214,9 @@ func (c *Connector) Reconcile(ctx context.Context, req ReconcileRequest) (*Recon
 	defer stopLock()
 	run := ReconcileRun{WindowFrom: from, WindowTo: to, StartedAt: c.now()}
 	if err := c.store.StartReconcileRun(ctx, &run); err != nil {
-		return rep, fmt.Errorf("record reconcile run: %w", err)
+		err = fmt.Errorf("record reconcile run: %w", err)
+		c.ObserveReconcile(ReconcileObservation{Finished: c.now(), Err: err})
+		return rep, err
 	}
 	rep.RunID = run.ID
 	runErr := r.run(ctx)
@@ -298,27 +305,15 @@ func (c *Connector) holdLock(ctx context.Context, name, owner string, ttl time.D
 	if !ok {
 		return nil, ErrReconcileBusy
 	}
-	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(ttl / 4)
-		defer t.Stop()
-		for {
-			select {
-			case <-hctx.Done():
-				return
-			case <-t.C:
-				now := c.now()
-				if held, err := c.store.AcquireLock(hctx, name, owner, now, now.Add(ttl)); err == nil && !held {
-					c.log.Warn().Str("lock", name).Msg("reconcile lock taken over by another process")
-				}
-			}
+	stop := repeat(context.WithoutCancel(ctx), ttl/4, func(ctx context.Context) bool {
+		now := c.now()
+		if held, err := c.store.AcquireLock(ctx, name, owner, now, now.Add(ttl)); err == nil && !held {
+			c.log.Warn().Str("lock", name).Msg("reconcile lock taken over by another process")
 		}
-	}()
+		return true
+	})
 	return func() {
-		cancel()
-		<-done
+		stop()
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer rcancel()
 		if err := c.store.ReleaseLock(rctx, name, owner); err != nil {

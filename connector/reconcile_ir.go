@@ -135,8 +135,8 @@ func (r *reconcileRun) integrationRequest(ctx context.Context, ir integrationReq
 }
 
 // authorized reports a payment left authorized past reconcile.authorized_age, or captures it
-// when reconcile.capture_authorized is on (never in a dry run). It returns the captured payment,
-// or nil when there is nothing to book.
+// when reconcile.capture_authorized is on (never in a dry run: it is reported as "would
+// capture"). It returns the captured payment, or nil when there is nothing to book.
 func (r *reconcileRun) authorized(ctx context.Context, it ReconcileItem, p *razorpay.Payment) (*razorpay.Payment, error) {
 	it.AmountMinor, it.Currency, it.CreatedAt = p.Amount, p.Currency, time.Unix(p.CreatedAt, 0).UTC()
 	age := r.c.now().Sub(it.CreatedAt)
@@ -146,14 +146,17 @@ func (r *reconcileRun) authorized(ctx context.Context, it ReconcileItem, p *razo
 	it.Status = "authorized"
 	it.Reason = fmt.Sprintf("authorized %s ago and not captured; Razorpay refunds it automatically 3 days after authorisation. Capture it in the Dashboard, or set reconcile.capture_authorized: true",
 		age.Truncate(time.Minute))
-	cp, canCapture := r.c.rzp, r.c.rzp != nil
 	switch {
-	case r.c.cfg.Reconcile.CaptureAuthorized && canCapture && r.req.DryRun:
+	case r.c.cfg.Reconcile.CaptureAuthorized && r.req.DryRun:
 		it.Reason = "would capture: " + it.Reason
-	case r.c.cfg.Reconcile.CaptureAuthorized && canCapture:
-		got, err := cp.Capture(ctx, p.ID, p.Amount, p.Currency)
+	case r.c.cfg.Reconcile.CaptureAuthorized:
+		got, err := r.capture(ctx, p)
 		if err == nil {
+			r.rep.IntegrationRequests.Captured++
 			return got, nil
+		}
+		if razorpay.IsAuthFault(err) || ctx.Err() != nil {
+			return nil, err
 		}
 		it.Reason = fmt.Sprintf("capture failed: %v", err)
 	}
@@ -191,4 +194,29 @@ func parseIRData(raw json.RawMessage) (irData, bool) {
 	}
 	d.PaymentID, d.ReferenceDoctype, d.ReferenceDocname = str("razorpay_payment_id"), str("reference_doctype"), str("reference_docname")
 	return d, true
+}
+
+// capture captures an authorized payment for its whole amount (POST /v1/payments/{id}/capture,
+// spec/razorpay.md §5.2). A capture is a write: it is sent once, never retried blindly. When it
+// fails the payment is read back, because the capture may have happened all the same (a lost
+// response, or another process capturing first: Razorpay then answers 400 "already
+// captured"); a payment that reads back captured is returned as captured.
+func (r *reconcileRun) capture(ctx context.Context, p *razorpay.Payment) (*razorpay.Payment, error) {
+	got, err := r.c.rzp.Capture(ctx, p.ID, p.Amount, p.Currency)
+	if err == nil {
+		r.c.log.Info().Str("component", "reconcile").Str("payment_id", p.ID).Msg("captured an authorized payment (reconcile.capture_authorized)")
+		return got, nil
+	}
+	if razorpay.IsAuthFault(err) || ctx.Err() != nil {
+		return nil, fmt.Errorf("capture %s: %w", p.ID, err)
+	}
+	var back *razorpay.Payment
+	rerr := r.retry(ctx, "get payment "+p.ID, func() (err error) {
+		back, err = r.c.rzp.GetPayment(ctx, p.ID)
+		return err
+	})
+	if rerr == nil && captured(back) {
+		return back, nil
+	}
+	return nil, fmt.Errorf("capture %s: %w", p.ID, err)
 }

@@ -52,19 +52,19 @@ func (s *Site) cancelGL(voucherType, voucherNo string) {
 	}
 }
 
-// balance is Σ debit − credit of live entries up to date (inclusive) for an
-// account ("" = any) and party ("" = any).
+// balance is ERPNext's get_balance_on for a non-group account ("" = any) and
+// party ("" = any), live entries up to date (inclusive).
+//
+// Followed upstream (erpnext v15 accounts/utils.py get_balance_on, read in the
+// recorded 15.71.1 tree): with the default in_account_currency=True the SQL is
+// sum(round(debit_in_account_currency, p)) - sum(round(credit_in_account_currency, p))
+// with p the currency precision (2 here). So the sum is in each entry's account
+// currency (a USD customer's party_balance is in USD, recording 48), and every
+// entry is rounded on its own by MariaDB's ROUND, which on a DECIMAL column rounds
+// half away from zero, not with the site's banker's rounding: the 10.125 entry of
+// recording 55 (stored 10.12 in company currency, 10.125 in account currency)
+// moves the balances of 57-get-payment-entry-* by 10.13.
 func (s *Site) balance(account, partyType, party, date string) dec {
-	// An account, or a party whose receivable is, in a foreign currency is summed in that
-	// currency (recording 48-usd-get-payment-entry: party_balance 25.0 for a USD customer).
-	foreign := false
-	acct := account
-	if acct == "" && party != "" {
-		acct = s.partyAccount(party, s.get("Company", s.company))
-	}
-	if a := s.get("Account", acct); a != nil && a.str("account_currency") != "" && a.str("account_currency") != DefaultCurrency {
-		foreign = true
-	}
 	var sum dec
 	for _, g := range s.docs["GL Entry"] {
 		if g.int("is_cancelled") == 1 || g.str("posting_date") > date {
@@ -76,11 +76,7 @@ func (s *Site) balance(account, partyType, party, date string) dec {
 		if party != "" && (!strings.EqualFold(g.str("party"), party) || g.str("party_type") != partyType) {
 			continue
 		}
-		if foreign {
-			sum += g.dec("debit_in_account_currency") - g.dec("credit_in_account_currency")
-		} else {
-			sum += g.dec("debit") - g.dec("credit")
-		}
+		sum += g.dec("debit_in_account_currency").roundHalfAway(2) - g.dec("credit_in_account_currency").roundHalfAway(2)
 	}
 	return sum
 }

@@ -101,6 +101,19 @@ func (d dec) round(places int) dec {
 	return dec(roundRat(r, true).Int64() * step)
 }
 
+// roundHalfAway rounds to places decimals half away from zero, as MariaDB's
+// ROUND() does on a DECIMAL value (10.125 → 10.13).
+func (d dec) roundHalfAway(places int) dec {
+	if places >= 9 {
+		return d
+	}
+	step := int64(1)
+	for i := 0; i < 9-places; i++ {
+		step *= 10
+	}
+	return dec(roundRat(big.NewRat(int64(d), step), false).Int64() * step)
+}
+
 // mul multiplies two decimals, rounding the product to nine decimals (half even).
 func (d dec) mul(o dec) dec {
 	r := new(big.Rat).SetFrac(new(big.Int).Mul(big.NewInt(int64(d)), big.NewInt(int64(o))), big.NewInt(nano))

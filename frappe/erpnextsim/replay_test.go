@@ -41,10 +41,6 @@ var secondPassSkips = map[string]string{
 	"45-integration-request-list-like-case-differs.json": "the recording redacts the second user's key to KEY:SECRET like the first; tested in TestIntegrationRequestNeedsSystemManager",
 	"54-system-settings-get-system-manager.json":         "the recording redacts the second user's key to KEY:SECRET like the first; tested in TestSystemSettingsNeedsSystemManager",
 	"52-accounts-settings-get.json":                      "Accounts Settings models 5 of its fields; acc_frozen_upto is tested in TestFrozenPeriodOnSubmitOnly",
-	"57-get-payment-entry-partial-party-amount.json": "OPEN: party_balance / paid_from_account_balance come out 0.01 higher (…88 vs recorded …87) " +
-		"after 55's 10.125 entry; not yet explained",
-	"57-get-payment-entry-no-bank-account.json": "OPEN: party_balance / paid_from_account_balance come out 0.01 higher (…88 vs recorded …87) " +
-		"after 55's 10.125 entry; not yet explained",
 }
 
 // statusOnly lists exchanges that change the site, so the replay must send them, but whose
