@@ -28,6 +28,12 @@ func (j *receiptJob) bookAdvance(ctx context.Context, rules mapping.Rules, order
 	if customer == "" {
 		return parkOutcome("%s: %s; no customer found either (mapping.customer_from)", mapping.ReasonNoInvoice, noInvoice)
 	}
+	if cur, acct, err := c.receivableCurrency(ctx, customer); err != nil {
+		return c.failOutcome(j.ev, "read the receivable of customer "+customer, err)
+	} else if cur != "" && cur != companyCurrency {
+		return parkOutcome("%s: customer %s receives in %s (%s); an advance of payment %s in %s is not booked against it",
+			mapping.ReasonCurrency, customer, cur, acct, j.key, j.p.Currency)
+	}
 	plan, err := mapping.PlanAdvance(rules, j.p, order, customer, c.cfg.Mapping.Company)
 	if err != nil {
 		if p, ok := asPark(err); ok {
@@ -68,8 +74,9 @@ func (j *receiptJob) bookAdvance(ctx context.Context, rules mapping.Rules, order
 // named in notes, a Contact linked to one Customer by the payment's email (Contact Email, case
 // ignored by the site's collation) or by the last 10 digits of its phone (Contact Phone, stored
 // as typed, spec/erpnext.md §6: a `like '%<digits>'` match, so a number stored with spaces or
-// dashes inside its last 10 digits is not found), then mapping.fallback_customer. why is a park reason when the
-// sources disagree or a contact links several customers.
+// dashes inside its last 10 digits is not found), then mapping.fallback_customer. The first
+// source that names exactly one customer wins; why is a park reason when a source names
+// several (a contact linked to several customers).
 func (c *Connector) resolveCustomer(ctx context.Context, p *razorpay.Payment, o *razorpay.Order, l *razorpay.PaymentLink) (customer, why string, err error) {
 	for _, src := range c.cfg.Mapping.CustomerFrom {
 		var found []string
@@ -162,4 +169,30 @@ func lastDigits(s string, n int) string {
 		return ""
 	}
 	return d[len(d)-n:]
+}
+
+// receivableCurrency is the currency of the receivable account ERPNext will take for customer
+// (its accounts row for the company, get_party_account, spec/erpnext.md §3.1); "" when the
+// customer has none of its own (the company's default receivable, in the company currency).
+func (c *Connector) receivableCurrency(ctx context.Context, customer string) (currency, account string, err error) {
+	var cu struct {
+		Accounts []struct {
+			Company string `json:"company"`
+			Account string `json:"account"`
+		} `json:"accounts"`
+	}
+	if err := c.erp.Get(ctx, frappe.DoctypeCustomer, customer, &cu); err != nil {
+		return "", "", err
+	}
+	for _, a := range cu.Accounts {
+		if a.Company != c.cfg.Mapping.Company || a.Account == "" {
+			continue
+		}
+		var acct frappe.Account
+		if err := c.erp.Get(ctx, frappe.DoctypeAccount, a.Account, &acct); err != nil {
+			return "", "", err
+		}
+		return acct.AccountCurrency, a.Account, nil
+	}
+	return "", "", nil
 }

@@ -19,6 +19,7 @@ const (
 	ExplainPark        = "park"         // a person must decide (Reason)
 	ExplainSkip        = "skip"         // nothing to book for this event
 	ExplainCancel      = "cancel"       // a failed refund's entry would be cancelled
+	ExplainWait        = "wait"         // it would wait (for a receipt, or ERPNext's checkout) and try again
 )
 
 // Explanation is what booking an event would do, found by reading ERPNext only.
@@ -235,7 +236,8 @@ func (c *Connector) explainRefund(ctx context.Context, e *razorpay.Event, x *Exp
 		return err
 	}
 	if receipt.submitted == "" {
-		return x.park(fmt.Sprintf("%s: no submitted receipt with reference_no %s yet; the refund waits for it", mapping.ReasonReceiptMissing, r.PaymentID))
+		x.Action, x.Reason = ExplainWait, fmt.Sprintf("no submitted receipt with reference_no %s yet; the refund waits for it (mapping.refunds.wait_for_receipt)", r.PaymentID)
+		return nil
 	}
 	var pe frappe.PaymentEntry
 	if err := c.erp.Get(ctx, frappe.DoctypePaymentEntry, receipt.submitted, &pe); err != nil {

@@ -506,8 +506,21 @@ func (j *receiptJob) checkoutBooked(ctx context.Context, pr string) (Outcome, bo
 		return parkOutcome("%s: Payment Entry %s of Payment Request %s is for %s, payment %s is %s %s",
 			mapping.ReasonPaymentRequest, entry.Name, pr, entry.PaidAmount, j.key, j.p.Currency, razorpay.FormatMinor(j.p.Amount, exp)), true
 	}
-	return c.recordBooked(ctx, j.ev, Booking{BusinessKey: j.key, Kind: KindReceipt, Doctype: frappe.DoctypePaymentEntry,
-		Name: entry.Name, AmountMinor: j.p.Amount, Currency: j.p.Currency}, "booked by ERPNext's checkout for Payment Request "+pr), true
+	o := c.recordBooked(ctx, j.ev, Booking{BusinessKey: j.key, Kind: KindReceipt, Doctype: frappe.DoctypePaymentEntry,
+		Name: entry.Name, AmountMinor: j.p.Amount, Currency: j.p.Currency}, "booked by ERPNext's checkout for Payment Request "+pr)
+	// ERPNext's checkout books the gross and never the gateway fee (spec/erpnext.md §3.9): with
+	// fees in deduction mode the books would exceed what Razorpay settles. The entry stays this
+	// payment's booking (never booked twice); the fee needs a person.
+	if o.Status == StatusDone && c.cfg.Mapping.Fees.Mode == "deduction" && j.p.Fee != nil && *j.p.Fee > 0 && j.p.FeeBearer != "customer" {
+		tax := int64(0)
+		if j.p.Tax != nil {
+			tax = *j.p.Tax
+		}
+		o.Status = StatusParked
+		o.LastError = fmt.Sprintf("fee not booked: ERPNext's checkout booked Payment Entry %s for Payment Request %s at the gross amount; book Razorpay's fee INR %s (of which GST INR %s) out of %s by hand (Journal Entry)",
+			entry.Name, pr, razorpay.FormatMinor(*j.p.Fee, 2), razorpay.FormatMinor(tax, 2), c.cfg.Mapping.PaidTo)
+	}
+	return o, true
 }
 
 func describeCandidates(paymentID string, cands []mapping.Candidate) string {

@@ -107,15 +107,23 @@ type ReconcileItem struct {
 // Anomaly is something the audit found in ERPNext that a person must look at; reconcile never
 // re-books or changes it.
 type Anomaly struct {
-	Kind      string   `json:"kind"` // "duplicate_reference_no" or "booking_cancelled"
+	Kind      string   `json:"kind"` // one of the Anomaly kinds below
 	Detail    string   `json:"detail"`
 	Documents []string `json:"documents"`
 }
 
 // Anomaly kinds.
 const (
+	// AnomalyDuplicateReference: submitted Payment Entries share one reference_no.
 	AnomalyDuplicateReference = "duplicate_reference_no"
-	AnomalyBookingCancelled   = "booking_cancelled"
+	// AnomalyBookingCancelled: a booking's ERPNext entry was cancelled or deleted.
+	AnomalyBookingCancelled = "booking_cancelled"
+	// AnomalyInvoicePaidTwice: a Sales Invoice was allocated beyond its total by submitted
+	// entries under different reference_no; Documents are the invoice, then the entries.
+	AnomalyInvoicePaidTwice = "invoice_paid_twice"
+	// AnomalyPaymentRequestPaidTwice: the same for a Payment Request (reference rows linking it,
+	// or reference_no = its name).
+	AnomalyPaymentRequestPaidTwice = "payment_request_paid_twice"
 )
 
 // ReconcileReport is what a reconcile run found and did; `reconcile --json` prints it.

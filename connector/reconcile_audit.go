@@ -14,12 +14,16 @@ const auditChunk = 100
 
 // audit reports, without changing anything: submitted Payment Entries of the configured Mode of
 // Payment posted since the listed range's start that share one reference_no (compared with
-// exact case, spec/erpnext.md §3.6: ERPNext never checks), and bookings made since then whose
+// exact case, spec/erpnext.md §3.6: ERPNext never checks), Sales Invoices and Payment Requests
+// paid beyond their total under different references (auditPaidTwice), and bookings made since then whose
 // ERPNext document is cancelled or gone. Failures become warnings: the audit never stops a run.
 func (r *reconcileRun) audit(ctx context.Context) {
 	r.progress("audit", 0, 0)
 	if err := r.auditDuplicateReferences(ctx); err != nil {
 		r.warn("audit of duplicate reference_no skipped: %v", err)
+	}
+	if err := r.auditPaidTwice(ctx); err != nil {
+		r.warn("audit of invoices and Payment Requests paid twice skipped: %v", err)
 	}
 	if err := r.auditCancelledBookings(ctx); err != nil {
 		r.warn("audit of cancelled bookings skipped: %v", err)

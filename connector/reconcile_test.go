@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +38,16 @@ type reconcileEnv struct {
 	db   *store.DB
 	cfg  connector.Config
 	now  time.Time
+
+	mu   sync.Mutex
+	rzpH http.Handler // what the Razorpay server runs: the simulator, or a front of it
+}
+
+// rzpFront puts front before the Razorpay simulator for the requests that follow.
+func (e *reconcileEnv) rzpFront(front func(next http.Handler) http.Handler) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.rzpH = front(e.sim)
 }
 
 func newReconcileEnv(t *testing.T, front func(next http.Handler) http.Handler) *reconcileEnv {
@@ -44,7 +55,13 @@ func newReconcileEnv(t *testing.T, front func(next http.Handler) http.Handler) *
 	e := &reconcileEnv{t: t, now: time.Now().UTC().Truncate(time.Second)}
 	e.sim = razorpaysim.New(razorpaysim.Options{KeyID: rzpKey, KeySecret: rzpSecret, AccountID: "acc_T3stAcc0unt001"})
 	t.Cleanup(e.sim.Close)
-	rs := httptest.NewServer(e.sim)
+	e.rzpH = e.sim
+	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		h := e.rzpH
+		e.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(rs.Close)
 	e.site = erpnextsim.New(erpnextsim.Options{APIKey: erpKey, APISecret: erpSecret})
 	var h http.Handler = e.site

@@ -85,9 +85,11 @@ func (j *refundJob) run(ctx context.Context) Outcome {
 	if !ok {
 		return o
 	}
-	cn, err := c.creditNote(ctx, receipt.Invoice)
-	if err != nil {
-		return c.failOutcome(ev, "find the credit note of "+receipt.Invoice, err)
+	var cn *mapping.Invoice
+	if receipt.Invoice != "" { // an advance has no invoice, so no credit note
+		if cn, err = c.creditNote(ctx, receipt.Invoice); err != nil {
+			return c.failOutcome(ev, "find the credit note of "+receipt.Invoice, err)
+		}
 	}
 	lockDoc := receipt.Invoice
 	if cn != nil {
@@ -261,7 +263,7 @@ func (c *Connector) creditNote(ctx context.Context, invoice string) (*mapping.In
 		if err != nil || f.Outstanding >= 0 {
 			continue
 		}
-		if best == nil {
+		if best == nil || f.Outstanding < best.Outstanding {
 			best = &f
 		}
 	}

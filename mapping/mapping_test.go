@@ -137,6 +137,9 @@ func TestPlanReceiptParks(t *testing.T) {
 		{"NotCaptured", r, authorized, invoice(1000), mapping.ReasonNotCaptured, "authorized"},
 		{"OtherCompany", r, captured(1000), other, mapping.ReasonCompany, "Other Co"},
 		{"ZeroAmount", r, captured(0), invoice(1000), mapping.ReasonAmount, "amount 0"},
+		{"TaxAboveFee", r, withFee(captured(118000), 100, 360), invoice(118000), mapping.ReasonAmount, "fee 100 and tax 360"},
+		{"NegativeTax", r, withFee(captured(118000), 2360, -360), invoice(118000), mapping.ReasonAmount, "tax -360"},
+		{"NegativeFee", r, withFee(captured(118000), -5, 0), invoice(118000), mapping.ReasonAmount, "fee -5"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,4 +153,9 @@ func TestPlanReceiptParks(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withFee(p *razorpay.Payment, fee, tax int64) *razorpay.Payment {
+	p.Fee, p.Tax = &fee, &tax
+	return p
 }

@@ -154,6 +154,9 @@ func settlement(rules Rules, p *razorpay.Payment, inv Invoice) (amounts, error) 
 	if p.Tax != nil {
 		tax = *p.Tax
 	}
+	if fee < 0 || tax < 0 || tax > fee {
+		return amounts{}, park(ReasonAmount, "payment %s has fee %d and tax %d paise; the fee must include the tax (0 ≤ tax ≤ fee)", p.ID, fee, tax)
+	}
 	customerFee := p.FeeBearer == "customer"
 	a := amounts{currency: p.Currency, settle: p.Amount}
 	if !customerFee {

@@ -60,8 +60,11 @@ func PlanRefund(rules Rules, r *razorpay.Refund, receipt ReceiptFacts, creditNot
 		ModeOfPayment: rules.ModeOfPayment, PaidFrom: receipt.PaidTo, Currency: r.Currency, Paid: r.Amount,
 		PostingDate: date, ReferenceDate: date, ReferenceNo: r.ID,
 	}
-	plan.Remarks = fmt.Sprintf("Razorpay refund %s of payment %s; amount %s %s; receipt %s for Sales Invoice %s",
-		r.ID, r.PaymentID, r.Currency, razorpay.FormatMinor(r.Amount, exp), receipt.PaymentEntry, receipt.Invoice)
+	plan.Remarks = fmt.Sprintf("Razorpay refund %s of payment %s; amount %s %s; receipt %s",
+		r.ID, r.PaymentID, r.Currency, razorpay.FormatMinor(r.Amount, exp), receipt.PaymentEntry)
+	if receipt.Invoice != "" {
+		plan.Remarks += " for Sales Invoice " + receipt.Invoice
+	}
 	if arn := r.AcquirerData["arn"]; arn != "" {
 		plan.Remarks += "; ARN " + arn
 	}
@@ -74,6 +77,10 @@ func PlanRefund(rules Rules, r *razorpay.Refund, receipt ReceiptFacts, creditNot
 		return plan, nil
 	}
 	if rules.RefundsWithoutCreditNote != "unallocated" {
+		if receipt.Invoice == "" {
+			return Refund{}, park(ReasonNoCreditNote, "refund %s of %s %s: its receipt %s is an advance with no invoice; book it by hand or set mapping.refunds.without_credit_note: unallocated, then replay",
+				r.ID, r.Currency, razorpay.FormatMinor(r.Amount, exp), receipt.PaymentEntry)
+		}
 		return Refund{}, park(ReasonNoCreditNote, "refund %s of %s %s: no credit note with an open balance against Sales Invoice %s; create the return, then replay",
 			r.ID, r.Currency, razorpay.FormatMinor(r.Amount, exp), receipt.Invoice)
 	}

@@ -101,3 +101,24 @@ func TestPaymentWithoutInvoiceAsAdvance(t *testing.T) {
 		}
 	})
 }
+
+// An advance never lands on a receivable in another currency.
+func TestAdvanceForAForeignCurrencyCustomerParks(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	if err := e.site.AddCustomerSpec(erpnextsim.CustomerSpec{Name: "USD Customer", DefaultCurrency: "USD", ReceivableAccount: erpnextsim.ReceivableUSD}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.config()
+	cfg.Mapping.WithoutInvoice = "advance"
+	d := e.start(cfg)
+	e.deliver(d, "T3stEvtAdvUsd01", envelope(t, "payment.captured", "payment",
+		capture("pay_T3stAdvUsd0001", 50000, map[string]any{"notes": map[string]any{"customer": "USD Customer"}})))
+	e.waitIdle(d, 20*time.Second)
+	ev := e.statusOf("pay_T3stAdvUsd0001")
+	if ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "currency not supported") || !strings.Contains(ev.LastError, erpnextsim.ReceivableUSD) {
+		t.Fatalf("%s %q", ev.Status, ev.LastError)
+	}
+	if n := len(e.site.Docs("Payment Entry")); n != 0 {
+		t.Errorf("%d entries", n)
+	}
+}

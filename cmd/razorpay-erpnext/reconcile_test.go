@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -121,11 +122,12 @@ razorpay:
   api_url: %s
 erpnext: {url: %q, api_key: "${ERP_KEY}", api_secret: "${ERP_SECRET}", timeout: %s, server_timeout: %s}
 mapping: {company: %q}
-reconcile: {schedule: "", window: 48h, integration_requests: %v}
+reconcile: {schedule: "", window: 48h, integration_requests: %v, capture_authorized: %v, authorized_age: %s}
 worker: {poll: 50ms, backoff_base: 50ms, backoff_max: 500ms, fence_margin: 200ms}
 log: {level: warn}
 `, c.Workers, c.Database.Driver, c.Database.DSN, c.Razorpay.AccountID, c.Razorpay.KeyID, c.Razorpay.APIURL, c.ERPNext.URL,
-		c.ERPNext.Timeout.D(), c.ERPNext.ServerTimeout.D(), c.Mapping.Company, c.Reconcile.IntegrationRequests)
+		c.ERPNext.Timeout.D(), c.ERPNext.ServerTimeout.D(), c.Mapping.Company, c.Reconcile.IntegrationRequests,
+		c.Reconcile.CaptureAuthorized, c.Reconcile.AuthorizedAge.D())
 	path := filepath.Join(e.t.TempDir(), "config.yaml")
 	if err := os.WriteFile(path, []byte(y), 0o600); err != nil {
 		e.t.Fatal(err)
@@ -364,6 +366,26 @@ func TestServeReconcilesOnSchedule(t *testing.T) {
 	if err != nil || len(runs) == 0 || runs[len(runs)-1].Booked != 5 || runs[len(runs)-1].FinishedAt == nil {
 		t.Errorf("runs %+v (%v): want a finished scheduled run that queued the 5", runs, err)
 	}
+	// The scheduled runs are counted in this process's metrics (ObserveReconcile), not only
+	// in the store: the run that queued the 5 counts them, later runs count none.
+	text := getMetrics(t, e.d)
+	if regexp.MustCompile(`(?m)^razorpay_erpnext_reconcile_runs_total\{result="success"\} [1-9]`).FindString(text) == "" {
+		t.Errorf("/metrics counts no successful scheduled reconcile run:\n%s", grepLines(text, "reconcile"))
+	}
+	if !strings.Contains(text, `razorpay_erpnext_reconcile_payments_total{outcome="booked"} 5`+"\n") {
+		t.Errorf("/metrics does not count the 5 payments the scheduled run queued:\n%s", grepLines(text, "reconcile"))
+	}
+}
+
+// grepLines returns the lines of text that contain s.
+func grepLines(text, s string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // sysManager is an API user with System Manager besides the usual accounting roles: the

@@ -291,3 +291,59 @@ func TestRefundOutwaitsItsRetryBudget(t *testing.T) {
 	w.waitIdle(w.d, 30*time.Second)
 	wantAmount(t, "refund", w.one("rfnd_T3stLateCap01")["paid_amount"], 30000)
 }
+
+// Several credit notes against the paid invoice: the refund settles the one with the most left.
+func TestRefundPicksTheCreditNoteWithTheMostLeft(t *testing.T) {
+	w := newRefundWorld(t, "sqlite", false, nil)
+	small, err := w.site.AddSalesInvoice(erpnextsim.InvoiceSpec{Customer: "Test Customer", Submit: true, IsReturn: true, ReturnAgainst: w.invoice,
+		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "100.00"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	large, err := w.site.AddSalesInvoice(erpnextsim.InvoiceSpec{Customer: "Test Customer", Submit: true, IsReturn: true, ReturnAgainst: w.invoice,
+		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "1080.00"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.refund("T3stEvtRfMany01", "refund.processed", "rfnd_T3stTwoNotes01", 108000, "processed")
+	refs := rows(w.one("rfnd_T3stTwoNotes01"), "references")
+	if len(refs) != 1 || refs[0]["reference_name"] != large {
+		t.Fatalf("refund references %v, want the ₹1,080.00 credit note %s", refs, large)
+	}
+	wantAmount(t, "large credit note", w.doc("Sales Invoice", large)["outstanding_amount"], 0)
+	wantAmount(t, "small credit note", w.doc("Sales Invoice", small)["outstanding_amount"], -10000)
+}
+
+// ERPNext's checkout books the gross; with fees in deduction mode the fee would be missing from
+// the books, so the payment is recorded against ERPNext's entry (never booked twice) and parked.
+func TestCheckoutEntryWithFeesParksForTheFee(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	pr, err := e.site.AddPaymentRequest(e.invoice, erpnextsim.PaymentRequestSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made frappe.PaymentEntry
+	if err := e.client().Insert(context.Background(), frappe.DoctypePaymentEntry, map[string]any{
+		"payment_type": "Receive", "company": erpnextsim.DefaultCompany, "party_type": "Customer", "party": "Test Customer",
+		"paid_to": erpnextsim.RazorpayClearing, "paid_amount": 12000, "received_amount": 12000, "reference_no": pr,
+		"reference_date": istDate(time.Now()), "posting_date": istDate(time.Now()),
+		"references": []map[string]any{{"reference_doctype": "Sales Invoice", "reference_name": e.invoice, "allocated_amount": 12000, "payment_request": pr}},
+		"docstatus":  1,
+	}, &made); err != nil {
+		t.Fatal(err)
+	}
+	d := e.start(feeConfig(e.config()))
+	e.deliver(d, "T3stEvtPrFee001", envelope(t, "payment.captured", "payment",
+		capture("pay_T3stPrFee00001", 1200000, map[string]any{"fee": 28320, "tax": 4320, "notes": map[string]any{"payment_request": pr}})))
+	e.waitIdle(d, 20*time.Second)
+	ev := e.statusOf("pay_T3stPrFee00001")
+	if ev.Status != connector.StatusParked || ev.ResultName != made.Name || !strings.Contains(ev.LastError, "fee not booked") || !strings.Contains(ev.LastError, "INR 283.20") {
+		t.Fatalf("%s %s %q, want parked against %s naming the fee", ev.Status, ev.ResultName, ev.LastError, made.Name)
+	}
+	if n := len(e.site.Docs("Payment Entry")); n != 1 {
+		t.Errorf("%d entries, want ERPNext's only", n)
+	}
+	if b, err := d.db.GetBooking(context.Background(), "pay_T3stPrFee00001"); err != nil || b.Name != made.Name {
+		t.Errorf("booking %+v %v: the payment must stay recorded against %s", b, err, made.Name)
+	}
+}

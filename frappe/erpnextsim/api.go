@@ -31,6 +31,10 @@ type InvoiceSpec struct {
 	// UpdateOriginal sets update_outstanding_for_self 0: the credit note reduces the original
 	// invoice's outstanding instead of carrying its own (default: its own, as ERPNext 15.71).
 	UpdateOriginal bool `json:"update_original,omitempty"`
+	// PaymentTermsTemplate attaches a template made with AddPaymentTermsTemplate: the
+	// invoice gets one payment_schedule row per term and its due date becomes the latest
+	// term's (DueDate is then overridden), as ERPNext's set_payment_schedule does.
+	PaymentTermsTemplate string `json:"payment_terms_template,omitempty"`
 }
 
 // Item is one invoice line: amount = Qty × Rate, rounded to 2 decimals.
@@ -102,7 +106,8 @@ func (s *Site) AddSalesInvoice(spec InvoiceSpec) (string, error) {
 			body["return_against"] = spec.ReturnAgainst
 		}
 	}
-	for k, v := range map[string]string{"currency": spec.Currency, "conversion_rate": spec.ConversionRate, "due_date": spec.DueDate, "posting_date": spec.PostingDate} {
+	for k, v := range map[string]string{"currency": spec.Currency, "conversion_rate": spec.ConversionRate, "due_date": spec.DueDate,
+		"posting_date": spec.PostingDate, "payment_terms_template": spec.PaymentTermsTemplate} {
 		if v != "" {
 			body[k] = v
 		}

@@ -206,7 +206,7 @@ company_address|Data|Company Address||
 company_address_display|Data|Company Address Display||
 company_contact_person|Data|Company Contact Person||
 ignore_default_payment_terms_template|Int|Ignore Default Payment Terms Template||
-payment_terms_template|Data|Payment Terms Template||
+payment_terms_template|Link|Payment Terms Template|Payment Terms Template|
 tc_name|Data|Tc Name||
 terms|Data|Terms||
 po_no|Data|Po No||
@@ -327,7 +327,7 @@ project|Data|Project||
 page_break|Int|Page Break||
 `
 var paymentScheduleFields = `
-payment_term|Data|Payment Term||
+payment_term|Link|Payment Term|Payment Term|
 description|Data|Description||
 due_date|Date|Due Date||
 mode_of_payment|Link|Mode Of Payment|Mode of Payment|

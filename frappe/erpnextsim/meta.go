@@ -166,7 +166,7 @@ func init() {
 var knownUnmodelled = map[string]bool{
 	"Journal Entry": true, "Journal Entry Account": true, "Payment Request": true, "Payment Ledger Entry": true,
 	"Contact": true, "Address": true, "Item": true, "Sales Order": true, "Dunning": true, "Bank Account": true,
-	"Accounts Settings": true, "Payment Term": true, "Project": true, "Customer Group": true, "Territory": true,
+	"Accounts Settings": true, "Project": true, "Customer Group": true, "Territory": true,
 }
 
 // noPermission are doctypes the API user's roles (Accounts User/Manager, Sales

@@ -293,7 +293,38 @@ func (s *Site) getPaymentEntry(c *call) (*fErr, step) {
 			delete(row.f, "modified")
 			delete(row.f, "modified_by")
 		}
-		pe.f["references"] = s.splitByPaymentRequests(row, inv, pt)
+		rows := []*record{row}
+		if s.termBased(inv) {
+			// get_reference_as_per_payment_terms: one row per term with an outstanding,
+			// allocating that term's outstanding whatever party_amount says (15.71.1 does not
+			// spread party_amount over the terms: the difference shows in difference_amount).
+			rows = nil
+			var alloc dec
+			for _, ps := range inv.rows("payment_schedule") {
+				t := ps.dec("payment_amount") - ps.dec("paid_amount")
+				if inv.str("currency") != company.str("default_currency") && inv.str("party_account_currency") == company.str("default_currency") {
+					t = t.mul(inv.dec("conversion_rate")).round(2)
+				}
+				if t == 0 {
+					continue
+				}
+				r := row.clone()
+				r.f["payment_term"], r.f["payment_term_outstanding"], r.f["allocated_amount"] = ps.str("payment_term"), t, t
+				rows = append(rows, r)
+				alloc += t
+			}
+			pe.f["total_allocated_amount"] = alloc.abs()
+			pe.f["base_total_allocated_amount"] = alloc.abs().mul(rowRate).round(2)
+			if pt == "Receive" {
+				var unalloc dec
+				if alloc < amount {
+					unalloc = amount - alloc
+				}
+				pe.f["unallocated_amount"] = unalloc
+				pe.f["difference_amount"] = (pe.dec("base_total_allocated_amount") + unalloc.mul(rowRate) - pe.dec("base_received_amount")).round(2)
+			}
+		}
+		pe.f["references"] = s.splitByPaymentRequests(rows, inv, pt)
 		pe.f["__islocal"], pe.f["__unsaved"] = int64(1), int64(1)
 		return pe.render(false)
 	}

@@ -30,7 +30,7 @@ func (s *Site) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
 		return duplicateName(peDT, name), nil
 	}
 	if ds == 1 {
-		if e := s.checkSubmitPE(c, pe); e != nil {
+		if e := s.checkSubmitPE(c, pe, display); e != nil {
 			return e, nil
 		}
 	}
@@ -85,7 +85,7 @@ func (s *Site) updatePaymentEntry(c *call, cur *record, body map[string]any) (*f
 		return e, nil
 	}
 	if to == 1 {
-		if e := s.checkSubmitPE(c, pe); e != nil {
+		if e := s.checkSubmitPE(c, pe, cur.name()); e != nil {
 			return e, nil
 		}
 	}
@@ -143,15 +143,20 @@ func (c *call) outstanding(inv *record) dec {
 
 func (c *call) keepNulls() bool { return c.nulls }
 
-// checkSubmitPE are the on_submit checks: S1 difference, S2 fiscal year (§3.2).
-func (s *Site) checkSubmitPE(c *call, pe *record) *fErr {
+// checkSubmitPE are the on_submit checks of §3.2 in ERPNext's order: S1
+// difference, then S2 (checkGL) on the ledger lines the entry would post.
+// name is the entry's (future) name, shown in the GL Entry messages.
+func (s *Site) checkSubmitPE(c *call, pe *record, name string) *fErr {
 	if pe.dec("difference_amount") != 0 {
 		return erpThrow("Difference Amount must be zero")
 	}
-	if e := s.checkFrozen(c, pe.str("posting_date")); e != nil {
-		return e
+	var deductions []string
+	for _, d := range pe.rows("deductions") {
+		if d.dec("amount") != 0 {
+			deductions = append(deductions, d.str("account"))
+		}
 	}
-	return s.checkFiscalYear(pe.str("posting_date"), pe.str("company"))
+	return s.checkGL(c, peDT, name, pe.str("company"), pe.str("posting_date"), deductions, peGLLines(pe))
 }
 
 // applySubmitPE is §3.4: invoice outstanding −= allocated (rounded to the
@@ -159,7 +164,18 @@ func (s *Site) checkSubmitPE(c *call, pe *record) *fErr {
 // posted, status Submitted. Rows show the invoice outstanding afterwards.
 func (s *Site) applySubmitPE(c *call, pe *record) {
 	s.moveOutstanding(c, pe, -1)
+	s.moveSchedule(pe, -1)
 	s.movePaymentRequests(c, pe, -1)
+	lines := peGLLines(pe)
+	s.postGL(peDT, pe, pe.str("posting_date"), lines, c.user)
+	s.bookExchangeGainLoss(c, pe)
+	pe.f["status"] = "Submitted"
+}
+
+// peGLLines are the ledger lines of a Payment Entry in ERPNext's build_gl_map
+// order: party lines (one per reference row, then the unallocated part), the
+// bank line, the deduction lines.
+func peGLLines(pe *record) []glLine {
 	pt := pe.str("payment_type")
 	var lines []glLine
 	party, partyType := pe.str("party"), pe.str("party_type")
@@ -189,9 +205,7 @@ func (s *Site) applySubmitPE(c *call, pe *record) {
 			lines = append(lines, glLine{account: d.str("account"), debit: d.dec("amount"), debitAcc: d.dec("amount"), against: party})
 		}
 	}
-	s.postGL(peDT, pe, pe.str("posting_date"), lines, c.user)
-	s.bookExchangeGainLoss(c, pe)
-	pe.f["status"] = "Submitted"
+	return lines
 }
 
 // applyCancelPE is §3.5: outstanding and status restored, invoice modified
@@ -202,6 +216,7 @@ func (s *Site) applyCancelPE(c *call, pe *record) {
 	s.touch(pe, c.user)
 	s.stampRows(pe, pe.str("modified"), c.user)
 	s.moveOutstanding(c, pe, +1)
+	s.moveSchedule(pe, +1)
 	s.movePaymentRequests(c, pe, +1)
 	s.cancelGL(peDT, pe.name())
 	s.cancelExchangeGainLoss(c, pe)

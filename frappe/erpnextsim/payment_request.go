@@ -223,34 +223,41 @@ func formatMoney(d dec, currency string) string {
 	return symbol + " " + out
 }
 
-// splitByPaymentRequests attaches the invoice's open Payment Requests to the reference row
+// splitByPaymentRequests attaches the invoice's open Payment Requests to the reference rows
 // get_payment_entry built (§3.8 allocate_open_payment_requests_to_references; recording 46-*):
-// one row per request, allocating its outstanding, and a last row without a request for any
-// rest.
-func (s *Site) splitByPaymentRequests(row, inv *record, pt string) []*record {
+// the requests, oldest first, are spent over the rows in order (one per term when the
+// invoice allocates by payment term); a row larger than the request it gets is split, the
+// rest going to the next request or, when none is left, to a row without a request.
+func (s *Site) splitByPaymentRequests(rows []*record, inv *record, pt string) []*record {
 	prs := s.openPaymentRequests(inv.name())
 	if pt != "Receive" || len(prs) == 0 {
-		return []*record{row}
+		return rows
+	}
+	left := make([]dec, len(prs))
+	for i, pr := range prs {
+		left[i] = pr.dec("outstanding_amount")
 	}
 	var out []*record
-	left := row.dec("allocated_amount")
-	for _, pr := range prs {
-		if left <= 0 {
-			break
+	next := 0
+	for _, row := range rows {
+		alloc := row.dec("allocated_amount")
+		for alloc > 0 {
+			for next < len(prs) && left[next] <= 0 {
+				next++
+			}
+			r := row.clone()
+			if next == len(prs) {
+				r.f["allocated_amount"] = alloc
+				out = append(out, r)
+				break
+			}
+			pr := prs[next]
+			a := min(left[next], alloc)
+			r.f["allocated_amount"], r.f["payment_request"], r.f["payment_request_outstanding"] = a, pr.name(), pr.dec("outstanding_amount")
+			out = append(out, r)
+			left[next] -= a
+			alloc -= a
 		}
-		r := row.clone()
-		a := pr.dec("outstanding_amount")
-		if a > left {
-			a = left
-		}
-		r.f["allocated_amount"], r.f["payment_request"], r.f["payment_request_outstanding"] = a, pr.name(), pr.dec("outstanding_amount")
-		out = append(out, r)
-		left -= a
-	}
-	if left > 0 {
-		r := row.clone()
-		r.f["allocated_amount"] = left
-		out = append(out, r)
 	}
 	for i, r := range out {
 		r.f["idx"] = int64(i + 1)

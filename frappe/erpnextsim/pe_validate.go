@@ -106,8 +106,11 @@ func (s *Site) peMissingValues(c *call, pe, company *record, isNew bool) (*recor
 		if acctName == "" {
 			continue
 		}
+		// get_account_details only asks whether the account is readable under Payment
+		// Entry (frappe.get_list, no is_group or company filter): a group account or one of
+		// another company passes here and is refused on submit by the ledger (checkGL, S2).
 		a := s.get("Account", acctName)
-		if a == nil || a.int("is_group") == 1 || a.int("disabled") == 1 || a.str("company") != company.name() {
+		if a == nil || a.int("disabled") == 1 {
 			return nil, erpThrow("Account: " + acctName + " is not permitted under Payment Entry")
 		}
 		pe.f[side] = a.name()
@@ -247,6 +250,19 @@ func (s *Site) peChecks(c *call, pe *record, companyCur string) *fErr {
 		}
 		latest := c.outstanding(inv)
 		alloc := row.dec("allocated_amount")
+		if s.termBased(inv) {
+			// validate_allocated_amount_with_latest_data compares a term-based invoice term by term
+			if row.str("payment_term") == "" {
+				return erpThrow(fmt.Sprintf("<strong>%s</strong> has Payment Term based allocation enabled. Select a Payment Term for Row #<strong>%d</strong> in Payment References section",
+					row.str("reference_name"), i+1))
+			}
+			if t := c.termOutstanding(inv, row.str("payment_term")); t < latest {
+				latest = t
+			}
+			if latest < 0 {
+				latest = 0
+			}
+		}
 		if latest == 0 {
 			return erpThrow("Sales Invoice " + row.str("reference_name") + " has already been fully paid.")
 		}

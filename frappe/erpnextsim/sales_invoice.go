@@ -244,6 +244,16 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 		}
 		si.f["outstanding_amount"] = out
 	}
+	if len(si.rows("payment_schedule")) == 0 && len(si.rows("items")) > 0 && si.str("payment_terms_template") != "" {
+		if sched := s.templateSchedule(si, grandOrRounded, rate); len(sched) > 0 {
+			si.f["payment_schedule"] = sched
+			due := ""
+			for _, ps := range sched {
+				due = max(due, ps.str("due_date"))
+			}
+			si.f["due_date"] = due // set_due_date: the latest term's due date
+		}
+	}
 	if len(si.rows("payment_schedule")) == 0 && len(si.rows("items")) > 0 {
 		ps := newRecord("Payment Schedule")
 		base := grandOrRounded.mul(rate).round(2)
@@ -296,7 +306,7 @@ func (s *Site) applySubmitSI(c *call, si *record) {
 func b2d(b bool) dec { return dec(b2i(b)) }
 
 // siStatus is the Sales Invoice status of spec §4, first match wins; Overdue
-// before Partly Paid.
+// (from the payment schedule, see overdue) before Partly Paid.
 func (s *Site) siStatus(si *record) string {
 	switch si.docstatus() {
 	case 0:
@@ -320,7 +330,7 @@ func (s *Site) siStatus(si *record) string {
 	}
 	today := s.today()
 	switch {
-	case out > 0 && si.str("due_date") < today:
+	case overdue(si, total, out, today):
 		return "Overdue"
 	case out > 0 && out < total:
 		return "Partly Paid"
