@@ -662,6 +662,11 @@ func keepRows(doc map[string]any, plan mapping.Receipt, exp int) (int64, error) 
 	rows, _ := doc["references"].([]any)
 	var sum int64
 	linked := false
+	// ERPNext gives every payment-term row its whole outstanding whatever party_amount says
+	// (15.71 get_payment_entry, recorded site's source): the allocation is spread over the terms
+	// in their order here, and rows left with nothing are dropped.
+	remaining := plan.Allocated
+	var kept []any
 	for _, r := range rows {
 		row, ok := r.(map[string]any)
 		if !ok {
@@ -678,10 +683,20 @@ func keepRows(doc map[string]any, plan mapping.Receipt, exp int) (int64, error) 
 		if err != nil {
 			return 0, &mapping.Park{Reason: mapping.ReasonCurrencyPrecision, Detail: fmt.Sprintf("get_payment_entry allocation %v: %v", row["allocated_amount"], err)}
 		}
-		sum += v
+		take := min(v, remaining)
+		if take <= 0 {
+			continue
+		}
+		if take != v {
+			row["allocated_amount"] = json.Number(razorpay.FormatMinor(take, exp))
+		}
+		remaining -= take
+		sum += take
+		kept = append(kept, row)
 	}
+	doc["references"] = kept
 	if plan.PaymentRequest != "" && !linked {
-		for _, r := range rows {
+		for _, r := range kept {
 			if row, ok := r.(map[string]any); ok && row["reference_name"] == plan.Invoice {
 				row["payment_request"] = plan.PaymentRequest
 				break

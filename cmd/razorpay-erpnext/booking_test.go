@@ -374,3 +374,36 @@ func TestPartPaymentsOfAPaymentLink(t *testing.T) {
 		t.Errorf("invoice %s, want Paid", s)
 	}
 }
+
+// An invoice whose payment terms template allocates by term: each payment is spread over the
+// terms in order (ERPNext's get_payment_entry proposes each term's whole outstanding).
+func TestPaymentsAcrossPaymentTerms(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	if err := e.site.AddPaymentTermsTemplate(erpnextsim.PaymentTermsTemplateSpec{Name: "50-50", AllocateByTerms: true,
+		Terms: []erpnextsim.PaymentTermSpec{{Name: "Advance 50", InvoicePortion: "50", CreditDays: 0}, {Name: "Balance 50", InvoicePortion: "50", CreditDays: 30}}}); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := e.site.AddSalesInvoice(erpnextsim.InvoiceSpec{Customer: "Test Customer", Submit: true, PaymentTermsTemplate: "50-50",
+		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "1000.00"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.start(e.config())
+	pay := func(id string, amount int64) map[string]any {
+		e.deliver(d, "T3stEvt"+id[4:], envelope(t, "payment.captured", "payment", capture(id, amount, map[string]any{"notes": map[string]any{"invoice": inv}})))
+		e.waitIdle(d, 20*time.Second)
+		return e.one(id)
+	}
+	refs := rows(pay("pay_T3stTerms00001", 40000), "references")
+	if len(refs) != 1 || refs[0]["payment_term"] != "Advance 50" {
+		t.Fatalf("first payment rows %v, want one row on Advance 50", refs)
+	}
+	wantAmount(t, "first allocation", refs[0]["allocated_amount"], 40000)
+	refs = rows(pay("pay_T3stTerms00002", 60000), "references")
+	if len(refs) != 2 || refs[0]["payment_term"] != "Advance 50" || refs[1]["payment_term"] != "Balance 50" {
+		t.Fatalf("second payment rows %v, want Advance 50 then Balance 50", refs)
+	}
+	wantAmount(t, "rest of the first term", refs[0]["allocated_amount"], 10000)
+	wantAmount(t, "second term", refs[1]["allocated_amount"], 50000)
+	wantAmount(t, "outstanding", e.doc("Sales Invoice", inv)["outstanding_amount"], 0)
+}

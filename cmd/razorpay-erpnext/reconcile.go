@@ -224,6 +224,9 @@ func printReport(w io.Writer, r *connector.ReconcileReport) {
 			s.c.Queued, s.c.Booked, s.c.Parked, s.c.Pending, s.c.NotBooked)
 	}
 	tw.Flush()
+	if n := r.Totals().Captured; n > 0 {
+		fmt.Fprintf(w, "\ncaptured %d authorized payment(s) (reconcile.capture_authorized) and queued them\n", n)
+	}
 	title := "queued"
 	if r.DryRun {
 		title = "would queue"

@@ -24,7 +24,9 @@ import (
 //	                    {"latency_ms": 50, "latency_max_ms": 200,          (fixed or random latency)
 //	                     "fail_next": 2, "status": 502,                     (FailNext)
 //	                     "fault": "deadlock"|"lock-timeout"|"maintenance"|"rate-limited"|"bad-gateway"|"gateway-timeout", (FailNextWith, with fail_next)
-//	                     "drop_after_commit": 1,                            (DropResponseAfterCommit)
+//	                     "drop_after_commit": 1,                            (DropResponseAfterCommit: 504 at once)
+//	                     "drop_status": 502, "drop_delay_ms": 3000,         (with drop_after_commit: GatewayErrorAfterCommit,
+//	                                                                         the 502/504 HTML page sent that long after the commit)
 //	                     "commit_late": 1, "commit_late_ms": 3000,          (CommitLate)
 //	                     "rate_limit": {"budget_ms": 1000, "window_ms": 60000, "cost_ms": 100}} (SetRateLimit; budget 0 turns it off)
 //	                    answers the settings like GET.
@@ -37,6 +39,8 @@ type FaultSettings struct {
 	Status          int            `json:"status,omitempty"`
 	Fault           Fault          `json:"fault,omitempty"`
 	DropAfterCommit *int           `json:"drop_after_commit,omitempty"`
+	DropStatus      int            `json:"drop_status,omitempty"`   // 502 or 504 (default) for drop_after_commit
+	DropDelayMS     int64          `json:"drop_delay_ms,omitempty"` // wait after the commit before the gateway page
 	CommitLate      *int           `json:"commit_late,omitempty"`
 	CommitLateMS    int64          `json:"commit_late_ms,omitempty"`
 	RateLimit       *RateLimitJSON `json:"rate_limit,omitempty"`
@@ -101,7 +105,7 @@ func (s *Site) applyFaults(fs FaultSettings) {
 		}
 	}
 	if fs.DropAfterCommit != nil {
-		s.DropResponseAfterCommit(*fs.DropAfterCommit)
+		s.GatewayErrorAfterCommit(*fs.DropAfterCommit, fs.DropStatus, ms(fs.DropDelayMS))
 	}
 	if fs.CommitLate != nil {
 		s.CommitLate(*fs.CommitLate, ms(fs.CommitLateMS))
@@ -117,7 +121,7 @@ func (s *Site) faultSettings() FaultSettings {
 	lo, hi := s.latency.Milliseconds(), s.latencyMax.Milliseconds()
 	fail, drop, late := s.failN, s.dropN, s.lateN
 	return FaultSettings{LatencyMS: &lo, LatencyMaxMS: &hi, FailNext: &fail, Status: s.failSt, Fault: s.failKind,
-		DropAfterCommit: &drop, CommitLate: &late, CommitLateMS: s.lateD.Milliseconds(),
+		DropAfterCommit: &drop, DropStatus: s.dropSt, DropDelayMS: s.dropD.Milliseconds(), CommitLate: &late, CommitLateMS: s.lateD.Milliseconds(),
 		RateLimit: &RateLimitJSON{BudgetMS: s.rl.budget.Milliseconds(), WindowMS: s.rl.window.Milliseconds(), CostMS: s.rl.cost.Milliseconds()}}
 }
 

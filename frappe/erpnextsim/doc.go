@@ -11,7 +11,7 @@
 // no order_by is sent, text comparisons are case-insensitive like the site's
 // utf8mb4_unicode_ci collation, two concurrent Payment Entries can over-pay an
 // invoice (§3.7), and writes can be committed although the client sees an
-// error (faults: DropResponseAfterCommit, CommitLate).
+// error (faults: DropResponseAfterCommit, GatewayErrorAfterCommit, CommitLate).
 //
 // # The default site
 //
@@ -36,7 +36,12 @@
 // email/phone/link child tables and their child-filter lookups (AddContact; §6, 56), Comments
 // through frappe.desk.form.utils.add_comment (Site.Comments; 51), System Settings readable only
 // by a System Manager (54), and the frappe.client save/submit/set_value/delete helpers with the
-// `modified` check (§1.6, §8.3; 23, 25). Successful writes can
+// `modified` check (§1.6, §8.3; 23, 25). Payment Terms Templates (AddPaymentTermsTemplate,
+// InvoiceSpec.PaymentTermsTemplate): a payment_schedule per term, term-wise allocation in
+// get_payment_entry and V14, schedule paid amounts moved on submit/cancel, Overdue from the
+// schedule. The ledger checks of §3.2 S2 on submit (group account, account of another company,
+// deduction account not in company currency; AddAccount, AddCompany), balances as
+// get_balance_on sums them (each entry rounded half away from zero). Successful writes can
 // carry _server_messages as recorded. Faults and ground truth are also reachable over HTTP
 // under /__sim/ (see Site.State and FaultSettings).
 //

@@ -70,8 +70,21 @@ func (s *Site) SetLatencyRange(min, max time.Duration) {
 // commit normally, then answer a 504 HTML gateway page instead of the result:
 // the ambiguous write of DESIGN.md §4 step 7.
 func (s *Site) DropResponseAfterCommit(n int) {
+	s.GatewayErrorAfterCommit(n, http.StatusGatewayTimeout, 0)
+}
+
+// GatewayErrorAfterCommit is the delayed variant of DropResponseAfterCommit: the next n
+// writes run and commit normally, then the client waits delay (holding no lock: the
+// write is already visible to other requests) and gets the HTML page of the proxy in
+// front of gunicorn with status (502 Bad Gateway or 504 Gateway Timeout; any other
+// status is taken as 504), as when nginx gives up on, or loses, a worker that has
+// committed. The client cannot tell from the answer whether anything was written.
+func (s *Site) GatewayErrorAfterCommit(n int, status int, delay time.Duration) {
+	if status != http.StatusBadGateway {
+		status = http.StatusGatewayTimeout
+	}
 	s.fmu.Lock()
-	s.dropN = n
+	s.dropN, s.dropSt, s.dropD = n, status, delay
 	s.fmu.Unlock()
 }
 
@@ -105,6 +118,8 @@ type faultPlan struct {
 	fail    int
 	kind    Fault
 	drop    bool
+	dropSt  int           // status of the gateway page sent instead of the answer
+	dropD   time.Duration // wait after the commit before sending it
 	late    time.Duration
 }
 
@@ -122,7 +137,7 @@ func (s *Site) planFaults(write bool) faultPlan {
 	}
 	if write && s.dropN > 0 {
 		s.dropN--
-		p.drop = true
+		p.drop, p.dropSt, p.dropD = true, s.dropSt, s.dropD
 	}
 	if write && s.lateN > 0 {
 		s.lateN--

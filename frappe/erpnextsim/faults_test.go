@@ -115,3 +115,57 @@ func TestFaultLatency(t *testing.T) {
 	}
 	<-done
 }
+
+// TestFaultDelayedGatewayErrorAfterCommit sets the delayed variant over /__sim/faults: the write
+// commits at once (visible to other requests), and only later does the client get the 502 page.
+func TestFaultDelayedGatewayErrorAfterCommit(t *testing.T) {
+	h := seeded(t)
+	if r := h.do("POST", "/__sim/faults", map[string]any{"drop_after_commit": 1, "drop_status": 502, "drop_delay_ms": 400}); r.status != 200 ||
+		num(r.body["drop_status"]) != "502" || num(r.body["drop_delay_ms"]) != "400" {
+		t.Fatalf("faults: %d %s", r.status, r.raw)
+	}
+	body, _ := json.Marshal(pe(map[string]any{"reference_no": "pay_gateway_late", "docstatus": 1}))
+	type answer struct {
+		status  int
+		ctype   string
+		raw     string
+		elapsed time.Duration
+		err     error
+	}
+	done := make(chan answer, 1)
+	start := time.Now()
+	go func() {
+		req, _ := http.NewRequest("POST", h.srv.URL+pePath, bytes.NewReader(body))
+		req.Header.Set("Authorization", "token "+key+":"+secret)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		defer res.Body.Close()
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(res.Body)
+		done <- answer{status: res.StatusCode, ctype: res.Header.Get("Content-Type"), raw: b.String(), elapsed: time.Since(start)}
+	}()
+	deadline := time.Now().Add(300 * time.Millisecond)
+	for h.entriesWithReference("pay_gateway_late") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("write not committed while the answer is held back")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	a := <-done
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	if a.status != 502 || !strings.HasPrefix(a.ctype, "text/html") || !strings.Contains(a.raw, "502 Bad Gateway") || a.elapsed < 400*time.Millisecond {
+		t.Fatalf("got %d %q after %v: %s", a.status, a.ctype, a.elapsed, a.raw)
+	}
+	if got := field(h.invoice("ACC-SINV-2026-00001"), "status"); got != "Paid" {
+		t.Errorf("invoice status %s", got)
+	}
+	if r := h.do("POST", pePath, pe(map[string]any{"reference_no": "pay_after", "references": refs("ACC-SINV-2026-00002", 1000)})); r.status != 200 {
+		t.Errorf("fault applied to more than one write: %d", r.status)
+	}
+}

@@ -99,3 +99,20 @@ func TestS2Order(t *testing.T) {
 	h.do("POST", pePath, pe(map[string]any{"docstatus": 1, "paid_to": "Bank Accounts - EC", "paid_amount": 976.4, "received_amount": 976.4, "deductions": ded})).
 		expectError(t, 417, "ValidationError", "Currency for Fees USD - EC must be INR")
 }
+
+// TestBalanceRoundsEachEntryHalfAway is get_balance_on (recordings 55-*, 57-*): balances sum
+// each GL entry's account-currency amount rounded by MariaDB's ROUND (half away from zero),
+// so a 10.125 receipt (10.12 in the ledger's company-currency columns) moves them by 10.13.
+func TestBalanceRoundsEachEntryHalfAway(t *testing.T) {
+	h := seeded(t)
+	if r := h.do("POST", pePath, pe(map[string]any{"docstatus": 1, "paid_amount": 10.125, "received_amount": 10.125, "references": refs("ACC-SINV-2026-00001", 10.125)})); r.status != 200 {
+		t.Fatal(r.raw)
+	}
+	if got := field(h.invoice("ACC-SINV-2026-00001"), "outstanding_amount"); got != "989.88" {
+		t.Fatalf("outstanding %s", got)
+	}
+	d := h.do("POST", gpePath, map[string]any{"dt": "Sales Invoice", "dn": "ACC-SINV-2026-00002", "bank_account": erpnextsim.RazorpayClearing}).data()
+	if field(d, "party_balance") != "13989.87" || field(d, "paid_from_account_balance") != "14989.87" || field(d, "paid_to_account_balance") != "10.13" {
+		t.Fatalf("balances %v %v %v", d["party_balance"], d["paid_from_account_balance"], d["paid_to_account_balance"])
+	}
+}

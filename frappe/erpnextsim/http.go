@@ -152,7 +152,8 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		if e == nil {
 			if plan.drop {
-				send(http.StatusGatewayTimeout, gatewayPage(http.StatusGatewayTimeout), "text/html", nil)
+				time.Sleep(plan.dropD) // committed; the proxy answers only later
+				send(plan.dropSt, gatewayPage(plan.dropSt), "text/html", nil)
 				return
 			}
 			send(c.status, c.success(key, out), "application/json", nil)
@@ -162,7 +163,8 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(plan.late)
 	}
 	if plan.drop {
-		send(http.StatusGatewayTimeout, gatewayPage(http.StatusGatewayTimeout), "text/html", nil)
+		time.Sleep(plan.dropD)
+		send(plan.dropSt, gatewayPage(plan.dropSt), "text/html", nil)
 		return
 	}
 	sendErr(e)

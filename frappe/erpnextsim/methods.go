@@ -186,7 +186,8 @@ func (s *Site) getBankCashAccount(c *call) (*fErr, step) {
 // the bank_account argument, else the company's default bank account; with
 // party_amount the row's total/outstanding/allocated are party_amount too
 // (recording 57, over the spec). A fully paid invoice yields a "Pay" entry
-// with zero amounts.
+// with zero amounts. An invoice whose Payment Terms Template allocates by term
+// gets one row per term with an outstanding (see payment_terms.go).
 func (s *Site) getPaymentEntry(c *call) (*fErr, step) {
 	dt, dn := c.str("dt"), c.str("dn")
 	if dt != siDT {

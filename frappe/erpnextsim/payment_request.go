@@ -231,6 +231,9 @@ func formatMoney(d dec, currency string) string {
 func (s *Site) splitByPaymentRequests(rows []*record, inv *record, pt string) []*record {
 	prs := s.openPaymentRequests(inv.name())
 	if pt != "Receive" || len(prs) == 0 {
+		for i, r := range rows {
+			r.f["idx"] = int64(i + 1)
+		}
 		return rows
 	}
 	left := make([]dec, len(prs))

@@ -63,6 +63,8 @@ type Site struct {
 	failSt     int
 	failKind   Fault
 	dropN      int
+	dropSt     int
+	dropD      time.Duration
 	lateN      int
 	lateD      time.Duration
 	reqLog     []RequestLog
