@@ -111,6 +111,17 @@ func (j *receiptJob) run(ctx context.Context) Outcome {
 	if err != nil {
 		return c.failOutcome(ev, "resolve Sales Invoice", err)
 	}
+	if res.invoice == "" && c.cfg.Reconcile.IntegrationRequests {
+		// ERPNext's own checkout: the webhook names nothing, but an Integration Request holds
+		// the payment id and its Payment Request (spec/erpnext.md §5.2).
+		if pr, err := c.checkoutRequestOf(ctx, j.p.ID); err != nil {
+			return c.failOutcome(ev, "look up the Integration Request of "+j.p.ID, err)
+		} else if pr != "" {
+			if res, err = c.resolveInvoice(ctx, []mapping.Candidate{{Source: "integration_request", Name: pr}}); err != nil {
+				return c.failOutcome(ev, "resolve Payment Request "+pr, err)
+			}
+		}
+	}
 	if res.invoice == "" {
 		detail := describeCandidates(j.p.ID, cands)
 		if res.note != "" {
@@ -755,4 +766,37 @@ func draftDiffs(pe frappe.PaymentEntry, plan mapping.Receipt) []string {
 		d = append(d, fmt.Sprintf("allocated %s to %s, expected %s", razorpay.FormatMinor(alloc, exp), plan.Invoice, razorpay.FormatMinor(plan.Allocated, exp)))
 	}
 	return d
+}
+
+// checkoutRequestOf finds the Payment Request of a payment taken through ERPNext's own checkout:
+// the Integration Request of service Razorpay whose data holds this razorpay_payment_id (exact
+// case; the `like` filter ignores it) names it. "" when none, or when the API user may not
+// read Integration Requests (403; `check` reports that) or the site has none (501).
+func (c *Connector) checkoutRequestOf(ctx context.Context, paymentID string) (string, error) {
+	var irs []integrationRequest
+	err := c.erp.List(ctx, frappe.DoctypeIntegrationRequest, frappe.ListOptions{
+		Fields:  []string{"name", "status", "data", "reference_doctype", "reference_docname", "modified"},
+		Filters: []frappe.Filter{{"integration_request_service", "=", "Razorpay"}, {"data", "like", "%" + paymentID + "%"}},
+		OrderBy: "creation asc", All: true,
+	}, &irs)
+	var fe *frappe.Error
+	if errors.As(err, &fe) && (fe.Status == 403 || fe.Status == 501) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	for _, ir := range irs {
+		d, ok := parseIRData(ir.Data)
+		if !ok || d.PaymentID != paymentID {
+			continue
+		}
+		switch {
+		case d.ReferenceDoctype == frappe.DoctypePaymentRequest && d.ReferenceDocname != "":
+			return d.ReferenceDocname, nil
+		case ir.ReferenceDoctype == frappe.DoctypePaymentRequest && ir.ReferenceDocname != "":
+			return ir.ReferenceDocname, nil
+		}
+	}
+	return "", nil
 }

@@ -347,3 +347,32 @@ func TestCheckoutEntryWithFeesParksForTheFee(t *testing.T) {
 		t.Errorf("booking %+v %v: the payment must stay recorded against %s", b, err, made.Name)
 	}
 }
+
+// A payment taken through ERPNext's own checkout whose webhook names nothing: the Integration
+// Request holding its payment id leads to the Payment Request and its invoice.
+func TestCheckoutPaymentFoundThroughItsIntegrationRequest(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	withSystemManager(e)
+	pr, err := e.site.AddPaymentRequest(e.invoice, erpnextsim.PaymentRequestSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.site.AddIntegrationRequest(erpnextsim.IntegrationRequestSpec{Service: "Razorpay", Status: "Authorized",
+		ReferenceDoctype: "Payment Request", ReferenceDocname: pr,
+		Data: map[string]any{"amount": 1200000, "reference_doctype": "Payment Request", "reference_docname": pr,
+			"razorpay_payment_id": "pay_T3stCheckout01", "token": "abc"}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.config()
+	cfg.ERPNext.APIKey, cfg.ERPNext.APISecret = sysManager.Key, sysManager.Secret
+	d := e.start(cfg)
+	e.deliver(d, "T3stEvtChkout01", envelope(t, "payment.captured", "payment", capture("pay_T3stCheckout01", 1200000, nil)))
+	e.waitIdle(d, 20*time.Second)
+	refs := rows(e.one("pay_T3stCheckout01"), "references")
+	if len(refs) != 1 || refs[0]["reference_name"] != e.invoice || refs[0]["payment_request"] != pr {
+		t.Fatalf("references %v, want %s linked to %s", refs, e.invoice, pr)
+	}
+	if s := e.doc("Payment Request", pr)["status"]; s != "Paid" {
+		t.Errorf("Payment Request %v", s)
+	}
+}
