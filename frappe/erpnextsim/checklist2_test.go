@@ -1,6 +1,7 @@
 package erpnextsim_test
 
 import (
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -252,5 +253,35 @@ func TestControlEndpoints(t *testing.T) {
 	}
 	if _, ok := h.site.Doc("Account", erpnextsim.DefaultBank); !ok {
 		t.Error("reset lost the chart")
+	}
+}
+
+// TestItem34UnknownSiteIsHTML404 is recordings 34-unknown-host and 34-unknown-site-header.
+func TestItem34UnknownSiteIsHTML404(t *testing.T) {
+	site := erpnextsim.New(erpnextsim.Options{APIKey: "KEY", APISecret: "SECRET", SiteNames: []string{"erp.localhost"}})
+	for _, tc := range []struct{ host, header, name string }{
+		{"unknown.example", "", "unknown.example"},
+		{"erp.localhost", "nosuchsite.local", "nosuchsite.local"},
+	} {
+		req := httptest.NewRequest("GET", "/api/resource/Sales%20Invoice", nil)
+		req.Host = tc.host
+		if tc.header != "" {
+			req.Header.Set("X-Frappe-Site-Name", tc.header)
+		}
+		req.Header.Set("Authorization", "token KEY:SECRET")
+		w := httptest.NewRecorder()
+		site.ServeHTTP(w, req)
+		want := "<!doctype html>\n<html lang=en>\n<title>404 Not Found</title>\n<h1>Not Found</h1>\n<p>" + tc.name + " does not exist</p>\n"
+		if w.Code != 404 || w.Body.String() != want || w.Header().Get("Content-Type") != "text/html; charset=utf-8" {
+			t.Errorf("%s/%s: %d %q %q", tc.host, tc.header, w.Code, w.Header().Get("Content-Type"), w.Body.String())
+		}
+	}
+	req := httptest.NewRequest("GET", "/api/resource/Sales%20Invoice", nil)
+	req.Host = "erp.localhost:8000"
+	req.Header.Set("Authorization", "token KEY:SECRET")
+	w := httptest.NewRecorder()
+	site.ServeHTTP(w, req)
+	if w.Code != 200 {
+		t.Errorf("the site's own name: %d %s", w.Code, w.Body)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -94,6 +95,10 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sendErr := func(e *fErr) { send(e.status, e.body(), "application/json", e.headers) }
 
+	if name, ok := s.unknownSite(r); !ok {
+		send(http.StatusNotFound, "<!doctype html>\n<html lang=en>\n<title>404 Not Found</title>\n<h1>Not Found</h1>\n<p>"+htmlEscape(name)+" does not exist</p>\n", "text/html; charset=utf-8", nil)
+		return
+	}
 	path := r.URL.Path
 	if strings.HasPrefix(path, "/api/v1/") {
 		path = "/api/" + strings.TrimPrefix(path, "/api/v1/")
@@ -313,4 +318,30 @@ func readOnlyMethod(path string) bool {
 	path = strings.Replace(path, "/api/v1/", "/api/", 1)
 	cmd, ok := strings.CutPrefix(path, "/api/method/")
 	return ok && readOnlyMethods[strings.TrimSuffix(cmd, "/")]
+}
+
+// unknownSite reports the site name a request asks for and whether this server is that site
+// (spec §9 item 34: an unknown Host or X-Frappe-Site-Name is an HTML 404, not JSON). The
+// header wins over Host, as in Frappe's init_request.
+func (s *Site) unknownSite(r *http.Request) (string, bool) {
+	if len(s.opt.SiteNames) == 0 {
+		return "", true
+	}
+	name := r.Header.Get("X-Frappe-Site-Name")
+	if name == "" {
+		name = r.Host
+		if h, _, err := net.SplitHostPort(name); err == nil {
+			name = h
+		}
+	}
+	for _, n := range s.opt.SiteNames {
+		if strings.EqualFold(n, name) {
+			return name, true
+		}
+	}
+	return name, false
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;").Replace(s)
 }

@@ -30,8 +30,8 @@ var replaySkips = map[string]string{
 	"31-rate-limit-accepted.json":         "the recorded site ran with the limiter on; SetRateLimit is tested in TestItem31RateLimit",
 	"31-rate-limit-429.json":              "the recorded site ran with the limiter on; SetRateLimit is tested in TestItem31RateLimit",
 	"32-lock-wait-timeout-on-submit.json": "lock waits are injected (FailNextWith FaultQueryTimeout), not by a held row lock; tested in TestItem32LockWaitAndGatewayFaults",
-	"34-unknown-host.json":                "Host / X-Frappe-Site-Name routing is not modelled (item 34)",
-	"34-unknown-site-header.json":         "Host / X-Frappe-Site-Name routing is not modelled (item 34)",
+	"34-unknown-host.json":                "the replay harness sends no Host; Options.SiteNames routing is tested by TestItem34UnknownSiteIsHTML404 with these exact bodies",
+	"34-unknown-site-header.json":         "the replay harness sends no Host; Options.SiteNames routing is tested by TestItem34UnknownSiteIsHTML404 with these exact bodies",
 }
 
 // secondPassSkips lists the second-pass exchanges (files 40+) the replay does not reproduce,

@@ -34,6 +34,11 @@ type Options struct {
 	// SiteURL is the site's public base URL, used inside the links ERPNext puts in messages
 	// (get_link_to_form); default DefaultSiteURL, the recorded site's.
 	SiteURL string
+	// SiteNames are the site names (Host without port, or X-Frappe-Site-Name) this server
+	// answers for; any other name gets werkzeug's HTML 404 "<name> does not exist" (recordings
+	// 34-unknown-host, 34-unknown-site-header). Empty: every name is this site (tests bind
+	// httptest servers on 127.0.0.1 ports).
+	SiteNames []string
 	// Users are further API users besides APIUser (spec §1.2), e.g. one with the System
 	// Manager role who may read Integration Requests (recordings 45-*, 54-*).
 	Users []User
