@@ -106,3 +106,58 @@ func TestTwentyEventsTwoServeProcesses(t *testing.T) {
 		}
 	})
 }
+
+// Two ₹600.00 payments for one ₹1,000.00 invoice at the same moment, each to its own `serve`
+// process: allocations 600.00 and 400.00, 200.00 unallocated, never a negative outstanding.
+func TestTwoPaymentsRaceOnTwoServeProcesses(t *testing.T) {
+	bin := binary(t)
+	forEachDriver(t, func(t *testing.T, driver string) {
+		e := newEnv(t, driver)
+		inv := e.newInvoice("Test Customer", "1000.00")
+		e.site.SetLatency(30 * time.Millisecond)
+		path, envs := e.writeConfig(e.config(), "worker: {poll: 50ms, backoff_base: 50ms, backoff_max: 500ms, fence_margin: 200ms}")
+		procs := []*serveProcess{startServe(t, bin, path, envs), startServe(t, bin, path, envs)}
+		var wg sync.WaitGroup
+		for i, p := range procs {
+			wg.Add(1)
+			go func(i int, p *serveProcess) {
+				defer wg.Done()
+				body := envelope(t, "payment.captured", "payment", capture(fmt.Sprintf("pay_T3stProcRace%03d", i), 60000,
+					map[string]any{"notes": map[string]any{"invoice": inv}}))
+				if status, err := deliver(context.Background(), "http://"+p.addr+"/webhooks/razorpay", fmt.Sprintf("T3stEvtPRace%03d", i),
+					razorpay.Sign(testWebhook, body), body); err != nil || status != "accepted" {
+					t.Errorf("payment %d: %q %v", i, status, err)
+				}
+			}(i, p)
+		}
+		wg.Wait()
+		db, err := store.Open(context.Background(), driver, e.dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := waitIdle(context.Background(), db, 60*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range procs {
+			p.stop(t)
+		}
+		var allocs []int64
+		var unallocated int64
+		for _, pe := range e.site.Docs("Payment Entry") {
+			if fmt.Sprint(pe["docstatus"]) != "1" {
+				continue
+			}
+			for _, r := range rows(pe, "references") {
+				allocs = append(allocs, amountMinor(t, r["allocated_amount"]))
+			}
+			unallocated += amountMinor(t, pe["unallocated_amount"])
+		}
+		if len(allocs) != 2 || allocs[0]+allocs[1] != 100000 || (allocs[0] != 60000 && allocs[1] != 60000) || unallocated != 20000 {
+			t.Errorf("allocations %v, unallocated %s; want 600.00 and 400.00 with 200.00 unallocated", allocs, formatPaise(unallocated))
+		}
+		if out := amountMinor(t, e.doc("Sales Invoice", inv)["outstanding_amount"]); out != 0 {
+			t.Errorf("outstanding %s, want 0.00", formatPaise(out))
+		}
+	})
+}
