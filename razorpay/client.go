@@ -2,6 +2,7 @@ package razorpay
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,6 +53,7 @@ type Client struct {
 	base    string
 	timeout time.Duration
 	secret  string
+	basic   string // base64(key_id:key_secret), the Authorization value a server may echo
 }
 
 // NewClient checks cfg and returns a Client. It fails when KeyID or KeySecret is empty, or when
@@ -92,6 +94,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		base:    strings.TrimRight(u.String(), "/"),
 		timeout: timeout,
 		secret:  cfg.KeySecret,
+		basic:   base64.StdEncoding.EncodeToString([]byte(cfg.KeyID + ":" + cfg.KeySecret)),
 	}, nil
 }
 
@@ -130,11 +133,14 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	return nil
 }
 
-// redact removes the key secret from text a server or the network stack produced.
+// redact removes the key secret from text a server or the network stack produced: the secret
+// itself and the Basic credentials it travels in (base64 of key_id:key_secret), which a server
+// or proxy echoing request headers would show.
 func (c *Client) redact(s string) string {
 	if c.secret == "" {
 		return s
 	}
+	s = strings.ReplaceAll(s, c.basic, "[redacted]")
 	return strings.ReplaceAll(s, c.secret, "[redacted]")
 }
 
