@@ -55,7 +55,9 @@ func (c Class) String() string {
 //     ClassNotFound; 409 → ClassConflict; TimestampMismatchError (417) → ClassRetry after
 //     re-reading the document (spec §8.3); any JSON 5xx (QueryDeadlockError, QueryTimeoutError,
 //     … Frappe rolled the transaction back, spec §2.1) → ClassRetry; other 4xx → ClassRejected.
-//   - Any other error (bad arguments, an undecodable 2xx body) → ClassRejected.
+//   - *DecodeError (a 2xx answer that cannot be read): a write is ClassAmbiguous (the site said
+//     success), a read ClassRetry.
+//   - Any other error (bad arguments) → ClassRejected.
 func Classify(err error, write bool) Class {
 	if err == nil {
 		return ClassNone
@@ -66,6 +68,13 @@ func Classify(err error, write bool) Class {
 			return ClassRetry
 		}
 		return ClassAmbiguous
+	}
+	var de *DecodeError
+	if errors.As(err, &de) {
+		if write {
+			return ClassAmbiguous // the site answered 2xx: the write may be committed
+		}
+		return ClassRetry
 	}
 	var fe *Error
 	if !errors.As(err, &fe) {

@@ -132,8 +132,25 @@ func (c *Client) do(ctx context.Context, k call) error {
 	if k.out == nil {
 		return nil
 	}
-	return decodeEnvelope(resp.Body(), k)
+	if err := decodeEnvelope(resp.Body(), k); err != nil {
+		return &DecodeError{Method: k.method, Path: k.path, Status: status, Err: err}
+	}
+	return nil
 }
+
+// DecodeError is a 2xx answer whose body could not be read (not JSON, no "data"/"message", a
+// shape that does not fit). For a write the site did answer success, so the write may well have
+// been committed: Classify treats it as ClassAmbiguous then, never as a refusal.
+type DecodeError struct {
+	Method, Path string
+	Status       int
+	Err          error
+}
+
+func (e *DecodeError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the decoding error.
+func (e *DecodeError) Unwrap() error { return e.Err }
 
 // decodeEnvelope decodes body[key] into out with UseNumber, so that numbers reaching an `any`
 // become json.Number and never float64.
