@@ -225,7 +225,85 @@ func Defaults() Config {
 	}
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var (
+	envRef   = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+	wholeRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+)
+
+// expandNode replaces ${VAR} in every scalar value of n with getenv(VAR).
+func expandNode(n *yaml.Node, getenv func(string) string) {
+	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${") {
+		n.Value = envRef.ReplaceAllStringFunc(n.Value, func(m string) string {
+			return getenv(envRef.FindStringSubmatch(m)[1])
+		})
+		// The value is set on the node, never re-parsed as YAML text; the empty tag lets a plain
+		// scalar resolve again (a number for workers: ${WORKERS}), a quoted one stays a string.
+		n.Tag = ""
+		return
+	}
+	for _, c := range n.Content {
+		expandNode(c, getenv)
+	}
+}
+
+// nodeAt walks keys down from the document root; nil when a key is missing.
+func nodeAt(doc *yaml.Node, keys ...string) *yaml.Node {
+	n := doc
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, k := range keys {
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	return n
+}
+
+// scalarAt is the scalar value at keys ("" when absent or not a scalar).
+func scalarAt(doc *yaml.Node, keys ...string) string {
+	if n := nodeAt(doc, keys...); n != nil && n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	return ""
+}
+
+// sequenceAt is the scalar items of the sequence at keys.
+func sequenceAt(doc *yaml.Node, keys ...string) []string {
+	n := nodeAt(doc, keys...)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		out = append(out, c.Value)
+	}
+	return out
+}
+
+// dsnPassword is the password of a MariaDB DSN "user:password@tcp(…)/db" (ok=false when the DSN
+// has no user:password part).
+func dsnPassword(dsn string) (string, bool) {
+	at := strings.LastIndex(dsn, "@")
+	if at < 0 {
+		return "", false
+	}
+	user, pw, ok := strings.Cut(dsn[:at], ":")
+	if !ok || user == "" {
+		return "", false
+	}
+	return pw, true
+}
 
 // LoadConfig reads a YAML file, checks that secrets are ${VAR} references, expands them from
 // getenv (os.Getenv when nil), fills defaults and validates. The error lists every problem
@@ -245,34 +323,44 @@ func ParseConfig(raw []byte, getenv func(string) string) (Config, []string, erro
 		getenv = os.Getenv
 	}
 	var problems, warnings []string
-	// Literal-secret check on the unexpanded document.
-	var lit Config
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&lit); err != nil && !errors.Is(err, io.EOF) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return Config{}, nil, fmt.Errorf("config: %w", err)
 	}
+	// Literal-secret check on the document as written. A secret is exactly one ${VAR} (or
+	// empty): anything else is, or contains, the secret itself.
 	check := func(path, v string) {
-		if v != "" && !envRef.MatchString(v) {
-			problems = append(problems, fmt.Sprintf("%s: a secret is written literally; use ${ENV_VAR} and set it in the environment", path))
+		if v != "" && !wholeRef.MatchString(strings.TrimSpace(v)) {
+			problems = append(problems, fmt.Sprintf("%s: a secret is written literally; write exactly ${ENV_VAR} and set it in the environment", path))
 		}
 	}
-	check("admin_token", lit.AdminToken)
-	for i, s := range lit.Razorpay.WebhookSecrets {
+	check("admin_token", scalarAt(&doc, "admin_token"))
+	for i, s := range sequenceAt(&doc, "razorpay", "webhook_secrets") {
 		check(fmt.Sprintf("razorpay.webhook_secrets[%d]", i), s)
 	}
-	check("razorpay.key_secret", lit.Razorpay.KeySecret)
-	check("erpnext.api_key", lit.ERPNext.APIKey)
-	check("erpnext.api_secret", lit.ERPNext.APISecret)
+	check("razorpay.key_secret", scalarAt(&doc, "razorpay", "key_secret"))
+	check("erpnext.api_key", scalarAt(&doc, "erpnext", "api_key"))
+	check("erpnext.api_secret", scalarAt(&doc, "erpnext", "api_secret"))
+	if pw, ok := dsnPassword(scalarAt(&doc, "database", "dsn")); ok && pw != "" && !wholeRef.MatchString(pw) {
+		problems = append(problems, "database.dsn: the password is written literally; write it as ${ENV_VAR}, e.g. user:${DB_PASSWORD}@tcp(…)/db")
+	}
 
-	expanded := envRef.ReplaceAllStringFunc(string(raw), func(m string) string {
-		v := getenv(envRef.FindStringSubmatch(m)[1])
-		// Quote-safe: YAML values with special characters stay inside the quotes the file used.
-		return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v)
-	})
+	// Expand ${VAR} inside scalar values of the parsed document, never in its text: a value with
+	// quotes, "#", a backslash or a newline stays one value and cannot inject keys. The expanded
+	// document is encoded again (quoting what needs it) and decoded strictly: unknown keys are
+	// errors.
+	expandNode(&doc, getenv)
 	cfg := Defaults()
-	if err := yaml.Unmarshal([]byte(expanded), &cfg); err != nil {
-		return Config{}, nil, fmt.Errorf("config: %w", err)
+	if len(doc.Content) > 0 {
+		out, err := yaml.Marshal(&doc)
+		if err != nil {
+			return Config{}, nil, fmt.Errorf("config: %w", err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(out))
+		dec.KnownFields(true)
+		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+			return Config{}, nil, fmt.Errorf("config: %w", err)
+		}
 	}
 	var secrets []string
 	for i, s := range cfg.Razorpay.WebhookSecrets {

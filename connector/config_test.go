@@ -95,3 +95,56 @@ func TestConfigRefusesUnknownKeys(t *testing.T) {
 		t.Fatalf("err %v, want the misspelt key named", err)
 	}
 }
+
+// Expanded values are data, never YAML: quotes, "#", backslashes and newlines in a secret stay
+// in the secret and cannot add keys; plain references still resolve to numbers.
+func TestConfigExpansionIsNotYAML(t *testing.T) {
+	raw := []byte(`
+workers: ${WORKERS}
+admin_token: ${ADMIN}
+razorpay: {webhook_secrets: ["${WH}"]}
+erpnext:
+  url: "http://erp"
+  api_key: ${K}
+  api_secret: ${S}
+mapping: {company: C}
+`)
+	tricky := "a\\b \"q\" # not a comment\nworkers: 99"
+	cfg, _, err := connector.ParseConfig(raw, env(map[string]string{"WORKERS": "7", "ADMIN": tricky, "WH": tricky, "K": "k", "S": "s: {x: 1}"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.AdminToken != tricky || cfg.Razorpay.WebhookSecrets[0] != tricky || cfg.ERPNext.APISecret != "s: {x: 1}" {
+		t.Errorf("secrets changed by expansion: %q %q %q", cfg.AdminToken, cfg.Razorpay.WebhookSecrets, cfg.ERPNext.APISecret)
+	}
+	if cfg.Workers != 7 {
+		t.Errorf("workers %d, want 7 (and never the injected 99)", cfg.Workers)
+	}
+}
+
+func TestConfigRefusesPartlyLiteralSecretsAndDSNPasswords(t *testing.T) {
+	raw := []byte(`
+database: {driver: mysql, dsn: "app:hunter2@tcp(127.0.0.1:3306)/rzp"}
+razorpay: {webhook_secrets: ["prefix-${WH}"]}
+erpnext: {url: "http://erp", api_key: "${K}", api_secret: "${S}"}
+mapping: {company: C}
+`)
+	_, _, err := connector.ParseConfig(raw, env(map[string]string{"WH": "w", "K": "k", "S": "s"}))
+	if err == nil || !strings.Contains(err.Error(), "razorpay.webhook_secrets[0]: a secret is written literally") ||
+		!strings.Contains(err.Error(), "database.dsn: the password is written literally") {
+		t.Fatalf("err %v", err)
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Error("the error repeats the password")
+	}
+	ok := []byte(`
+database: {driver: mysql, dsn: "app:${DB_PASSWORD}@tcp(127.0.0.1:3306)/rzp?parseTime=true"}
+razorpay: {webhook_secrets: ["${WH}"]}
+erpnext: {url: "http://erp", api_key: "${K}", api_secret: "${S}"}
+mapping: {company: C}
+`)
+	cfg, _, err := connector.ParseConfig(ok, env(map[string]string{"WH": "w", "K": "k", "S": "s", "DB_PASSWORD": "p@ss:w#rd"}))
+	if err != nil || cfg.Database.DSN != "app:p@ss:w#rd@tcp(127.0.0.1:3306)/rzp?parseTime=true" {
+		t.Fatalf("dsn %q err %v", cfg.Database.DSN, err)
+	}
+}
