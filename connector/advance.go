@@ -59,9 +59,8 @@ func (j *receiptJob) bookAdvance(ctx context.Context, rules mapping.Rules, order
 	if c.cfg.ERPNext.NameEntriesByPaymentID {
 		doc["name"] = j.key
 	}
-	now := c.now()
-	if err := c.store.SetBookingFence(ctx, j.key, j.owner, now.Add(c.writeFence())); err != nil {
-		return c.waitUntil(now, "claim on %s lost before the write; starting again", j.key)
+	if o, ok := j.fence(ctx, ""); !ok {
+		return o
 	}
 	var pe frappe.PaymentEntry
 	if err := c.erp.Insert(ctx, frappe.DoctypePaymentEntry, doc, &pe); err != nil {

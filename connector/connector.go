@@ -179,7 +179,7 @@ func (c *Connector) work(ctx context.Context, worker int) {
 	poll := c.cfg.Worker.Poll.D()
 	for ctx.Err() == nil && !c.drained() {
 		if paused, _ := c.Paused(); paused {
-			sleep(ctx, time.Until(time.Unix(0, c.pausedUntil.Load())))
+			sleep(ctx, time.Unix(0, c.pausedUntil.Load()).Sub(c.now()))
 			continue
 		}
 		did, err := c.ProcessNext(ctx, worker)

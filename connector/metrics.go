@@ -236,16 +236,6 @@ func (c *Connector) ObserveReconcile(o ReconcileObservation) {
 	}
 }
 
-// ObserveRazorpay records one Razorpay REST call (op e.g. "list_payments", "get_payment"),
-// its duration since started and its error class when err is not nil. The reconciler and any
-// code holding a razorpay.Client call it; nothing about the request itself is recorded.
-func (c *Connector) ObserveRazorpay(op string, started time.Time, err error) {
-	c.metrics.rzpDuration.WithLabelValues(op).Observe(time.Since(started).Seconds())
-	if err != nil {
-		c.metrics.rzpErrors.WithLabelValues(op, razorpayClass(err)).Inc()
-	}
-}
-
 // Metrics returns the connector's Prometheus registry (for tests and for other commands that
 // want to push the same series).
 func (c *Connector) Metrics() *prometheus.Registry { return c.metrics.reg }

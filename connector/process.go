@@ -66,6 +66,10 @@ func (c *Connector) waitUntil(t time.Time, format string, a ...any) Outcome {
 // failOutcome turns an ERPNext failure of a read or a definite (non-ambiguous) write failure
 // into an outcome: retry, pause, or park with ERPNext's message.
 func (c *Connector) failOutcome(ev *InboxEvent, op string, err error) Outcome {
+	if errors.Is(err, context.Canceled) {
+		// Shutdown interrupted the call: not the event's failure, so no attempt is spent.
+		return c.waitUntil(c.now(), "%s: interrupted by shutdown", op)
+	}
 	kind, after := classify(err, false)
 	switch kind {
 	case failAuth:

@@ -26,15 +26,9 @@ const companyCurrency = "INR"
 
 // receiptJob books one payment id; it holds the business-key claim for its lifetime.
 type receiptJob struct {
-	c     *Connector
-	ev    *InboxEvent
-	e     *razorpay.Event
-	p     *razorpay.Payment
-	owner string
-	key   string
-	// keepClaim is set when an ambiguous write leaves the claim (and invoice lock) in place
-	// until the fence passes.
-	keepClaim bool
+	*writeClaim
+	e *razorpay.Event
+	p *razorpay.Payment
 }
 
 // bookReceipt follows DESIGN.md §4 steps 3–7 for a receipt: claim the payment id, look up
@@ -65,21 +59,8 @@ func (c *Connector) bookReceipt(ctx context.Context, ev *InboxEvent, e *razorpay
 		wait := row.FenceUntil.Add(time.Duration(rand.Int64N(int64(time.Second))))
 		return c.waitUntil(wait, "waiting: %s is being booked by another worker until %s", p.ID, row.FenceUntil.Format(time.RFC3339))
 	}
-	select {
-	case c.erpSem <- struct{}{}:
-		defer func() { <-c.erpSem }()
-	case <-ctx.Done():
-	}
-	j := &receiptJob{c: c, ev: ev, e: e, p: p, owner: owner, key: p.ID}
-	o := j.run(ctx)
-	if !j.keepClaim {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := c.store.ReleaseBooking(rctx, p.ID, owner); err != nil {
-			c.log.Warn().Err(err).Str("payment_id", p.ID).Msg("release booking claim")
-		}
-	}
-	return o
+	j := &receiptJob{writeClaim: c.newClaim(ev, p.ID, owner, KindReceipt, p.Amount, p.Currency), e: e, p: p}
+	return j.hold(ctx, j.run)
 }
 
 func (j *receiptJob) run(ctx context.Context) Outcome {
@@ -149,7 +130,7 @@ func (j *receiptJob) run(ctx context.Context) Outcome {
 		return c.waitUntil(now.Add(time.Second+time.Duration(rand.Int64N(int64(2*time.Second)))), "waiting for the lock on Sales Invoice %s", invName)
 	}
 	defer func() {
-		if j.keepClaim {
+		if j.keep {
 			return
 		}
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -209,56 +190,6 @@ func (j *receiptJob) run(ctx context.Context) Outcome {
 // writeFence is how long a claim holds after a write is sent: server_timeout + margin.
 func (c *Connector) writeFence() time.Duration {
 	return c.cfg.ERPNext.ServerTimeout.D() + c.cfg.Worker.FenceMargin.D()
-}
-
-// fence moves the business-key fence (and the invoice lock) to send time + server_timeout +
-// margin before a write: nobody posts for this payment until the site can no longer commit it
-// (DESIGN.md §4 step 7).
-func (j *receiptJob) fence(ctx context.Context, lock string) (Outcome, bool) {
-	c := j.c
-	now := c.now()
-	until := now.Add(c.writeFence())
-	if err := c.store.SetBookingFence(ctx, j.key, j.owner, until); err != nil {
-		if errors.Is(err, ErrLeaseLost) {
-			return c.waitUntil(now, "claim on %s lost before the write; starting again", j.key), false
-		}
-		return c.retry(j.ev, 0, "fence %s: %v", j.key, err), false
-	}
-	held, err := c.store.AcquireLock(ctx, lock, j.owner, now, until)
-	if err != nil {
-		return c.retry(j.ev, 0, "extend %s: %v", lock, err), false
-	}
-	if !held {
-		return c.waitUntil(now, "lock %s lost before the write; starting again", lock), false
-	}
-	return Outcome{}, true
-}
-
-// writeFailed handles a failed POST/PUT: an ambiguous one keeps the claim until its fence, so
-// the next attempt's lookup finds a late commit; a 409 under client naming means it exists.
-func (j *receiptJob) writeFailed(ctx context.Context, op string, err error) Outcome {
-	c := j.c
-	kind, _ := classify(err, true)
-	switch kind {
-	case failAmbiguous:
-		j.keepClaim = true
-		b, gerr := c.store.GetBooking(ctx, j.key)
-		next := c.now().Add(c.writeFence())
-		if gerr == nil {
-			next = b.FenceUntil
-		}
-		return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: next.Add(time.Second),
-			LastError: fmt.Sprintf("%s: outcome unknown (%s); will look up reference_no %s after %s", op, reason(err), j.key, next.Format(time.RFC3339))}
-	case failConflict:
-		if c.cfg.ERPNext.NameEntriesByPaymentID {
-			found, ferr := c.findByReference(ctx, j.key)
-			if ferr == nil && found.submitted != "" {
-				return c.recordBooked(ctx, j.ev, Booking{BusinessKey: j.key, Kind: KindReceipt, Doctype: frappe.DoctypePaymentEntry,
-					Name: found.submitted, AmountMinor: j.p.Amount, Currency: j.p.Currency}, "409: already booked under its payment id")
-			}
-		}
-	}
-	return c.failOutcome(j.ev, op, err)
 }
 
 // submitDraft submits a draft found by reference_no when it matches the plan; a draft that

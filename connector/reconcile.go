@@ -215,7 +215,11 @@ func (c *Connector) Reconcile(ctx context.Context, req ReconcileRequest) (*Recon
 		return rep, err
 	}
 	owner := fmt.Sprintf("%s/reconcile/%d", c.instance, c.seq.Add(1))
-	stopLock, err := c.holdLock(ctx, reconcileLock, owner, reconcileLockTTL)
+	// Losing the lock row (this process stalled past its TTL and another took it) stops the run:
+	// one sweep at a time. What was queued stays queued; queueing is idempotent anyway.
+	ctx, lost := context.WithCancelCause(ctx)
+	defer lost(nil)
+	stopLock, err := c.holdLock(ctx, reconcileLock, owner, reconcileLockTTL, func() { lost(ErrReconcileBusy) })
 	if err != nil {
 		return rep, err
 	}
@@ -303,8 +307,9 @@ func (r *reconcileRun) counts(it *ReconcileItem) *SweepCounts {
 }
 
 // holdLock takes the named lock row for owner and keeps extending it until the returned
-// function is called (which releases it). ErrReconcileBusy when another owner holds it.
-func (c *Connector) holdLock(ctx context.Context, name, owner string, ttl time.Duration) (func(), error) {
+// function is called (which releases it). ErrReconcileBusy when another owner holds it. When
+// another owner takes the row over later, lost is called once and extending stops.
+func (c *Connector) holdLock(ctx context.Context, name, owner string, ttl time.Duration, lost func()) (func(), error) {
 	now := c.now()
 	ok, err := c.store.AcquireLock(ctx, name, owner, now, now.Add(ttl))
 	if err != nil {
@@ -316,7 +321,9 @@ func (c *Connector) holdLock(ctx context.Context, name, owner string, ttl time.D
 	stop := repeat(context.WithoutCancel(ctx), ttl/4, func(ctx context.Context) bool {
 		now := c.now()
 		if held, err := c.store.AcquireLock(ctx, name, owner, now, now.Add(ttl)); err == nil && !held {
-			c.log.Warn().Str("lock", name).Msg("reconcile lock taken over by another process")
+			c.log.Warn().Str("lock", name).Msg("lock taken over by another process; stopping")
+			lost()
+			return false
 		}
 		return true
 	})

@@ -50,22 +50,13 @@ func (c *Connector) bookRefund(ctx context.Context, ev *InboxEvent, e *razorpay.
 		}
 		return c.waitUntil(row.FenceUntil.Add(time.Second), "waiting: refund %s is being booked by another worker", r.ID)
 	}
-	j := &refundJob{c: c, ev: ev, r: r, owner: owner}
-	o := j.run(ctx)
-	if !j.keepClaim {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = c.store.ReleaseBooking(rctx, r.ID, owner)
-	}
-	return o
+	j := &refundJob{writeClaim: c.newClaim(ev, r.ID, owner, KindRefund, r.Amount, r.Currency), r: r}
+	return j.hold(ctx, j.run)
 }
 
 type refundJob struct {
-	c         *Connector
-	ev        *InboxEvent
-	r         *razorpay.Refund
-	owner     string
-	keepClaim bool
+	*writeClaim
+	r *razorpay.Refund
 }
 
 func (j *refundJob) run(ctx context.Context) Outcome {
@@ -96,6 +87,9 @@ func (j *refundJob) run(ctx context.Context) Outcome {
 		lockDoc = cn.Name
 	}
 	lock := "invoice:" + lockDoc
+	if lockDoc == "" {
+		lock = "payment:" + r.PaymentID // a refund of an advance: no invoice to lock
+	}
 	now := c.now()
 	held, err := c.store.AcquireLock(ctx, lock, j.owner, now, now.Add(c.writeFence()))
 	if err != nil {
@@ -105,7 +99,7 @@ func (j *refundJob) run(ctx context.Context) Outcome {
 		return c.waitUntil(now.Add(2*time.Second), "waiting for the lock on %s", lockDoc)
 	}
 	defer func() {
-		if !j.keepClaim {
+		if !j.keep {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
 			_ = c.store.ReleaseLock(rctx, lock, j.owner)
@@ -133,24 +127,12 @@ func (j *refundJob) run(ctx context.Context) Outcome {
 	if c.cfg.ERPNext.NameEntriesByPaymentID {
 		doc["name"] = r.ID
 	}
-	fence := c.now().Add(c.writeFence())
-	if err := c.store.SetBookingFence(ctx, r.ID, j.owner, fence); err != nil {
-		if errors.Is(err, ErrLeaseLost) {
-			return c.waitUntil(c.now(), "claim on %s lost before the write; starting again", r.ID)
-		}
-		return c.retry(ev, 0, "fence %s: %v", r.ID, err)
-	}
-	if ok, err := c.store.AcquireLock(ctx, lock, j.owner, c.now(), fence); err != nil || !ok {
-		return c.waitUntil(c.now(), "lock %s lost before the write; starting again", lock)
+	if o, ok := j.fence(ctx, lock); !ok {
+		return o
 	}
 	var pe frappe.PaymentEntry
 	if err := c.erp.Insert(ctx, frappe.DoctypePaymentEntry, doc, &pe); err != nil {
-		if kind, _ := classify(err, true); kind == failAmbiguous {
-			j.keepClaim = true
-			return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: fence.Add(time.Second),
-				LastError: fmt.Sprintf("insert refund entry for %s: outcome unknown (%s); will look up reference_no after %s", r.ID, reason(err), fence.Format(time.RFC3339))}
-		}
-		return c.failOutcome(ev, "insert refund Payment Entry for "+r.ID, err)
+		return j.writeFailed(ctx, "insert refund Payment Entry for "+r.ID, err)
 	}
 	return c.recordBooked(ctx, ev, Booking{BusinessKey: r.ID, Kind: KindRefund, Doctype: frappe.DoctypePaymentEntry, Name: pe.Name,
 		AmountMinor: r.Amount, Currency: r.Currency, Invoice: plan.CreditNote}, "created")

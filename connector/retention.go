@@ -6,10 +6,11 @@ import (
 	"time"
 )
 
-// PurgeRawBodies removes the raw webhook bodies (customers' emails and phones) of final rows
-// received more than retention.raw_bodies ago; the rows and their outcomes stay, so `events
-// list` and `events show` keep working, but such a row can no longer be replayed. A zero
-// retention keeps bodies forever. It returns how many bodies were removed.
+// PurgeRawBodies removes the raw webhook bodies (customers' emails and phones) of finished rows
+// (done, duplicate, skipped, dismissed) received more than retention.raw_bodies ago; the rows
+// and their outcomes stay, so `events list` and `events show` keep working, but such a row can
+// no longer be replayed. Parked and dead rows keep their bodies: a person still has to act on
+// them. A zero retention keeps bodies forever. It returns how many bodies were removed.
 func (c *Connector) PurgeRawBodies(ctx context.Context) (int, error) {
 	keep := c.cfg.Retention.RawBodies.D()
 	if keep <= 0 {

@@ -129,7 +129,10 @@ type Store interface {
 	// CountByStatus returns the number of inbox rows per status.
 	CountByStatus(ctx context.Context) (map[string]int, error)
 	// SetEventStatus moves a row to status (replay → pending with NextAttemptAt now and
-	// Attempts 0, dismiss → dismissed with reason in LastError); ErrNotFound when absent.
+	// Attempts 0, dismiss → dismissed with reason in LastError); ErrNotFound when absent. A row
+	// processing under a lease still live at now is left unchanged and an error wrapping
+	// ErrLeaseLost is returned (the lease is another's; connector/store also wraps
+	// store.ErrBusy): overwriting it would drop the worker's outcome. Try again later.
 	SetEventStatus(ctx context.Context, id int64, status, reason string, now time.Time) error
 	// MarkDuplicates turns the parked, pending and dead rows of businessKey other than exceptID into
 	// StatusDuplicate, with LastError naming the booked document; returns how many changed.
@@ -190,9 +193,10 @@ type Store interface {
 // metrics.go). It is a separate interface so fakes of Store need not grow with it; store.DB
 // implements both.
 type RetentionStore interface {
-	// PurgeRawBodies clears the raw body of every row received before cutoff whose status is
-	// final (not pending or processing: those still need their body); the row, its status and
-	// outcome stay. It returns how many rows lost their body.
+	// PurgeRawBodies clears the raw body of every row received before cutoff whose status needs
+	// nothing more (done, duplicate, skipped, dismissed); pending and processing rows still have
+	// to be booked, and parked and dead rows wait for a person who may replay them, so they keep
+	// their body. The row, its status and outcome stay. It returns how many rows lost their body.
 	PurgeRawBodies(ctx context.Context, cutoff time.Time) (int, error)
 	// OldestPending returns the received_at of the oldest pending or processing row; ok is
 	// false when there is none.

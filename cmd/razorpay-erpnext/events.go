@@ -312,19 +312,25 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			n, refused := 0, 0
+			n, refused, busy := 0, 0, 0
 			for _, r := range rows {
 				switch {
 				case r.RawBody == nil:
 					refused++
-					fmt.Fprintf(m.Stdout, "%s: not replayed: its body was purged by retention (reconcile re-creates a missing payment from Razorpay)\n", r.EventID)
+					fmt.Fprintf(m.Stdout, "%s: not replayed: its raw body is gone (purged by retention after it finished, or never stored); reconcile does not re-create an event that has an inbox row\n", r.EventID)
 				case r.Status == connector.StatusPending || r.Status == connector.StatusProcessing:
 					fmt.Fprintf(m.Stdout, "%s: already %s\n", r.EventID, r.Status)
 				case !replayable[r.Status]:
 					refused++
 					fmt.Fprintf(m.Stdout, "%s: not replayed: it is %s (%s)\n", r.EventID, r.Status, shorten(firstNonEmpty(r.ResultDoctype+" "+r.ResultName, r.LastError), 120))
 				default:
-					if err := db.SetEventStatus(ctx, r.ID, connector.StatusPending, "replayed by hand (was "+r.Status+": "+shorten(r.LastError, 500)+")", time.Now()); err != nil {
+					err := db.SetEventStatus(ctx, r.ID, connector.StatusPending, "replayed by hand (was "+r.Status+": "+shorten(r.LastError, 500)+")", time.Now())
+					if errors.Is(err, store.ErrBusy) {
+						busy++
+						fmt.Fprintf(m.Stdout, "%s: not replayed: it is being processed right now; try again\n", r.EventID)
+						continue
+					}
+					if err != nil {
 						return err
 					}
 					n++
@@ -332,6 +338,9 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 				}
 			}
 			fmt.Fprintf(m.Stdout, "%d event(s) replayed; a running daemon books them within its poll interval\n", n)
+			if busy > 0 {
+				return busyErr(busy)
+			}
 			if n == 0 && refused > 0 {
 				return &exitError{code: exitFailure, err: errors.New("nothing replayed")}
 			}
@@ -340,6 +349,13 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 	}
 	c.Flags().StringVar(&status, "status", "", "replay every event with this status (parked, dead, skipped, dismissed)")
 	return c
+}
+
+// busyErr is the exit of replay and dismiss when busy events were claimed by a worker after
+// they were listed: changing them then would drop the worker's outcome (perhaps a booking), so
+// the store refused, and the person should look again once the worker is done.
+func busyErr(busy int) error {
+	return &exitError{code: exitFailure, err: fmt.Errorf("%d event(s) are being processed right now; try again", busy)}
 }
 
 func firstNonEmpty(a ...string) string {
@@ -379,17 +395,26 @@ func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
 			if who == "" {
 				who = "an operator"
 			}
-			n := 0
+			n, busy := 0, 0
 			for _, r := range rows {
 				if !dismissible[r.Status] {
 					fmt.Fprintf(m.Stdout, "%s: not dismissed: it is %s\n", r.EventID, r.Status)
 					continue
 				}
-				if err := db.SetEventStatus(ctx, r.ID, connector.StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), time.Now()); err != nil {
+				err := db.SetEventStatus(ctx, r.ID, connector.StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), time.Now())
+				if errors.Is(err, store.ErrBusy) {
+					busy++
+					fmt.Fprintf(m.Stdout, "%s: not dismissed: it is being processed right now; try again\n", r.EventID)
+					continue
+				}
+				if err != nil {
 					return err
 				}
 				n++
 				fmt.Fprintf(m.Stdout, "%s: %s → dismissed\n", r.EventID, r.Status)
+			}
+			if busy > 0 {
+				return busyErr(busy)
 			}
 			if n == 0 {
 				return &exitError{code: exitFailure, err: errors.New("nothing dismissed")}

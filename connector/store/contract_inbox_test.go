@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 )
 
 var inboxCases = []contractCase{
@@ -223,19 +224,50 @@ var inboxCases = []contractCase{
 		wantTime(t, "NextAttemptAt after replay", got.NextAttemptAt, replayAt)
 		wantTime(t, "UpdatedAt after replay", got.UpdatedAt, replayAt)
 
+		// A worker that died leaves a processing row whose lease ends: a person may dismiss it.
 		claimed := mustClaim(t, db, "w2", replayAt, time.Minute)
-		wantNoErr(t, "dismiss", db.SetEventStatus(ctx, claimed.ID, connector.StatusDismissed, "paid in cash", replayAt))
+		dismissAt := replayAt.Add(2 * time.Minute)
+		wantNoErr(t, "dismiss", db.SetEventStatus(ctx, claimed.ID, connector.StatusDismissed, "paid in cash", dismissAt))
 		got = mustGet(t, db, e.ID)
 		if got.Status != connector.StatusDismissed || got.LastError != "paid in cash" || got.LeaseOwner != "" || got.LeaseUntil != nil {
 			t.Fatalf("after dismiss: %+v", got)
 		}
 		wantErr(t, "worker completing a dismissed event",
-			db.CompleteEvent(ctx, claimed.ID, "w2", replayAt, connector.Outcome{Status: connector.StatusDone}), connector.ErrLeaseLost)
+			db.CompleteEvent(ctx, claimed.ID, "w2", dismissAt, connector.Outcome{Status: connector.StatusDone}), connector.ErrLeaseLost)
 
 		wantErr(t, "SetEventStatus(missing)", db.SetEventStatus(ctx, 424242, connector.StatusPending, "", t0), connector.ErrNotFound)
 		if err := db.SetEventStatus(ctx, e.ID, connector.StatusProcessing, "", t0); err == nil {
 			t.Fatal("SetEventStatus(processing) succeeded; want an error")
 		}
+	}},
+	{"SetEventStatusLeavesALiveLeaseAlone", func(t *testing.T, b backend) {
+		// events dismiss|replay read a row, then a worker claims it: the person's change must not
+		// overwrite the claim, or the worker's CompleteEvent fails and its booking is dropped.
+		db := b.fresh(t)
+		e := mustInsert(t, db, newEvent("acc_1", "evt_1", "pay_1", t0))
+		claimed := mustClaim(t, db, "w1", t0, time.Minute)
+		for _, status := range []string{connector.StatusDismissed, connector.StatusPending, connector.StatusParked} {
+			for _, at := range []time.Time{t0, t0.Add(30 * time.Second), t0.Add(time.Minute)} {
+				err := db.SetEventStatus(ctx, e.ID, status, "by hand", at)
+				wantErr(t, "SetEventStatus("+status+") under a live lease", err, store.ErrBusy)
+				wantErr(t, "SetEventStatus("+status+") under a live lease", err, connector.ErrLeaseLost)
+				if errors.Is(err, connector.ErrNotFound) || errors.Is(err, connector.ErrStoreUnavailable) {
+					t.Fatalf("SetEventStatus under a live lease: err = %v; want neither not found nor unavailable", err)
+				}
+			}
+		}
+		got := mustGet(t, db, e.ID)
+		if got.Status != connector.StatusProcessing || got.LeaseOwner != "w1" || got.LastError != "" {
+			t.Fatalf("row after refused SetEventStatus: %+v; want still processing under w1", got)
+		}
+		wantNoErr(t, "worker completes after the refused dismiss", db.CompleteEvent(ctx, claimed.ID, "w1", t0.Add(40*time.Second),
+			connector.Outcome{Status: connector.StatusDone, ResultDoctype: "Payment Entry", ResultName: "ACC-PAY-2026-00001"}))
+		got = mustGet(t, db, e.ID)
+		if got.Status != connector.StatusDone || got.ResultName != "ACC-PAY-2026-00001" {
+			t.Fatalf("worker's outcome lost: %+v", got)
+		}
+		// Once done, a person may set it again (the CLI refuses; the store does not).
+		wantNoErr(t, "SetEventStatus after completion", db.SetEventStatus(ctx, e.ID, connector.StatusPending, "", t0.Add(time.Hour)))
 	}},
 	{"MarkDuplicatesTouchesOnlyParkedPendingAndDeadRows", func(t *testing.T, b backend) {
 		db := b.fresh(t)

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
@@ -10,7 +11,7 @@ import (
 )
 
 // migrationCount is the number of files in migrations/<driver>/.
-const migrationCount = 9
+const migrationCount = 12
 
 var migrateCases = []contractCase{
 	{"MigrateIsIdempotent", func(t *testing.T, b backend) {
@@ -68,6 +69,22 @@ var migrateCases = []contractCase{
 			t.Fatalf("Ping with one migration missing: err = %v; want ErrNotMigrated", err)
 		}
 	}},
+	{"HotQueriesHaveIndexes", func(t *testing.T, b backend) {
+		db := b.fresh(t)
+		for _, want := range []struct {
+			table, why string
+			columns    []string
+		}{
+			{"bookings", "BookingsForDocument, under an invoice lock", []string{"doctype", "name"}},
+			{"bookings", "ListBookings, each reconcile run", []string{"state", "created_at"}},
+			{"reconcile_runs", "LastReconcileSuccess, each /metrics scrape", []string{"finished_at"}},
+		} {
+			indexes := indexColumns(t, db, want.table)
+			if !hasIndexOn(indexes, want.columns) {
+				t.Errorf("%s: no index starts with %v (%s); indexes %v", want.table, want.columns, want.why, indexes)
+			}
+		}
+	}},
 	{"CanceledContextIsUnavailable", func(t *testing.T, b backend) {
 		db := b.fresh(t)
 		canceled, cancel := context.WithCancel(ctx)
@@ -85,4 +102,35 @@ var migrateCases = []contractCase{
 		wantErr(t, "ClaimNextEvent on a closed store", err, connector.ErrStoreUnavailable)
 		wantErr(t, "Ping on a closed store", db.Ping(ctx), connector.ErrStoreUnavailable)
 	}},
+}
+
+// indexColumns returns the columns of each index of table, by index name, in index order.
+func indexColumns(t *testing.T, db *store.DB, table string) map[string][]string {
+	t.Helper()
+	query := `SELECT il.name AS index_name, ii.name AS column_name
+		FROM pragma_index_list(?) AS il JOIN pragma_index_info(il.name) AS ii ORDER BY il.name, ii.seqno`
+	if db.Driver() == "mysql" {
+		query = `SELECT index_name AS index_name, column_name AS column_name FROM information_schema.statistics
+		WHERE table_schema = DATABASE() AND table_name = ? ORDER BY index_name, seq_in_index`
+	}
+	var rows []struct {
+		Index  string `db:"index_name"`
+		Column string `db:"column_name"`
+	}
+	wantNoErr(t, "read indexes of "+table, db.SQL().SelectContext(ctx, &rows, query, table))
+	out := map[string][]string{}
+	for _, r := range rows {
+		out[r.Index] = append(out[r.Index], r.Column)
+	}
+	return out
+}
+
+// hasIndexOn reports whether some index starts with columns, in order.
+func hasIndexOn(indexes map[string][]string, columns []string) bool {
+	for _, cols := range indexes {
+		if len(cols) >= len(columns) && slices.Equal(cols[:len(columns)], columns) {
+			return true
+		}
+	}
+	return false
 }

@@ -53,6 +53,7 @@ func contractCases() []contractCase {
 	all = append(all, bookingCases...)
 	all = append(all, lockCases...)
 	all = append(all, migrateCases...)
+	all = append(all, retentionCases...)
 	return all
 }
 

@@ -18,6 +18,12 @@ import (
 // not been applied (run `razorpay-erpnext migrate`).
 var ErrNotMigrated = errors.New("store: migrations not applied")
 
+// ErrBusy is returned (wrapped, together with connector.ErrLeaseLost) by SetEventStatus when a
+// worker holds the event under a live lease: overwriting the row would make the worker's
+// CompleteEvent fail and drop its outcome, which may be a document already booked in ERPNext.
+// The person (events replay|dismiss) should look again once the worker is done.
+var ErrBusy = errors.New("event is being processed; try again")
+
 // MariaDB error numbers the store reacts to.
 const (
 	mysqlDuplicateEntry = 1062 // ER_DUP_ENTRY

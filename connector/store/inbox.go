@@ -112,7 +112,13 @@ func (d *DB) insertEvent(ctx context.Context, e *connector.InboxEvent, ifNoKey b
 	if err != nil {
 		return false, d.unavailable("insert event "+e.EventID, err)
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	n, err := res.RowsAffected()
+	if err != nil {
+		// The row may or may not exist: answering "duplicate" would make intake acknowledge a
+		// webhook that was perhaps never stored, so Razorpay must retry instead.
+		return false, d.unavailable("insert event "+e.EventID+": read affected rows", err)
+	}
+	if n == 0 {
 		return false, nil
 	}
 	id, err := res.LastInsertId()
@@ -247,6 +253,12 @@ func (d *DB) CountByStatus(ctx context.Context) (map[string]int, error) {
 // (dismissed, done, parked, dead, skipped, duplicate) is set as is. A non-empty reason replaces
 // LastError; an empty one keeps it. StatusProcessing is refused (it needs a lease);
 // connector.ErrNotFound when the row does not exist.
+//
+// A row that is processing under a lease still live at now (lease_until >= now) is left alone
+// and an error wrapping ErrBusy and connector.ErrLeaseLost is returned: the worker holding it
+// would otherwise lose its outcome (CompleteEvent fails with ErrLeaseLost), perhaps a booking
+// it has just made. A processing row whose lease has ended (its worker died) may be changed.
+// The check is part of the UPDATE, so it holds against a worker claiming the row meanwhile.
 func (d *DB) SetEventStatus(ctx context.Context, id int64, status, reason string, now time.Time) error {
 	if status == connector.StatusProcessing || !knownStatus(status) {
 		return fmt.Errorf("store: set event %d status: cannot set status %q", id, status)
@@ -261,14 +273,23 @@ func (d *DB) SetEventStatus(ctx context.Context, id int64, status, reason string
 		set = append(set, "last_error = ?")
 		args = append(args, truncateBytes(reason, maxLastError))
 	}
-	args = append(args, id)
-	n, err := d.exec(ctx, fmt.Sprintf("set event %d status %s", id, status),
-		`UPDATE inbox SET `+strings.Join(set, ", ")+` WHERE id = ?`, args...)
+	args = append(args, id, connector.StatusProcessing, d.arg(now))
+	op := fmt.Sprintf("set event %d status %s", id, status)
+	n, err := d.exec(ctx, op, `UPDATE inbox SET `+strings.Join(set, ", ")+`
+		WHERE id = ? AND NOT (status = ? AND lease_until IS NOT NULL AND lease_until >= ?)`, args...)
 	if err != nil {
 		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("event %d: %w", id, connector.ErrNotFound)
+		var owner string
+		err := d.db.GetContext(ctx, &owner, `SELECT lease_owner FROM inbox WHERE id = ?`, id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("event %d: %w", id, connector.ErrNotFound)
+		}
+		if err != nil {
+			return d.unavailable(op, err)
+		}
+		return fmt.Errorf("event %d: %w (leased to %s: %w)", id, ErrBusy, owner, connector.ErrLeaseLost)
 	}
 	return nil
 }

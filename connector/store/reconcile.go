@@ -31,11 +31,11 @@ func (d *DB) StartReconcileRun(ctx context.Context, r *connector.ReconcileRun) e
 		r.StartedAt = d.now()
 	}
 	r.WindowFrom, r.WindowTo, r.StartedAt = utc(r.WindowFrom), utc(r.WindowTo), utc(r.StartedAt)
-	res, err := d.db.ExecContext(ctx, `INSERT INTO reconcile_runs (window_from, window_to, scanned, booked,
-	already_booked, parked, started_at, finished_at, error) VALUES (?, ?, 0, 0, 0, 0, ?, NULL, '')`,
+	res, err := d.execResult(ctx, "start reconcile run", `INSERT INTO reconcile_runs (window_from, window_to,
+	scanned, booked, already_booked, parked, started_at, finished_at, error) VALUES (?, ?, 0, 0, 0, 0, ?, NULL, '')`,
 		d.arg(r.WindowFrom), d.arg(r.WindowTo), d.arg(r.StartedAt))
 	if err != nil {
-		return d.unavailable("start reconcile run", err)
+		return err
 	}
 	id, err := res.LastInsertId()
 	if err != nil {

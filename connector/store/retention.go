@@ -9,14 +9,21 @@ import (
 
 var _ connector.RetentionStore = (*DB)(nil)
 
-// PurgeRawBodies sets raw_body to NULL on rows received before cutoff whose status is final
-// (anything but pending and processing) and that still hold a body; the rest of the row stays
-// (DESIGN.md §7 retention.raw_bodies). It returns how many rows changed.
+// purgeable are the statuses whose rows need nothing more, so their raw body may go: booked
+// (done), a duplicate of a booked row, skipped (not ours to book) and dismissed by a person.
+// Pending and processing rows still have to be booked, and parked and dead rows wait for a
+// person, who may replay them, which needs the body.
+var purgeable = []any{connector.StatusDone, connector.StatusDuplicate, connector.StatusSkipped, connector.StatusDismissed}
+
+// PurgeRawBodies sets raw_body to NULL on rows received before cutoff whose status is finished
+// and needs nothing more (done, duplicate, skipped, dismissed) and that still hold a body; the
+// rest of the row stays (DESIGN.md §7 retention.raw_bodies). Pending, processing, parked and
+// dead rows keep their body however old. It returns how many rows changed.
 func (d *DB) PurgeRawBodies(ctx context.Context, cutoff time.Time) (int, error) {
+	args := append([]any{d.arg(d.now()), d.arg(cutoff)}, purgeable...)
 	n, err := d.exec(ctx, "purge raw bodies",
 		`UPDATE inbox SET raw_body = NULL, updated_at = ?
-		WHERE received_at < ? AND raw_body IS NOT NULL AND status NOT IN (?, ?)`,
-		d.arg(d.now()), d.arg(cutoff), connector.StatusPending, connector.StatusProcessing)
+		WHERE received_at < ? AND raw_body IS NOT NULL AND status IN (?, ?, ?, ?)`, args...)
 	return int(n), err
 }
 

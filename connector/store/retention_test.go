@@ -22,7 +22,7 @@ func TestRetentionAndMonitoring(t *testing.T) {
 
 func purgeCase(t *testing.T, db *store.DB) {
 	old := mustInsert(t, db, newEvent("acc_1", "evt_old_done", "pay_1", t0.Add(-100*24*time.Hour)))
-	wantNoErr(t, "SetEventStatus", db.SetEventStatus(ctx, old.ID, connector.StatusParked, "no invoice", t0))
+	wantNoErr(t, "SetEventStatus", db.SetEventStatus(ctx, old.ID, connector.StatusDismissed, "paid in cash", t0))
 	oldPending := mustInsert(t, db, newEvent("acc_1", "evt_old_pending", "pay_2", t0.Add(-100*24*time.Hour)))
 	recent := mustInsert(t, db, newEvent("acc_1", "evt_recent", "pay_3", t0.Add(-time.Hour)))
 	wantNoErr(t, "SetEventStatus", db.SetEventStatus(ctx, recent.ID, connector.StatusDone, "", t0))
@@ -33,7 +33,7 @@ func purgeCase(t *testing.T, db *store.DB) {
 		t.Fatalf("purged %d rows, want 1", n)
 	}
 	got := mustGet(t, db, old.ID)
-	if got.RawBody != nil || got.Status != connector.StatusParked || got.LastError != "no invoice" || got.BusinessKey != "pay_1" {
+	if got.RawBody != nil || got.Status != connector.StatusDismissed || got.LastError != "paid in cash" || got.BusinessKey != "pay_1" {
 		t.Errorf("purged row %+v: want no body, status and reason kept", got)
 	}
 	if mustGet(t, db, oldPending.ID).RawBody == nil {

@@ -25,7 +25,10 @@ import (
 
 // Driver names accepted by Open.
 const (
-	DriverMySQL  = "mysql"  // MariaDB 10.6+ (or MySQL 8) through github.com/go-sql-driver/mysql
+	// DriverMySQL is MariaDB 10.6+ through github.com/go-sql-driver/mysql. MySQL is not a
+	// target: the store uses VALUES() in ON DUPLICATE KEY UPDATE (deprecated since MySQL
+	// 8.0.20, fine on MariaDB) and CREATE INDEX IF NOT EXISTS (MariaDB only).
+	DriverMySQL  = "mysql"
 	DriverSQLite = "sqlite" // SQLite through modernc.org/sqlite
 )
 
@@ -161,17 +164,27 @@ func (d *DB) mysql() bool { return d.driver == DriverMySQL }
 // exec runs one write statement, retrying deadlocks, and returns the rows it matched (the MySQL
 // connection reports found rows, not changed rows).
 func (d *DB) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
-	var res sql.Result
-	err := retry(ctx, func() (err error) {
-		res, err = d.db.ExecContext(ctx, query, args...)
-		return err
-	})
+	res, err := d.execResult(ctx, op, query, args...)
 	if err != nil {
-		return 0, d.unavailable(op, err)
+		return 0, err
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, d.unavailable(op, err)
 	}
 	return n, nil
+}
+
+// execResult runs one write statement, retrying deadlocks (MariaDB) and busy errors (SQLite),
+// and returns its result; failures wrap connector.ErrStoreUnavailable.
+func (d *DB) execResult(ctx context.Context, op, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := retry(ctx, func() (err error) {
+		res, err = d.db.ExecContext(ctx, query, args...)
+		return err
+	})
+	if err != nil {
+		return nil, d.unavailable(op, err)
+	}
+	return res, nil
 }
