@@ -267,3 +267,20 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// waitReason polls the inbox until the newest row of key (event id or business key) carries a
+// reason containing substr, and returns it; the test fails after limit.
+func (e *env) waitReason(key, substr string, limit time.Duration) connector.InboxEvent {
+	e.t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		rows, err := e.lastDaemon.db.FindEvents(context.Background(), key)
+		if err == nil && len(rows) > 0 && strings.Contains(rows[len(rows)-1].LastError, substr) {
+			return rows[len(rows)-1]
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no reason containing %q for %s within %s: %+v", substr, key, limit, rows)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 )
 
@@ -156,7 +157,13 @@ func TestEventsDismissAndUsage(t *testing.T) {
 	if !strings.Contains(out, "dismissed") || !strings.Contains(out, "refunded by hand") {
 		t.Errorf("list after dismiss:\n%s", out)
 	}
-	time.Sleep(300 * time.Millisecond) // several polls: a dismissed event is never booked
+	// A later event for another payment is booked: the workers did poll after the dismissal,
+	// and the dismissed one was still not booked.
+	e.deliver(d, "T3stEvtDismissZ", e.payment("payment.captured", "pay_T3stDismissLater", 1200000, nil))
+	e.waitReason("pay_T3stDismissLater", "", 10*time.Second)
+	if err := waitIdle(context.Background(), d.db, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
 	if sub, other := e.entries("pay_T3stDismiss001"); len(sub)+len(other) != 0 {
 		t.Error("a dismissed event was booked")
 	}
@@ -308,5 +315,42 @@ func TestCommentOnPark(t *testing.T) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/api/resource/Comment") {
 			t.Error("the connector posted a Comment resource; an API user is refused that")
 		}
+	}
+}
+
+// An event a worker holds (a live lease) is neither dismissed nor reset under it: the worker's
+// outcome, perhaps a booking, must not be overwritten. (The store refuses the same change when
+// a worker claims the event between the CLI's read and its write: the contract test
+// SetEventStatusLeavesALiveLeaseAlone.)
+func TestEventsDoNotOverwriteAnEventInProgress(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	cfg := e.config()
+	ctx := context.Background()
+	db, err := store.Open(ctx, cfg.Database.Driver, cfg.Database.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	if _, err := db.InsertEvent(ctx, &connector.InboxEvent{AccountID: testAccount, EventID: "T3stEvtBusy0001", Event: "payment.captured",
+		BusinessKey: "pay_T3stBusy00001", RawBody: e.payment("payment.captured", "pay_T3stBusy00001", 1200000, nil), ReceivedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := db.ClaimNextEvent(ctx, "a-live-worker", now, time.Hour); err != nil || ev == nil {
+		t.Fatalf("claim: %v %v", ev, err)
+	}
+	path, envs := e.writeConfig(cfg, "")
+	if code, out, errs := run(t, envs, "events", "dismiss", "T3stEvtBusy0001", "--reason", "x", "--config", path); code != exitFailure || !strings.Contains(out, "not dismissed: it is processing") {
+		t.Errorf("dismiss: exit %d %q %q, want 1 and 'not dismissed: it is processing'", code, out, errs)
+	}
+	if code, out, errs := run(t, envs, "events", "replay", "T3stEvtBusy0001", "--config", path); code != exitOK || !strings.Contains(out, "already processing") {
+		t.Errorf("replay: exit %d %q %q, want 0 and 'already processing' (it is being booked)", code, out, errs)
+	}
+	rows, _ := db.FindEvents(ctx, "T3stEvtBusy0001")
+	if len(rows) != 1 || rows[0].Status != connector.StatusProcessing || rows[0].LeaseOwner != "a-live-worker" {
+		t.Errorf("row %+v: want it untouched, still the worker's", rows)
 	}
 }

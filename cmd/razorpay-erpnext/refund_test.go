@@ -167,9 +167,8 @@ func TestRefundBeforeCaptureEndsInTheSameBooks(t *testing.T) {
 	w.d = e.start(cfg)
 	payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
 	w.deliver(w.d, "T3stEvtEarly002", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stEarly00001", "pay_T3stRefund0001", 50000, "processed"), "payment", payment))
-	time.Sleep(300 * time.Millisecond)
-	if ev := w.statusOf("rfnd_T3stEarly00001"); (ev.Status != connector.StatusPending && ev.Status != connector.StatusProcessing) || !strings.Contains(ev.LastError, "waits for the receipt") {
-		t.Fatalf("refund before its receipt: %s %q, want pending and waiting", ev.Status, ev.LastError)
+	if ev := w.waitReason("rfnd_T3stEarly00001", "waits for the receipt", 10*time.Second); ev.Status == connector.StatusDone || ev.Status == connector.StatusDead {
+		t.Fatalf("refund before its receipt: %s %q, want it waiting", ev.Status, ev.LastError)
 	}
 	w.deliver(w.d, "T3stEvtEarly003", w.captureBody())
 	w.waitIdle(w.d, 30*time.Second)
@@ -241,9 +240,8 @@ func TestPaymentRequestCheckout(t *testing.T) {
 		cfg.Mapping.PaymentRequestGrace = connector.Duration(2 * time.Hour)
 		d := e.start(cfg)
 		e.deliver(d, "T3stEvtPr000004", envelope(t, "payment.captured", "payment", capture("pay_T3stPrPay00004", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
-		time.Sleep(500 * time.Millisecond)
-		ev := e.statusOf("pay_T3stPrPay00004")
-		if ev.Status != connector.StatusPending || ev.Attempts != 0 || !strings.Contains(ev.LastError, "ERPNext's checkout") {
+		ev := e.waitReason("pay_T3stPrPay00004", "ERPNext's checkout", 10*time.Second)
+		if ev.Status != connector.StatusPending || ev.Attempts != 0 {
 			t.Errorf("%s attempts %d %q, want pending without spent attempts", ev.Status, ev.Attempts, ev.LastError)
 		}
 		if n := len(e.site.Docs("Payment Entry")); n != 0 {
@@ -283,9 +281,19 @@ func TestRefundOutwaitsItsRetryBudget(t *testing.T) {
 	w.d = e.start(cfg)
 	payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
 	w.deliver(w.d, "T3stEvtLate0001", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stLateCap01", "pay_T3stRefund0001", 30000, "processed"), "payment", payment))
-	time.Sleep(1500 * time.Millisecond) // many backoffs of 50 ms
-	if ev := w.statusOf("rfnd_T3stLateCap01"); (ev.Status != connector.StatusPending && ev.Status != connector.StatusProcessing) || ev.Attempts != 0 {
-		t.Fatalf("refund waiting for its receipt: %s after %d attempts (%q)", ev.Status, ev.Attempts, ev.LastError)
+	first := w.waitReason("rfnd_T3stLateCap01", "waits for the receipt", 10*time.Second)
+	// Several more waits than MaxAttempts (2) allows failures: each is a backoff of ~50 ms.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ev := w.statusOf("rfnd_T3stLateCap01")
+		if ev.Attempts != 0 || ev.Status == connector.StatusDead {
+			t.Fatalf("refund waiting for its receipt: %s after %d attempts (%q)", ev.Status, ev.Attempts, ev.LastError)
+		}
+		if ev.UpdatedAt.Sub(first.UpdatedAt) > 500*time.Millisecond {
+			break // it has waited and retried for a while, spending nothing
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the refund stopped retrying: %+v", ev)
+		}
 	}
 	w.deliver(w.d, "T3stEvtLate0002", w.captureBody())
 	w.waitIdle(w.d, 30*time.Second)
