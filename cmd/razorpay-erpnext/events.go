@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/rs/zerolog"
 	"io"
 	"strconv"
 	"strings"
@@ -286,6 +288,7 @@ var replayable = map[string]bool{connector.StatusParked: true, connector.StatusD
 
 func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 	var status string
+	var rebook bool
 	c := &cobra.Command{
 		Use:   "replay ID | --status parked",
 		Short: "Send events back to pending; booking looks up before it creates, so a replay never books twice",
@@ -297,7 +300,24 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 			if status != "" && !replayable[status] {
 				return usageErr("--status %q: only parked, dead, skipped or dismissed events can be replayed", status)
 			}
+			if rebook && len(args) == 0 {
+				return usageErr("--rebook takes one ID, never a --status")
+			}
 			ctx := cmd.Context()
+			if rebook {
+				conn, err := m.connectorFor(ctx, *path)
+				if err != nil {
+					return err
+				}
+				defer conn.close()
+				forgot, err := conn.ForgetCancelledBooking(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				if forgot != "" {
+					fmt.Fprintf(m.Stdout, "%s: forgot %s (cancelled or deleted in ERPNext); it will be booked again\n", args[0], forgot)
+				}
+			}
 			db, err := m.openStore(ctx, *path)
 			if err != nil {
 				return err
@@ -348,6 +368,7 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&status, "status", "", "replay every event with this status (parked, dead, skipped, dismissed)")
+	c.Flags().BoolVar(&rebook, "rebook", false, "the payment's entry was cancelled or deleted in ERPNext on purpose: book it again (refused while the entry is live)")
 	return c
 }
 
@@ -424,4 +445,39 @@ func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
 	}
 	c.Flags().StringVar(&why, "reason", "", "why nobody should book it (kept with the event)")
 	return c
+}
+
+// cliConnector is a Connector for one CLI command: the store, the ERPNext client, no workers.
+type cliConnector struct {
+	*connector.Connector
+	db *store.DB
+}
+
+func (c *cliConnector) close() { c.db.Close() }
+
+// connectorFor builds a cliConnector from the configuration file.
+func (m *Main) connectorFor(ctx context.Context, path string) (*cliConnector, error) {
+	cfg, err := m.loadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, cfg.Database.Driver, cfg.Database.DSN)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	conn, err := connector.New(connector.Options{Config: cfg, Store: db, ERP: erp, Log: zerolog.Nop()})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &cliConnector{Connector: conn, db: db}, nil
 }

@@ -354,3 +354,39 @@ func TestEventsDoNotOverwriteAnEventInProgress(t *testing.T) {
 		t.Errorf("row %+v: want it untouched, still the worker's", rows)
 	}
 }
+
+// An entry cancelled in ERPNext on purpose is never re-booked on its own (the event parks
+// saying how); `events replay ID --rebook` books it again, and refuses while the entry is live.
+func TestRebookAfterTheEntryWasCancelled(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	cfg := e.config()
+	d := e.start(cfg)
+	path, envs := e.writeConfig(cfg, "")
+	e.deliver(d, "T3stEvtRebook01", e.payment("payment.captured", "pay_T3stRebook0001", 1200000, nil))
+	e.waitIdle(d, 10*time.Second)
+	first := e.one("pay_T3stRebook0001")
+	if code, _, errs := run(t, envs, "events", "replay", "pay_T3stRebook0001", "--rebook", "--config", path); code != exitFailure || !strings.Contains(errs, "still live") {
+		t.Fatalf("rebook of a live entry: exit %d %q, want 1 and refused", code, errs)
+	}
+	if err := e.client().Call(context.Background(), "frappe.client.cancel", map[string]any{"doctype": "Payment Entry", "name": first["name"]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.deliver(d, "T3stEvtRebook02", e.payment("order.paid", "pay_T3stRebook0001", 1200000, nil))
+	ev := e.waitReason("T3stEvtRebook02", "--rebook", 10*time.Second)
+	if ev.Status != connector.StatusParked {
+		t.Fatalf("%s %q, want parked", ev.Status, ev.LastError)
+	}
+	code, out, errs := run(t, envs, "events", "replay", "pay_T3stRebook0001", "--rebook", "--config", path)
+	if code != exitOK || !strings.Contains(out, "forgot Payment Entry "+fmt.Sprint(first["name"])) {
+		t.Fatalf("rebook: exit %d %q %q", code, out, errs)
+	}
+	d.conn.Wake()
+	e.waitIdle(d, 10*time.Second)
+	sub, other := e.entries("pay_T3stRebook0001")
+	if len(sub) != 1 || len(other) != 1 || sub[0]["name"] == first["name"] || other[0]["name"] != first["name"] {
+		t.Fatalf("entries: submitted %v, other %v; want one new submitted entry and the cancelled %v", names(sub), names(other), first["name"])
+	}
+	if s := e.invoiceField("status"); s != "Paid" {
+		t.Errorf("invoice %s", s)
+	}
+}
