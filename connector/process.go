@@ -29,6 +29,7 @@ func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) O
 	if err != nil {
 		return Outcome{Status: StatusDead, LastError: "webhook body does not parse: " + err.Error()}
 	}
+	state := c.recordState(ctx, ev, parsed.Payment)
 	switch {
 	case receiptEvents[parsed.Event]:
 		return c.bookReceipt(ctx, ev, parsed, owner)
@@ -40,7 +41,11 @@ func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) O
 		if parsed.Payment == nil {
 			return Outcome{Status: StatusSkipped, LastError: "no payment in " + parsed.Event}
 		}
-		return Outcome{Status: StatusSkipped, LastError: fmt.Sprintf("recorded: payment %s is %s; a later capture books it", parsed.Payment.ID, parsed.Payment.Status)}
+		msg := fmt.Sprintf("recorded: payment %s was %s in this snapshot; a capture books it", parsed.Payment.ID, parsed.Payment.Status)
+		if state != nil && state.State != parsed.Payment.Status {
+			msg += fmt.Sprintf(" (furthest state known: %s, from %s)", state.State, state.EventID)
+		}
+		return Outcome{Status: StatusSkipped, LastError: msg}
 	}
 	return Outcome{Status: StatusSkipped, LastError: fmt.Sprintf("event %s is not booked by this version", parsed.Event)}
 }
@@ -104,4 +109,26 @@ func (c *Connector) dispute(ctx context.Context, ev *InboxEvent, e *razorpay.Eve
 	return parkOutcome("%s: %s %s on payment %s: %s %s, phase %s, status %s, reason %s, deducted %s; handle it in the Razorpay Dashboard and ERPNext, then dismiss",
 		mapping.ReasonDispute, e.Event, d.ID, d.PaymentID, d.Currency, razorpay.FormatMinor(d.Amount, exp), d.Phase, d.Status, d.ReasonCode,
 		razorpay.FormatMinor(d.AmountDeducted, exp))
+}
+
+// paymentRanks orders a payment's states: they only move forward (DESIGN.md §4 step 4, spec
+// razorpay.md §1.7: a snapshot can arrive after a later one, and failed is not final).
+var paymentRanks = map[string]int{"created": 0, "failed": 1, "authorized": 2, "captured": 3, "refunded": 4}
+
+// recordState keeps the furthest state of the event's payment. It never blocks the booking:
+// a store failure here is logged, and the booking path (which needs the store too) decides.
+func (c *Connector) recordState(ctx context.Context, ev *InboxEvent, p *razorpay.Payment) *PaymentState {
+	if p == nil || p.ID == "" {
+		return nil
+	}
+	rank, ok := paymentRanks[p.Status]
+	if !ok {
+		return nil
+	}
+	stored, _, err := c.store.RecordPaymentState(ctx, PaymentState{PaymentID: p.ID, State: p.Status, Rank: rank, EventID: ev.EventID}, c.now())
+	if err != nil {
+		c.log.Warn().Err(err).Str("payment_id", p.ID).Msg("record payment state")
+		return nil
+	}
+	return &stored
 }

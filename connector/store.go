@@ -187,6 +187,15 @@ type Store interface {
 	// ListBookings returns the booked rows (state booked) created at or after since, oldest
 	// first (the reconcile audit of cancelled documents).
 	ListBookings(ctx context.Context, since time.Time) ([]Booking, error)
+
+	// RecordPaymentState records s.State (with s.Rank and s.EventID, UpdatedAt now) for
+	// s.PaymentID unless the stored rank is higher or equal: states only move forward (DESIGN.md
+	// §4 step 4), in one statement. It returns the state as stored afterwards and whether this
+	// call moved it (true when it inserted the first state). The rank orders states only: it
+	// never blocks a receipt.
+	RecordPaymentState(ctx context.Context, s PaymentState, now time.Time) (stored PaymentState, moved bool, err error)
+	// GetPaymentState returns the stored state of paymentID (ErrNotFound).
+	GetPaymentState(ctx context.Context, paymentID string) (*PaymentState, error)
 }
 
 // RetentionStore is the part of Store that retention and monitoring use (connector/retention.go,
@@ -204,4 +213,13 @@ type RetentionStore interface {
 	// LastReconcileSuccess returns finished_at of the latest reconcile run that finished
 	// without error (any process); ok is false when none has.
 	LastReconcileSuccess(ctx context.Context) (t time.Time, ok bool, err error)
+}
+
+// PaymentState is the furthest state a payment has reached as far as the connector knows
+// (DESIGN.md §4 step 4): State is e.g. "captured", Rank its place in failed < authorized <
+// captured < refunded, EventID the event that recorded it. UpdatedAt is UTC.
+type PaymentState struct {
+	PaymentID, State, EventID string
+	Rank                      int
+	UpdatedAt                 time.Time
 }

@@ -326,9 +326,20 @@ func TestFailedThenCapturedBooks(t *testing.T) {
 	e.waitIdle(d, 10*time.Second)
 	e.deliver(d, "T3stEvtUpiCap01", envelope(t, "payment.captured", "payment", capture("pay_T3stUpiRetry001", 1200000, map[string]any{"notes": notes})))
 	e.waitIdle(d, 20*time.Second)
+	// A late payment.authorized snapshot moves nothing back and books nothing.
+	e.deliver(d, "T3stEvtUpiAut01", envelope(t, "payment.authorized", "payment", capture("pay_T3stUpiRetry001", 1200000,
+		map[string]any{"status": "authorized", "captured": false, "notes": notes})))
+	e.waitIdle(d, 20*time.Second)
 	e.one("pay_T3stUpiRetry001")
 	if s := e.invoiceField("status"); s != "Paid" {
 		t.Errorf("invoice %s", s)
+	}
+	st, err := d.db.GetPaymentState(context.Background(), "pay_T3stUpiRetry001")
+	if err != nil || st.State != "captured" || st.EventID != "T3stEvtUpiCap01" {
+		t.Errorf("payment state %+v %v, want captured (set by the capture, never moved back)", st, err)
+	}
+	if ev := e.statusOf("T3stEvtUpiAut01"); ev.Status != connector.StatusSkipped || !strings.Contains(ev.LastError, "furthest state known: captured") {
+		t.Errorf("late authorized snapshot: %s %q", ev.Status, ev.LastError)
 	}
 }
 

@@ -62,3 +62,6 @@ func checkKeyOwner(op, key string, maxKey int, owner string) error {
 	}
 	return nil
 }
+
+// maxPaymentState is the length limit of payment_states.state, in characters.
+const maxPaymentState = 32

@@ -131,7 +131,7 @@ func TestMariaDBIDColumnsAreBinary(t *testing.T) {
 	}
 	err := db.SQL().SelectContext(ctx, &rows, `SELECT table_name AS table_name, column_name AS column_name,
 		collation_name AS collation_name FROM information_schema.columns
-		WHERE table_schema = DATABASE() AND column_name IN ('account_id', 'event_id', 'business_key', 'name', 'owner', 'lease_owner')`)
+		WHERE table_schema = DATABASE() AND column_name IN ('account_id', 'event_id', 'business_key', 'name', 'owner', 'lease_owner', 'payment_id')`)
 	if err != nil || len(rows) < 8 {
 		t.Fatalf("information_schema: %d rows, %v", len(rows), err)
 	}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+// paymentStateRow is a payment_states row as both drivers return it.
+type paymentStateRow struct {
+	PaymentID string `db:"payment_id"`
+	State     string `db:"state"`
+	Rank      int    `db:"state_rank"`
+	EventID   string `db:"event_id"`
+	UpdatedAt dbTime `db:"updated_at"`
+}
+
+func (r *paymentStateRow) paymentState() *connector.PaymentState {
+	return &connector.PaymentState{
+		PaymentID: r.PaymentID,
+		State:     r.State,
+		EventID:   r.EventID,
+		Rank:      r.Rank,
+		UpdatedAt: r.UpdatedAt.Time,
+	}
+}
+
+// recordPaymentStateMySQL upserts a payment state on MariaDB. Every assignment keeps the old
+// value unless the new rank is higher; state_rank comes last because MariaDB evaluates ON
+// DUPLICATE KEY UPDATE assignments left to right and the earlier conditions must see the old
+// rank. When the stored rank wins, LAST_INSERT_ID(1) marks the statement: the OK packet then
+// reports insert id 1, while an insert (the table has no AUTO_INCREMENT column) or a move
+// reports 0. This tells "inserted" from "left alone", which the affected-rows count cannot: with
+// clientFoundRows both are 1 (a move is 2).
+const recordPaymentStateMySQL = `INSERT INTO payment_states (payment_id, state, state_rank, event_id, updated_at)
+	VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE
+	state = IF(VALUES(state_rank) > state_rank, VALUES(state), state),
+	event_id = IF(VALUES(state_rank) > state_rank, VALUES(event_id), event_id),
+	updated_at = IF(VALUES(state_rank) > state_rank, VALUES(updated_at), updated_at),
+	state_rank = IF(VALUES(state_rank) > state_rank, VALUES(state_rank), IF(LAST_INSERT_ID(1), state_rank, state_rank))`
+
+// recordPaymentStateSQLite upserts a payment state on SQLite; the WHERE of DO UPDATE makes a
+// row whose rank is higher or equal a no-op, so changes() is 1 exactly when the state moved.
+const recordPaymentStateSQLite = `INSERT INTO payment_states (payment_id, state, state_rank, event_id, updated_at)
+	VALUES (?, ?, ?, ?, ?) ON CONFLICT (payment_id) DO UPDATE SET
+	state = excluded.state, state_rank = excluded.state_rank, event_id = excluded.event_id,
+	updated_at = excluded.updated_at
+	WHERE payment_states.state_rank < excluded.state_rank`
+
+// RecordPaymentState records s.State with s.Rank and s.EventID for s.PaymentID (UpdatedAt now;
+// s.UpdatedAt is ignored) in one statement: it inserts the first state of a payment, replaces a
+// stored state of lower rank, and leaves a stored state of higher or equal rank as it is, so
+// states only move forward (DESIGN.md §4 step 4). It then returns the row as it stands, which
+// a concurrent call may already have moved further, and moved=true when this call wrote it.
+// Ids are compared byte for byte: ids differing by letter case are different payments.
+func (d *DB) RecordPaymentState(ctx context.Context, s connector.PaymentState, now time.Time) (connector.PaymentState, bool, error) {
+	if s.PaymentID == "" || utf8.RuneCountInString(s.PaymentID) > maxBusinessKey {
+		return connector.PaymentState{}, false, fmt.Errorf("store: record payment state: payment id must be 1 to %d characters", maxBusinessKey)
+	}
+	if s.State == "" || utf8.RuneCountInString(s.State) > maxPaymentState {
+		return connector.PaymentState{}, false, fmt.Errorf("store: record payment state of %s: state must be 1 to %d characters", s.PaymentID, maxPaymentState)
+	}
+	if utf8.RuneCountInString(s.EventID) > maxEventID {
+		return connector.PaymentState{}, false, fmt.Errorf("store: record payment state of %s: event id longer than %d characters", s.PaymentID, maxEventID)
+	}
+	query := recordPaymentStateSQLite
+	if d.mysql() {
+		query = recordPaymentStateMySQL
+	}
+	op := fmt.Sprintf("record payment state %s of %s", s.State, s.PaymentID)
+	res, err := d.execResult(ctx, op, query, s.PaymentID, s.State, s.Rank, s.EventID, d.arg(now))
+	if err != nil {
+		return connector.PaymentState{}, false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return connector.PaymentState{}, false, d.unavailable(op, err)
+	}
+	moved := n > 0
+	if d.mysql() && n == 1 {
+		marker, err := res.LastInsertId()
+		if err != nil {
+			return connector.PaymentState{}, false, d.unavailable(op, err)
+		}
+		moved = marker == 0
+	}
+	row, err := d.GetPaymentState(ctx, s.PaymentID)
+	if err != nil {
+		return connector.PaymentState{}, false, err
+	}
+	return *row, moved, nil
+}
+
+// GetPaymentState returns the stored state of paymentID; an error wrapping connector.ErrNotFound
+// when none has been recorded.
+func (d *DB) GetPaymentState(ctx context.Context, paymentID string) (*connector.PaymentState, error) {
+	var r paymentStateRow
+	err := d.db.GetContext(ctx, &r,
+		`SELECT payment_id, state, state_rank, event_id, updated_at FROM payment_states WHERE payment_id = ?`, paymentID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("payment state %s: %w", paymentID, connector.ErrNotFound)
+	}
+	if err != nil {
+		return nil, d.unavailable("get payment state "+paymentID, err)
+	}
+	return r.paymentState(), nil
+}
