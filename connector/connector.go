@@ -41,6 +41,7 @@ type RazorpayAPI interface {
 	GetRefund(ctx context.Context, id string) (*razorpay.Refund, error)
 	ListPayments(ctx context.Context, from, to time.Time, each func(*razorpay.Payment) error) error
 	ListRefunds(ctx context.Context, from, to time.Time, each func(*razorpay.Refund) error) error
+	GetDispute(ctx context.Context, id string) (*razorpay.Dispute, error)
 	// Capture is used only with reconcile.capture_authorized.
 	Capture(ctx context.Context, paymentID string, amount int64, currency string) (*razorpay.Payment, error)
 }

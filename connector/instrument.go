@@ -177,3 +177,11 @@ func (r instrumentedRazorpay) Capture(ctx context.Context, paymentID string, amo
 	r.observe("capture", t, err)
 	return p, err
 }
+
+// GetDispute implements RazorpayAPI.
+func (r instrumentedRazorpay) GetDispute(ctx context.Context, id string) (*razorpay.Dispute, error) {
+	t := time.Now()
+	d, err := r.RazorpayAPI.GetDispute(ctx, id)
+	r.observe("get_dispute", t, err)
+	return d, err
+}

@@ -98,12 +98,20 @@ func asPark(err error) (*mapping.Park, bool) {
 
 // dispute records a chargeback event and parks it for a person (DESIGN.md §4 step 4): the
 // connector never books dispute money movements itself. With the Razorpay API configured the
-// dispute's state is as of the event; re-fetching disputes comes with their booking.
+// dispute is re-fetched first (GET /v1/disputes/{id}), so the reason shows its current status
+// and deduction whatever order the snapshots arrived in.
 func (c *Connector) dispute(ctx context.Context, ev *InboxEvent, e *razorpay.Event) Outcome {
 	d := e.Dispute
 	c.metrics.disputes.WithLabelValues(e.Event).Inc()
 	if d == nil {
 		return parkOutcome("%s: %s carries no dispute entity", mapping.ReasonDispute, e.Event)
+	}
+	if c.rzp != nil {
+		fresh, err := c.rzp.GetDispute(ctx, d.ID)
+		if err != nil {
+			return c.razorpayFailure(ev, "re-fetch dispute "+d.ID, err)
+		}
+		d = fresh
 	}
 	exp, _ := razorpay.Exponent(d.Currency)
 	return parkOutcome("%s: %s %s on payment %s: %s %s, phase %s, status %s, reason %s, deducted %s; handle it in the Razorpay Dashboard and ERPNext, then dismiss",

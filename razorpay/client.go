@@ -191,6 +191,13 @@ func (c *Client) GetPaymentLink(ctx context.Context, id string) (*PaymentLink, e
 	return get[PaymentLink](ctx, c, "/v1/payment_links", id)
 }
 
+// GetDispute fetches one dispute (chargeback): GET /v1/disputes/{id} (spec/razorpay.md §3.6,
+// §5.2). AmountDeducted is 0 unless the dispute is lost. An unknown id is an error for which
+// IsNotFound is true.
+func (c *Client) GetDispute(ctx context.Context, id string) (*Dispute, error) {
+	return get[Dispute](ctx, c, "/v1/disputes", id)
+}
+
 // Capture captures an authorized payment: POST /v1/payments/{id}/capture with
 // {"amount": amount, "currency": currency} (spec/razorpay.md §5.2). amount is in minor units of
 // currency and must equal the authorized amount; Razorpay answers 400 otherwise, and for a

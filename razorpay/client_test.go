@@ -367,3 +367,89 @@ func TestClientAgainstSimulator(t *testing.T) {
 		}
 	})
 }
+
+func TestGetDispute(t *testing.T) {
+	t.Run("DecodesTheAPIAnswer", func(t *testing.T) {
+		c := setup(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || r.URL.Path != "/v1/disputes/disp_T3stDispChbk01" {
+				t.Errorf("request %s %s", r.Method, r.URL.Path)
+			}
+			if id, secret, ok := r.BasicAuth(); !ok || id != keyID || secret != keySecret {
+				t.Error("no basic auth")
+			}
+			_, _ = w.Write([]byte(`{"id":"disp_T3stDispChbk01","entity":"dispute","payment_id":"pay_T3stPayCard001",` +
+				`"amount":98000,"currency":"INR","amount_deducted":98000,"reason_code":"fraud",` +
+				`"reason_description":"The cardholder does not recognise the payment.","respond_by":1771045200,` +
+				`"status":"lost","phase":"chargeback","evidence":{"amount":98000,"summary":null,"others":[]},"created_at":1770181200}`))
+		}, time.Second)
+		d, err := c.GetDispute(context.Background(), "disp_T3stDispChbk01")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := razorpay.Dispute{ID: "disp_T3stDispChbk01", Entity: "dispute", PaymentID: "pay_T3stPayCard001",
+			Amount: 98000, AmountDeducted: 98000, Currency: "INR", Status: "lost", Phase: "chargeback",
+			ReasonCode: "fraud", ReasonDescription: "The cardholder does not recognise the payment.",
+			RespondBy: 1771045200, CreatedAt: 1770181200}
+		if *d != want {
+			t.Errorf("dispute = %+v", d)
+		}
+	})
+	t.Run("UnknownIDIsNotFound", func(t *testing.T) {
+		c := setup(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"error":{"code":"BAD_REQUEST_ERROR","description":"The id provided does not exist","source":"business","step":"payment_initiation","reason":"input_validation_failed","metadata":{}}}`))
+		}, time.Second)
+		_, err := c.GetDispute(context.Background(), "disp_DoesNotExist1")
+		if !razorpay.IsNotFound(err) || razorpay.Retryable(err) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("EmptyIDIsRefusedLocally", func(t *testing.T) {
+		c := setup(t, func(http.ResponseWriter, *http.Request) { t.Error("request sent") }, time.Second)
+		if _, err := c.GetDispute(context.Background(), " "); err == nil {
+			t.Fatal("accepted")
+		}
+	})
+	t.Run("ServerErrorIsRetryable", func(t *testing.T) {
+		c := setup(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadGateway)
+		}, time.Second)
+		if _, err := c.GetDispute(context.Background(), "disp_T3stDispChbk01"); !razorpay.Retryable(err) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+func TestGetDisputeAgainstSimulator(t *testing.T) {
+	sim := razorpaysim.New(razorpaysim.Options{KeyID: keyID, KeySecret: keySecret, Now: func() time.Time { return time.Unix(1770181200, 0) }})
+	t.Cleanup(sim.Close)
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	c, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: srv.URL, KeyID: keyID, KeySecret: keySecret, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := sim.CreatePayment(razorpay.Payment{Amount: 118000}, razorpaysim.PaymentOptions{Lose: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := sim.CreateDispute(razorpay.Dispute{PaymentID: p.ID, Amount: 98000}, razorpaysim.DisputeOptions{Lose: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.GetDispute(ctx, d.ID)
+	if err != nil || got.Status != "open" || got.PaymentID != p.ID || got.Amount != 98000 || got.AmountDeducted != 0 ||
+		got.RespondBy != d.RespondBy || got.ReasonDescription == "" {
+		t.Fatalf("GetDispute: %v %+v", err, got)
+	}
+	if _, err := sim.ResolveDispute(d.ID, "lost"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = c.GetDispute(ctx, d.ID); err != nil || got.Status != "lost" || got.AmountDeducted != 98000 {
+		t.Fatalf("after lost: %v %+v", err, got)
+	}
+	if _, err := c.GetDispute(ctx, "disp_DoesNotExist1"); !razorpay.IsNotFound(err) || razorpay.Retryable(err) {
+		t.Fatalf("unknown id: %v", err)
+	}
+}

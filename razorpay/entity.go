@@ -241,18 +241,21 @@ func (r *Refund) UnmarshalJSON(data []byte) error {
 // Dispute is a Razorpay dispute (`entity: "dispute"`, spec/razorpay.md §3.6). Amounts are minor
 // units of Currency; AmountDeducted is 0 unless the dispute is lost; Status is open,
 // under_review, won, lost or closed; Phase is fraud, retrieval, chargeback, pre_arbitration or
-// arbitration; CreatedAt is unix seconds.
+// arbitration; ReasonDescription is sent by the API only (not in webhooks); RespondBy (the
+// deadline for evidence) and CreatedAt are unix seconds, RespondBy 0 when absent.
 type Dispute struct {
-	ID             string `json:"id"`
-	Entity         string `json:"entity"`
-	PaymentID      string `json:"payment_id"`
-	Amount         int64  `json:"amount"`
-	AmountDeducted int64  `json:"amount_deducted"`
-	Currency       string `json:"currency"`
-	Status         string `json:"status"`
-	Phase          string `json:"phase"`
-	ReasonCode     string `json:"reason_code"`
-	CreatedAt      int64  `json:"created_at"`
+	ID                string `json:"id"`
+	Entity            string `json:"entity"`
+	PaymentID         string `json:"payment_id"`
+	Amount            int64  `json:"amount"`
+	AmountDeducted    int64  `json:"amount_deducted"`
+	Currency          string `json:"currency"`
+	Status            string `json:"status"`
+	Phase             string `json:"phase"`
+	ReasonCode        string `json:"reason_code"`
+	ReasonDescription string `json:"reason_description"`
+	RespondBy         int64  `json:"respond_by"`
+	CreatedAt         int64  `json:"created_at"`
 }
 
 // UnmarshalJSON decodes a dispute leniently, with the same failure rules as Payment.
@@ -263,16 +266,18 @@ func (d *Dispute) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*d = Dispute{
-		ID:             o.str("id"),
-		Entity:         o.text("entity"),
-		PaymentID:      o.str("payment_id"),
-		Amount:         o.int64("amount"),
-		AmountDeducted: o.int64("amount_deducted"),
-		Currency:       o.str("currency"),
-		Status:         o.text("status"),
-		Phase:          o.text("phase"),
-		ReasonCode:     o.text("reason_code"),
-		CreatedAt:      o.int64("created_at"),
+		ID:                o.str("id"),
+		Entity:            o.text("entity"),
+		PaymentID:         o.str("payment_id"),
+		Amount:            o.int64("amount"),
+		AmountDeducted:    o.int64("amount_deducted"),
+		Currency:          o.str("currency"),
+		Status:            o.text("status"),
+		Phase:             o.text("phase"),
+		ReasonCode:        o.text("reason_code"),
+		ReasonDescription: o.text("reason_description"),
+		RespondBy:         o.int64("respond_by"),
+		CreatedAt:         o.int64("created_at"),
 	}
 	return o.err
 }

@@ -153,7 +153,8 @@ func TestParseSamples(t *testing.T) {
 		d := e.Dispute
 		if d == nil || d.ID != "disp_T3stDispChbk01" || d.PaymentID != "pay_T3stPayCard001" || d.Amount != 98000 ||
 			d.AmountDeducted != 0 || d.Currency != "INR" || d.Status != "open" || d.Phase != "chargeback" ||
-			d.ReasonCode != "goods_or_services_not_received_or_partially_received" || d.CreatedAt != 1770181200 || d.Entity != "dispute" {
+			d.ReasonCode != "goods_or_services_not_received_or_partially_received" || d.CreatedAt != 1770181200 || d.Entity != "dispute" ||
+			d.RespondBy != 1771045200 || d.ReasonDescription != "" {
 			t.Errorf("dispute = %+v", d)
 		}
 		if e.BusinessKey() != "disp_T3stDispChbk01" {

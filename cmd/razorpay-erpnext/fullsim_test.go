@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,5 +102,62 @@ func TestExplainPaymentFromRazorpay(t *testing.T) {
 	}
 	if len(e.site.Docs("Payment Entry")) != 0 {
 		t.Error("explain wrote an entry")
+	}
+}
+
+// Disputes from the Razorpay simulator: each event is parked for a person with the dispute as
+// Razorpay reports it now (re-fetched), counted, and never booked.
+func TestDisputesFromTheRazorpaySimulator(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	cfg := e.config()
+	// The daemon needs the API's address and the simulator the daemon's: the API server is up
+	// first, the simulator behind it is made once the daemon listens (the API is only called
+	// after a webhook arrives).
+	var sim *razorpaysim.Sim
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sim.ServeHTTP(w, r) }))
+	t.Cleanup(api.Close)
+	cfg.Razorpay.KeyID, cfg.Razorpay.KeySecret, cfg.Razorpay.APIURL = "rzp_test_key", "rzp-secret", api.URL
+	d := e.start(cfg)
+	sim = razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret", AccountID: testAccount,
+		WebhookURL: "http://" + d.pub.Addr().String() + cfg.WebhookPath, WebhookSecret: testWebhook, TimeScale: 0.001, Seed: 9})
+	t.Cleanup(sim.Close)
+	p, err := sim.CreatePayment(razorpay.Payment{Amount: 1200000, Currency: "INR", Method: "card"}, razorpaysim.PaymentOptions{Lose: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	disp, err := sim.CreateDispute(razorpay.Dispute{PaymentID: p.ID}, razorpaysim.DisputeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := sim.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.waitIdle(d, 20*time.Second)
+	if _, err := sim.ResolveDispute(disp.ID, "lost"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.waitIdle(d, 20*time.Second)
+	rows, _ := d.db.FindEvents(context.Background(), disp.ID)
+	if len(rows) != 2 {
+		t.Fatalf("%d dispute events, want created and lost", len(rows))
+	}
+	for _, r := range rows {
+		if r.Status != connector.StatusParked || !strings.Contains(r.LastError, disp.ID) {
+			t.Errorf("%s: %s %q, want parked naming %s", r.Event, r.Status, r.LastError, disp.ID)
+		}
+	}
+	if last := rows[1].LastError; !strings.Contains(last, "status lost") || !strings.Contains(last, "deducted 12000.00") {
+		t.Errorf("lost dispute reason %q lacks its status or deduction", last)
+	}
+	if n := len(e.site.Docs("Payment Entry")); n != 0 {
+		t.Errorf("%d entries for a dispute", n)
+	}
+	if !strings.Contains(getMetrics(t, d), `razorpay_erpnext_disputes_total{event="payment.dispute.lost"} 1`) {
+		t.Error("the lost dispute is not counted")
 	}
 }

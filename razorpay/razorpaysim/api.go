@@ -29,6 +29,7 @@ import (
 //	GET  /v1/payment_links/{id}
 //	GET  /v1/settlements, /v1/settlements/{id}
 //	GET  /v1/settlements/recon/combined        year, month (required), day, count (1–1000), skip
+//	GET  /v1/disputes/{id}                     dispute (with reason_description and evidence)
 //
 // Every success is 200; lists are {"entity":"collection","count":<items in page>,"items":[…]}.
 // Errors use the envelope {"error":{"code","description","source","step","reason","metadata",
@@ -48,6 +49,14 @@ import (
 //	                          (processed|failed|pending), "created_pending", "ordering",
 //	                          "duplicate" → the refund
 //	POST /__sim/settlements   settle now → the settlement (400 when nothing to settle)
+//	POST /__sim/disputes      a dispute's JSON (payment_id required; any razorpay.Dispute field,
+//	                          status only "open") plus "deliver", "then" (transitions applied at
+//	                          once, e.g. ["under_review","lost"]), "ordering", "duplicate"
+//	                          → the dispute as GET /v1/disputes/{id} shows it; emits
+//	                          payment.dispute.created (+ the events of "then")
+//	POST /__sim/disputes/{id}/status  {"status": "under_review"|"action_required"|"won"|"lost"|
+//	                          "closed"} → the dispute; emits payment.dispute.<status>; lost sets
+//	                          amount_deducted = amount; won, lost and closed are final (400 after)
 //	GET  /__sim/faults        the Faults in force;  PUT /__sim/faults replaces them (Faults JSON;
 //	                          list_lag in nanoseconds)
 //	POST /__sim/webhook-secret {"secret": "..."} rotates the signing secret for new events
@@ -217,6 +226,8 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 		v, e = s.listSettlements(q)
 	case get && len(seg) == 2 && seg[0] == "settlements":
 		v, e = s.getSettlement(seg[1])
+	case get && len(seg) == 2 && seg[0] == "disputes":
+		v, e = s.getDispute(seg[1])
 	default:
 		e = badPath()
 	}

@@ -2,11 +2,14 @@ package razorpaysim
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
 	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -21,6 +24,7 @@ type State struct {
 	Refunds      []razorpay.Refund      `json:"refunds"`
 	PaymentLinks []razorpay.PaymentLink `json:"payment_links"`
 	Settlements  []Settlement           `json:"settlements"`
+	Disputes     []razorpay.Dispute     `json:"disputes"`
 	Events       []EventRecord          `json:"events"`
 }
 
@@ -88,6 +92,14 @@ func (s *Sim) State() State {
 	for _, sr := range s.settlements {
 		st.Settlements = append(st.Settlements, sr.st)
 	}
+	var disputes []*disputeRec
+	for _, d := range s.disputes {
+		disputes = append(disputes, d)
+	}
+	slices.SortFunc(disputes, func(a, b *disputeRec) int { return cmp.Compare(a.seq, b.seq) })
+	for _, d := range disputes {
+		st.Disputes = append(st.Disputes, d.d)
+	}
 	for _, e := range s.events {
 		st.Events = append(st.Events, EventRecord{
 			ID: e.id, Event: e.name, CreatedAt: e.createdAt, Body: string(e.body), Signature: e.sig,
@@ -118,7 +130,13 @@ func (s *Sim) EmitDowntime() {
 // serveControl serves /__sim/ (documented on ServeHTTP).
 func (s *Sim) serveControl(w http.ResponseWriter, r *http.Request) {
 	route := r.Method + " " + r.URL.Path
+	if id, ok := disputeStatusPath(r); ok {
+		s.controlDisputeStatus(w, r, id)
+		return
+	}
 	switch route {
+	case "POST /__sim/disputes":
+		s.controlDispute(w, r)
 	case "POST /__sim/payments":
 		s.controlPayment(w, r)
 	case "POST /__sim/refunds":
@@ -250,6 +268,66 @@ func (s *Sim) controlRefund(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, s.renderRefund(out))
+}
+
+// disputeStatusPath matches POST /__sim/disputes/{id}/status and returns the id.
+func disputeStatusPath(r *http.Request) (string, bool) {
+	if r.Method != http.MethodPost {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, "/__sim/disputes/")
+	if !ok {
+		return "", false
+	}
+	id, ok := strings.CutSuffix(rest, "/status")
+	return id, ok && id != "" && !strings.Contains(id, "/")
+}
+
+func (s *Sim) controlDispute(w http.ResponseWriter, r *http.Request) {
+	body, e := readBody(r)
+	if e != nil {
+		s.writeError(w, e)
+		return
+	}
+	var d razorpay.Dispute
+	var ctl struct {
+		Deliver   *bool    `json:"deliver"`
+		Then      []string `json:"then"`
+		Ordering  Ordering `json:"ordering"`
+		Duplicate bool     `json:"duplicate"`
+	}
+	if err := json.Unmarshal(body, &d); err != nil {
+		s.writeError(w, badRequest("Invalid dispute: "+err.Error(), ""))
+		return
+	}
+	if err := json.Unmarshal(body, &ctl); err != nil {
+		s.writeError(w, badRequest("Invalid options: "+err.Error(), ""))
+		return
+	}
+	out, err := s.CreateDispute(d, DisputeOptions{
+		Lose: ctl.Deliver != nil && !*ctl.Deliver, Then: ctl.Then, Ordering: ctl.Ordering, Duplicate: ctl.Duplicate,
+	})
+	if err != nil {
+		s.writeAnyError(w, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, renderDispute(out, true))
+}
+
+func (s *Sim) controlDisputeStatus(w http.ResponseWriter, r *http.Request, id string) {
+	var b struct {
+		Status string `json:"status"`
+	}
+	if e := decodeJSON(r, &b); e != nil {
+		s.writeError(w, e)
+		return
+	}
+	out, err := s.ResolveDispute(id, b.Status)
+	if err != nil {
+		s.writeAnyError(w, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, renderDispute(out, true))
 }
 
 func (s *Sim) writeAnyError(w http.ResponseWriter, err error) {

@@ -2,11 +2,12 @@
 // REST API subset the connector reconciles with (spec/razorpay.md §5) and a webhook sender that
 // behaves like Razorpay's (§1): compact signed bodies, the documented headers, the observed
 // retry ladder compressed by a time scale, byte-identical retries, duplicates and reordering on
-// purpose, several events per payment, snapshots, refunds, settlements and fault injection.
+// purpose, several events per payment, snapshots, refunds, settlements, disputes and fault
+// injection.
 //
-// Use New, drive it with CreatePayment, CreateRefund, Capture and Settle (or the control API
-// documented on Sim.ServeHTTP), read everything back with State, and Close it. Webhooks are
-// only ever sent to loopback addresses.
+// Use New, drive it with CreatePayment, CreateRefund, Capture, Settle, CreateDispute and
+// ResolveDispute (or the control API documented on Sim.ServeHTTP), read everything back with
+// State, and Close it. Webhooks are only ever sent to loopback addresses.
 //
 // Each item of the "Simulator checklist" in spec/razorpay.md has a test named after it
 // (TestItem01Signing, …). It imports only the razorpay package of this module.

@@ -84,8 +84,8 @@ type Faults struct {
 }
 
 // Sim is an in-memory Razorpay account: the REST API subset of spec/razorpay.md §5 and a
-// webhook sender following §1, driven by CreatePayment, CreateRefund, Capture and Settle (or
-// the control API, see ServeHTTP). It is safe for concurrent use; Close stops every delivery
+// webhook sender following §1, driven by CreatePayment, CreateRefund, Capture, Settle,
+// CreateDispute and ResolveDispute (or the control API, see ServeHTTP). It is safe for concurrent use; Close stops every delivery
 // goroutine.
 type Sim struct {
 	opt   Options
@@ -110,6 +110,7 @@ type Sim struct {
 	orders      map[string]*orderRec
 	refunds     map[string]*refundRec
 	links       map[string]*linkRec
+	disputes    map[string]*disputeRec
 	settlements []*settleRec
 	events      []*event
 }
@@ -142,6 +143,7 @@ func New(opt Options) *Sim {
 		orders:   map[string]*orderRec{},
 		refunds:  map[string]*refundRec{},
 		links:    map[string]*linkRec{},
+		disputes: map[string]*disputeRec{},
 	}
 	if s.opt.AccountID == "" {
 		s.opt.AccountID = "acc_" + s.randID()
