@@ -52,7 +52,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 		db.Close()
 		return nil, fmt.Errorf("migrate store: %w", err)
 	}
-	erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
+	erp, err := newERPClient(cfg)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("erpnext client: %w", err)
@@ -225,4 +225,9 @@ func (m *Main) migrateCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&path, "config", "", "configuration file (YAML)")
 	return c
+}
+
+// newERPClient is the Frappe client of the configured site.
+func newERPClient(cfg connector.Config) (*frappe.Client, error) {
+	return frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/rs/zerolog"
 	"io"
 	"strconv"
@@ -39,19 +38,25 @@ ID is the event id (X-Razorpay-Event-Id, or reconcile:pay_…) or a business key
 
 // openStore loads the configuration and opens the migrated store it names.
 func (m *Main) openStore(ctx context.Context, path string) (*store.DB, error) {
+	db, _, err := m.openStoreConfig(ctx, path)
+	return db, err
+}
+
+// openStoreConfig loads the configuration and opens (and migrates) its store.
+func (m *Main) openStoreConfig(ctx context.Context, path string) (*store.DB, connector.Config, error) {
 	cfg, err := m.loadConfig(path)
 	if err != nil {
-		return nil, err
+		return nil, cfg, err
 	}
 	db, err := store.Open(ctx, cfg.Database.Driver, cfg.Database.DSN)
 	if err != nil {
-		return nil, err
+		return nil, cfg, err
 	}
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
-		return nil, err
+		return nil, cfg, err
 	}
-	return db, nil
+	return db, cfg, nil
 }
 
 // eventView is one inbox row as `events list --json` and `events show --json` print it.
@@ -457,19 +462,11 @@ func (c *cliConnector) close() { c.db.Close() }
 
 // connectorFor builds a cliConnector from the configuration file.
 func (m *Main) connectorFor(ctx context.Context, path string) (*cliConnector, error) {
-	cfg, err := m.loadConfig(path)
+	db, cfg, err := m.openStoreConfig(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, cfg.Database.Driver, cfg.Database.DSN)
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
+	erp, err := newERPClient(cfg)
 	if err != nil {
 		db.Close()
 		return nil, err
