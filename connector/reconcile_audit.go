@@ -37,12 +37,7 @@ func (r *reconcileRun) auditDuplicateReferences(ctx context.Context) error {
 	}
 	err := r.c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
 		Fields: []string{"name", "reference_no"},
-		Filters: []frappe.Filter{
-			{"docstatus", "=", frappe.DocstatusSubmitted},
-			{"payment_type", "=", "Receive"},
-			{"mode_of_payment", "=", r.c.cfg.Mapping.ModeOfPayment},
-			{"posting_date", ">=", r.rep.ListedFrom.In(r.c.loc).Format("2006-01-02")},
-		},
+		Filters: r.recentReceipts(),
 		OrderBy: "creation asc",
 		All:     true,
 	}, &rows)
@@ -121,4 +116,15 @@ func (r *reconcileRun) auditCancelledBookings(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// recentReceipts filters the submitted Razorpay receipts (Mode of Payment mapping.mode_of_payment)
+// posted since the start of the listed range: what the audits start from.
+func (r *reconcileRun) recentReceipts() []frappe.Filter {
+	return []frappe.Filter{
+		{"docstatus", "=", frappe.DocstatusSubmitted},
+		{"payment_type", "=", "Receive"},
+		{"mode_of_payment", "=", r.c.cfg.Mapping.ModeOfPayment},
+		{"posting_date", ">=", r.rep.ListedFrom.In(r.c.loc).Format("2006-01-02")},
+	}
 }

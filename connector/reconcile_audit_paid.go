@@ -80,12 +80,7 @@ func (r *reconcileRun) auditPaidTwice(ctx context.Context) error {
 	var recent []paidRow
 	err := r.c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
 		Fields: paidRowFields,
-		Filters: []frappe.Filter{
-			{"docstatus", "=", frappe.DocstatusSubmitted},
-			{"payment_type", "=", "Receive"},
-			{"mode_of_payment", "=", r.c.cfg.Mapping.ModeOfPayment},
-			{"posting_date", ">=", r.rep.ListedFrom.In(r.c.loc).Format("2006-01-02")},
-		},
+		Filters: r.recentReceipts(),
 		OrderBy: "creation asc",
 		All:     true,
 	}, &recent)
