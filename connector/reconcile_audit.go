@@ -36,7 +36,7 @@ func (r *reconcileRun) auditDuplicateReferences(ctx context.Context) error {
 		ReferenceNo string `json:"reference_no"`
 	}
 	err := r.c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
-		Fields: []string{"name", "reference_no"},
+		Fields:  []string{"name", "reference_no"},
 		Filters: r.recentReceipts(),
 		OrderBy: "creation asc",
 		All:     true,

@@ -79,7 +79,7 @@ func (p *paidBy) total() int64 {
 func (r *reconcileRun) auditPaidTwice(ctx context.Context) error {
 	var recent []paidRow
 	err := r.c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
-		Fields: paidRowFields,
+		Fields:  paidRowFields,
 		Filters: r.recentReceipts(),
 		OrderBy: "creation asc",
 		All:     true,
