@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
@@ -113,7 +114,8 @@ func (c *Connector) PublicHandler() http.Handler {
 	return mux
 }
 
-// AdminHandler serves the private listener: /metrics (Prometheus), /readyz answers 200 when the store is reachable
+// AdminHandler serves the private listener: /metrics (Prometheus; behind admin_token when one is
+// set), /readyz answers 200 when the store is reachable
 // with migrations applied and work is not paused by a configuration fault, else 503 with the
 // reason.
 func (c *Connector) AdminHandler() http.Handler {
@@ -132,6 +134,25 @@ func (c *Connector) AdminHandler() http.Handler {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	mux.Handle("/metrics", c.metrics.handler())
+	mux.Handle("/metrics", c.requireAdminToken(c.metrics.handler()))
 	return mux
+}
+
+// requireAdminToken guards an admin endpoint with admin_token when one is configured: the
+// request must carry "Authorization: Bearer <token>" (compared in constant time), else 401.
+// /healthz and /readyz stay open for probes.
+func (c *Connector) requireAdminToken(h http.Handler) http.Handler {
+	token := c.cfg.AdminToken
+	if token == "" {
+		return h
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="razorpay-erpnext admin"`)
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "admin token required"})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -172,7 +172,11 @@ func TestEventsDismissAndUsage(t *testing.T) {
 // getMetrics returns the admin listener's /metrics text.
 func getMetrics(t *testing.T, d *daemon) string {
 	t.Helper()
-	resp, err := http.Get("http://" + d.adm.Addr().String() + "/metrics")
+	req, _ := http.NewRequest(http.MethodGet, "http://"+d.adm.Addr().String()+"/metrics", nil)
+	if d.cfg.AdminToken != "" {
+		req.Header.Set("Authorization", "Bearer "+d.cfg.AdminToken)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,5 +392,41 @@ func TestRebookAfterTheEntryWasCancelled(t *testing.T) {
 	}
 	if s := e.invoiceField("status"); s != "Paid" {
 		t.Errorf("invoice %s", s)
+	}
+}
+
+// With admin_token set, /metrics needs "Authorization: Bearer <token>"; the probes stay open.
+func TestAdminTokenGuardsMetrics(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	cfg := e.config()
+	cfg.AdminToken = "admin-token-DO-NOT-LOG"
+	d := e.start(cfg)
+	base := "http://" + d.adm.Addr().String()
+	for _, tc := range []struct {
+		path, auth string
+		want       int
+	}{
+		{"/metrics", "", http.StatusUnauthorized},
+		{"/metrics", "Bearer wrong", http.StatusUnauthorized},
+		{"/metrics", "Bearer admin-token-DO-NOT-LOG", http.StatusOK},
+		{"/readyz", "", http.StatusOK},
+		{"/healthz", "", http.StatusOK},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, base+tc.path, nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s with %q: %d, want %d", tc.path, tc.auth, resp.StatusCode, tc.want)
+		}
+		if strings.Contains(string(b), cfg.AdminToken) {
+			t.Errorf("%s answer repeats the token", tc.path)
+		}
 	}
 }
