@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,8 @@ func (m *Main) simulateRazorpayCmd() *cobra.Command {
 		scale, errorRate                                      float64
 		seed                                                  int64
 		listLag                                               time.Duration
+		liveKeyID, liveKeySecret, liveWebhookURL, liveSecret  string
+		endpoints, liveEndpoints                              []string
 	)
 	c := &cobra.Command{
 		Use:   "razorpay --listen ADDR --key-id K --key-secret S [--webhook-url URL --secret S] [--time-scale F] [faults...]",
@@ -38,9 +41,28 @@ GET /__sim/state returns every entity and every delivery attempt with its HTTP s
 			if scale < 0 || errorRate < 0 || errorRate > 1 {
 				return usageErr("--time-scale must be positive and --error-rate within 0..1")
 			}
+			if (liveKeyID == "") != (liveKeySecret == "") {
+				return usageErr("--live-key-id and --live-key-secret go together")
+			}
+			if liveWebhookURL != "" && (liveSecret == "" || liveKeyID == "") {
+				return usageErr("--live-webhook-url needs --live-secret and --live-key-id")
+			}
+			if len(liveEndpoints) > 0 && liveKeyID == "" {
+				return usageErr("--live-webhook-endpoint needs --live-key-id")
+			}
+			hooks, err := parseWebhookEndpoints(endpoints)
+			if err != nil {
+				return err
+			}
+			liveHooks, err := parseWebhookEndpoints(liveEndpoints)
+			if err != nil {
+				return err
+			}
 			sim := razorpaysim.New(razorpaysim.Options{
 				KeyID: keyID, KeySecret: keySecret, WebhookURL: webhookURL, WebhookSecret: secret,
-				AccountID: account, TimeScale: scale, Seed: seed,
+				Webhooks: hooks, AccountID: account, TimeScale: scale, Seed: seed,
+				LiveKeyID: liveKeyID, LiveKeySecret: liveKeySecret, LiveWebhookURL: liveWebhookURL,
+				LiveWebhookSecret: liveSecret, LiveWebhooks: liveHooks,
 				Faults: razorpaysim.Faults{ErrorRate: errorRate, ListLag: listLag},
 			})
 			defer sim.Close()
@@ -71,5 +93,42 @@ GET /__sim/state returns every entity and every delivery attempt with its HTTP s
 	f.Int64Var(&seed, "seed", 0, "seed for ids, shuffles and injected errors")
 	f.Float64Var(&errorRate, "error-rate", 0, "fault: chance (0..1) that an API request is answered 500, 502 or 504")
 	f.DurationVar(&listLag, "list-lag", 0, "fault: payments and refunds younger than this are missing from the lists")
+	f.StringArrayVar(&endpoints, "webhook-endpoint", nil,
+		"another test-mode webhook endpoint (repeatable): URL[,secret=S][,id=ID][,events=payment.captured|refund.processed][,alert=EMAIL]")
+	f.StringVar(&liveKeyID, "live-key-id", "", "live-mode API key id: a second account with disjoint data (drive it under /__sim/live/)")
+	f.StringVar(&liveKeySecret, "live-key-secret", "", "live-mode API key secret")
+	f.StringVar(&liveWebhookURL, "live-webhook-url", "", "where live-mode webhooks are POSTed (loopback only)")
+	f.StringVar(&liveSecret, "live-secret", "", "webhook secret of live-mode webhooks")
+	f.StringArrayVar(&liveEndpoints, "live-webhook-endpoint", nil, "another live-mode webhook endpoint, as --webhook-endpoint")
 	return c
+}
+
+// parseWebhookEndpoints parses --webhook-endpoint values:
+// URL[,secret=S][,id=ID][,events=a|b][,alert=EMAIL].
+func parseWebhookEndpoints(vals []string) ([]razorpaysim.Webhook, error) {
+	var out []razorpaysim.Webhook
+	for _, v := range vals {
+		parts := strings.Split(v, ",")
+		w := razorpaysim.Webhook{URL: parts[0]}
+		if w.URL == "" {
+			return nil, usageErr("--webhook-endpoint %s: the URL comes first", v)
+		}
+		for _, p := range parts[1:] {
+			k, val, ok := strings.Cut(p, "=")
+			switch {
+			case ok && k == "secret":
+				w.Secret = val
+			case ok && k == "id":
+				w.ID = val
+			case ok && k == "events":
+				w.Events = strings.Split(val, "|")
+			case ok && k == "alert":
+				w.AlertEmail = val
+			default:
+				return nil, usageErr("--webhook-endpoint %s: unknown option %s", v, p)
+			}
+		}
+		out = append(out, w)
+	}
+	return out, nil
 }

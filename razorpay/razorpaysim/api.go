@@ -17,7 +17,10 @@ import (
 // ServeHTTP serves the REST API subset of spec/razorpay.md §5 under /v1/ and the control API
 // under /__sim/.
 //
-// REST API (HTTP Basic auth with Options.KeyID/KeySecret when set; wrong credentials → 401):
+// REST API (HTTP Basic auth with Options.KeyID/KeySecret when set; wrong credentials → 401).
+// With live mode configured, Options.LiveKeyID/LiveKeySecret reach the live account instead:
+// test and live data are disjoint, so an id from one mode is "The id provided does not exist"
+// in the other (checklist item 15). Faults are those of the mode the keys select:
 //
 //	GET  /v1/payments                          collection, newest first; from, to, count (1–100, default 10), skip
 //	GET  /v1/payments/{id}                     payment; unknown id → 400 "The id provided does not exist"
@@ -61,21 +64,49 @@ import (
 //	                          list_lag in nanoseconds)
 //	POST /__sim/webhook-secret {"secret": "..."} rotates the signing secret for new events
 //	POST /__sim/downtime      emits payment.downtime.started (payload key "payment.downtime")
-//	GET  /__sim/state         State: every entity and every event with each delivery attempt
+//	GET  /__sim/state         State: every entity and every event with each delivery attempt,
+//	                          the webhook endpoints and the alert emails
+//	GET  /__sim/webhooks      {"webhooks": [WebhookState…]}, the default endpoint first
+//	POST /__sim/webhooks/{id}/enable   re-enable an endpoint, e.g. one auto-disabled after 24 h
+//	                          (scaled) of failed deliveries → its WebhookState; unknown id → 400
+//	POST /__sim/webhooks/{id}/disable  disable it (no alert email) → its WebhookState
+//	POST /__sim/events/{id}/replay     optional {"webhook": "<id>"}: resend a stored event (same
+//	                          id, bytes and signature) once to each enabled endpoint it went to
+//	                          → {"event_id", "attempts": [Attempt…]}; 400 when unknown, older
+//	                          than 15 days (scaled) or no enabled endpoint is left
+//	/__sim/live/…             every endpoint above, acting on the live-mode account (400 when
+//	                          live mode is not configured); the unprefixed ones act on test
+//	                          mode, except PUT /__sim/faults, which sets both modes' faults
 func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/__sim/") {
 		s.serveControl(w, r)
 		return
 	}
-	if e := s.checkAuth(r); e != nil {
+	mode, e := s.authenticate(r)
+	if e != nil {
 		s.writeError(w, e)
 		return
 	}
-	if e := s.injectFault(); e != nil {
-		s.writeError(w, e)
+	if e := mode.injectFault(); e != nil {
+		mode.writeError(w, e)
 		return
 	}
-	s.serveAPI(w, r)
+	mode.serveAPI(w, r)
+}
+
+// authenticate picks the account the request's credentials belong to: live mode for the live
+// key id (when configured), test mode otherwise, checked by checkAuth.
+func (s *Sim) authenticate(r *http.Request) (*Sim, *razorpay.APIError) {
+	if s.live != nil {
+		if raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Basic "); ok {
+			if dec, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw)); err == nil {
+				if id, _, _ := strings.Cut(string(dec), ":"); id == s.live.opt.KeyID {
+					return s.live, s.live.checkAuth(r)
+				}
+			}
+		}
+	}
+	return s, s.checkAuth(r)
 }
 
 // checkAuth enforces HTTP Basic auth; the scheme word must be exactly "Basic"

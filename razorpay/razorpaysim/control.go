@@ -19,6 +19,7 @@ import (
 // webhook event with each delivery attempt, in creation order.
 type State struct {
 	AccountID    string                 `json:"account_id"`
+	Mode         string                 `json:"mode"` // "test" or "live" (checklist item 15)
 	Payments     []razorpay.Payment     `json:"payments"`
 	Orders       []razorpay.Order       `json:"orders"`
 	Refunds      []razorpay.Refund      `json:"refunds"`
@@ -26,11 +27,16 @@ type State struct {
 	Settlements  []Settlement           `json:"settlements"`
 	Disputes     []razorpay.Dispute     `json:"disputes"`
 	Events       []EventRecord          `json:"events"`
+	Webhooks     []WebhookState         `json:"webhooks"` // the default endpoint first (checklist items 8, 9)
+	Alerts       []AlertEmail           `json:"alerts"`   // auto-disable notifications, oldest first (item 8)
 }
 
 // EventRecord is one webhook event and its deliveries. Body is the exact bytes sent (every
-// attempt sends the same bytes, signature and id); Signature is "" when no secret was set.
-// Lost: the event was created with deliver=false. Finished: delivered, lost or given up.
+// attempt sends the same bytes, signature and id); Signature is the default endpoint's, "" when
+// no secret was set. Lost: the event was created with deliver=false. Finished: delivered,
+// lost or given up at every endpoint. Delivered: delivered to every endpoint it went to.
+// Attempts lists the attempts to all endpoints in the order they ended; Deliveries has one
+// entry per endpoint the event went to (checklist item 9).
 type EventRecord struct {
 	ID        string    `json:"id"`
 	Event     string    `json:"event"`
@@ -41,12 +47,24 @@ type EventRecord struct {
 	Delivered bool      `json:"delivered"`
 	Finished  bool      `json:"finished"`
 	Attempts  []Attempt `json:"attempts"`
+
+	Deliveries []Delivery `json:"deliveries"`
+}
+
+// Delivery is an event's delivery to one endpoint: the signature made with that endpoint's
+// secret, and whether it was delivered (a 2xx in time) and is finished (delivered, given up
+// after the retry window or because the endpoint was disabled, or lost).
+type Delivery struct {
+	Webhook   string `json:"webhook"`
+	Signature string `json:"signature"`
+	Delivered bool   `json:"delivered"`
+	Finished  bool   `json:"finished"`
 }
 
 // Attempt is one delivery of an event: At on the simulator clock; Status the HTTP status (0
 // when there was no answer, then Error says why); Elapsed real time until the response headers;
 // Success only for a 2xx within DeliveryTimeout; Duplicate for the extra copy sent on purpose
-// after a success.
+// after a success; Webhook the endpoint's id; Replay for a manual replay (ReplayEvent).
 type Attempt struct {
 	At        time.Time     `json:"at"`
 	Status    int           `json:"status"`
@@ -54,13 +72,16 @@ type Attempt struct {
 	Elapsed   time.Duration `json:"elapsed"`
 	Success   bool          `json:"success"`
 	Duplicate bool          `json:"duplicate,omitempty"`
+	Webhook   string        `json:"webhook"`
+	Replay    bool          `json:"replay,omitempty"`
 }
 
 // State returns a deep copy of the account and the delivery log.
 func (s *Sim) State() State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := State{AccountID: s.opt.AccountID}
+	st := State{AccountID: s.opt.AccountID, Mode: s.mode, Webhooks: s.webhookStates(),
+		Alerts: slices.Clone(s.alerts)}
 	for _, r := range s.sortedPayments() {
 		st.Payments = append(st.Payments, clonePayment(r.p))
 	}
@@ -106,6 +127,11 @@ func (s *Sim) State() State {
 			Lost: e.lost, Delivered: e.delivered, Finished: e.finished,
 			Attempts: append([]Attempt(nil), e.attempts...),
 		})
+		rec := &st.Events[len(st.Events)-1]
+		for _, d := range e.deliveries {
+			rec.Deliveries = append(rec.Deliveries, Delivery{Webhook: d.ep.id, Signature: d.sig,
+				Delivered: d.delivered, Finished: d.finished})
+		}
 	}
 	return st
 }
@@ -129,9 +155,27 @@ func (s *Sim) EmitDowntime() {
 
 // serveControl serves /__sim/ (documented on ServeHTTP).
 func (s *Sim) serveControl(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/__sim/live/"); ok {
+		if s.live == nil {
+			s.writeError(w, badRequest("Live mode is not configured (Options.LiveKeyID, --live-key-id).", ""))
+			return
+		}
+		r2 := r.Clone(r.Context())
+		r2.URL.Path, r2.URL.RawPath = "/__sim/"+rest, ""
+		s.live.serveControl(w, r2)
+		return
+	}
 	route := r.Method + " " + r.URL.Path
 	if id, ok := disputeStatusPath(r); ok {
 		s.controlDisputeStatus(w, r, id)
+		return
+	}
+	if id, action, ok := itemAction(r, "/__sim/webhooks/"); ok && (action == "enable" || action == "disable") {
+		s.controlWebhook(w, id, action)
+		return
+	}
+	if id, action, ok := itemAction(r, "/__sim/events/"); ok && action == "replay" {
+		s.controlReplay(w, r, id)
 		return
 	}
 	switch route {
@@ -176,6 +220,11 @@ func (s *Sim) serveControl(w http.ResponseWriter, r *http.Request) {
 		writeStd(w, map[string]string{"status": "emitted"})
 	case "GET /__sim/state":
 		writeStd(w, s.State())
+	case "GET /__sim/webhooks":
+		s.mu.Lock()
+		ws := s.webhookStates()
+		s.mu.Unlock()
+		writeStd(w, map[string]any{"webhooks": ws})
 	default:
 		s.writeError(w, badPath())
 	}
@@ -337,4 +386,68 @@ func (s *Sim) writeAnyError(w http.ResponseWriter, err error) {
 		return
 	}
 	s.writeError(w, badRequest(err.Error(), ""))
+}
+
+// itemAction matches POST {prefix}{id}/{action} and returns id and action.
+func itemAction(r *http.Request, prefix string) (id, action string, ok bool) {
+	if r.Method != http.MethodPost {
+		return "", "", false
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, prefix)
+	if !ok {
+		return "", "", false
+	}
+	id, action, ok = strings.Cut(rest, "/")
+	return id, action, ok && id != "" && action != "" && !strings.Contains(action, "/")
+}
+
+// controlWebhook serves POST /__sim/webhooks/{id}/enable and …/disable.
+func (s *Sim) controlWebhook(w http.ResponseWriter, id, action string) {
+	f := s.EnableWebhook
+	if action == "disable" {
+		f = s.DisableWebhook
+	}
+	if err := f(id); err != nil {
+		s.writeError(w, notFound())
+		return
+	}
+	s.mu.Lock()
+	var ws WebhookState
+	for _, x := range s.webhookStates() {
+		if x.ID == id {
+			ws = x
+		}
+	}
+	s.mu.Unlock()
+	writeStd(w, ws)
+}
+
+// controlReplay serves POST /__sim/events/{id}/replay with an optional body
+// {"webhook": "<id>"}.
+func (s *Sim) controlReplay(w http.ResponseWriter, r *http.Request, id string) {
+	body, e := readBody(r)
+	if e != nil {
+		s.writeError(w, e)
+		return
+	}
+	var b struct {
+		Webhook string `json:"webhook"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		s.writeError(w, badRequest("The request body is not valid JSON.", ""))
+		return
+	}
+	attempts, err := s.ReplayEvent(id, b.Webhook)
+	switch {
+	case errors.Is(err, ErrUnknownEvent), errors.Is(err, ErrUnknownWebhook):
+		s.writeError(w, notFound())
+	case errors.Is(err, ErrReplayTooOld):
+		s.writeError(w, badRequest("The event is older than 15 days and can no longer be replayed.", ""))
+	case errors.Is(err, ErrNothingToReplay):
+		s.writeError(w, badRequest("No enabled webhook to replay the event to.", ""))
+	case err != nil:
+		s.writeError(w, badRequest(err.Error(), ""))
+	default:
+		writeStd(w, map[string]any{"event_id": id, "attempts": attempts})
+	}
 }

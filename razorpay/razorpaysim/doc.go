@@ -3,7 +3,13 @@
 // behaves like Razorpay's (§1): compact signed bodies, the documented headers, the observed
 // retry ladder compressed by a time scale, byte-identical retries, duplicates and reordering on
 // purpose, several events per payment, snapshots, refunds, settlements, disputes and fault
-// injection.
+// injection. Each mode has any number of webhook endpoints (Options.Webhooks) with their own
+// secrets and event filters; every event goes, with one event id, to each subscribed endpoint,
+// whose retry ladder runs on its own. An endpoint whose deliveries keep failing for 24 h
+// (scaled) is disabled with an alert email in State until EnableWebhook (or POST
+// /__sim/webhooks/{id}/enable); ReplayEvent resends a stored event for 15 days (scaled). With
+// Options.LiveKeyID set, a separate live-mode account (Live) holds disjoint data reached only
+// with the live keys.
 //
 // Use New, drive it with CreatePayment, CreateRefund, Capture, Settle, CreateDispute and
 // ResolveDispute (or the control API documented on Sim.ServeHTTP), read everything back with

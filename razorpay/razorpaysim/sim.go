@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -19,7 +20,24 @@ type Options struct {
 	WebhookURL string
 	// WebhookSecret signs webhook bodies (X-Razorpay-Signature); empty sends no signature
 	// header, as Razorpay does for a webhook without a secret (spec/razorpay.md §1.2).
+	// WebhookURL and WebhookSecret make the endpoint with ID "default", subscribed to every
+	// event.
 	WebhookSecret string
+	// Webhooks are further webhook endpoints of test mode (spec/razorpay.md §1.6, checklist
+	// item 9): every event goes, with the same event id and bytes, to the default endpoint and
+	// to each of these whose Events filter lets it through; each is signed with its own secret.
+	Webhooks []Webhook
+	// AccountEmail receives the auto-disable alert of a webhook without an AlertEmail
+	// (spec/razorpay.md §1.8); default "owner@" + AccountID + ".example".
+	AccountEmail string
+	// LiveKeyID and LiveKeySecret turn on live mode (spec/razorpay.md §1.10, checklist item
+	// 15): a second, disjoint set of entities and events reached with these credentials, while
+	// KeyID/KeySecret reach test mode. Drive live mode through Live() or /__sim/live/….
+	LiveKeyID, LiveKeySecret string
+	// LiveWebhookURL, LiveWebhookSecret and LiveWebhooks are live mode's webhook endpoints, as
+	// WebhookURL, WebhookSecret and Webhooks are test mode's; they are used only with live keys.
+	LiveWebhookURL, LiveWebhookSecret string
+	LiveWebhooks                      []Webhook
 	// AccountID is the envelope's account_id; default "acc_" + 14 random characters.
 	AccountID string
 	// TimeScale compresses the retry ladder (spec/razorpay.md §1.5) and SettleEvery: 1 (or 0)
@@ -97,12 +115,15 @@ type Sim struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	mode string // "test" or "live"
+	live *Sim   // the live-mode account of a test-mode Sim; nil when not configured
+
 	mu          sync.Mutex
 	rnd         *rand.Rand
 	seq         int64
 	ids         map[string]bool
-	secret      string
-	prevSecret  string
+	endpoints   []*endpoint // [0] is the default endpoint (Options.WebhookURL)
+	alerts      []AlertEmail
 	faults      Faults
 	tokens      float64
 	tokensAt    time.Time
@@ -115,7 +136,8 @@ type Sim struct {
 	events      []*event
 }
 
-// New returns a running Sim. Call Close when done.
+// New returns a running Sim. Call Close when done. With Options.LiveKeyID or LiveKeySecret
+// set it also runs a live-mode account, reached through Live.
 func New(opt Options) *Sim {
 	if opt.Now == nil {
 		opt.Now = time.Now
@@ -123,9 +145,28 @@ func New(opt Options) *Sim {
 	if opt.DeliveryTimeout <= 0 {
 		opt.DeliveryTimeout = 5 * time.Second
 	}
+	s := newMode(opt, "test")
+	if opt.LiveKeyID != "" || opt.LiveKeySecret != "" {
+		lo := opt
+		lo.AccountID, lo.AccountEmail = s.opt.AccountID, s.opt.AccountEmail
+		lo.KeyID, lo.KeySecret = opt.LiveKeyID, opt.LiveKeySecret
+		lo.WebhookURL, lo.WebhookSecret, lo.Webhooks = opt.LiveWebhookURL, opt.LiveWebhookSecret, opt.LiveWebhooks
+		lo.LiveKeyID, lo.LiveKeySecret, lo.LiveWebhookURL, lo.LiveWebhookSecret, lo.LiveWebhooks = "", "", "", "", nil
+		s.live = newMode(lo, "live")
+	}
+	return s
+}
+
+// newMode builds and starts the account of one mode; its random stream differs per mode so
+// that test and live ids never repeat each other.
+func newMode(opt Options, mode string) *Sim {
 	scale := opt.TimeScale
 	if scale <= 0 {
 		scale = 1
+	}
+	stream := uint64(0x5eed)
+	if mode == "live" {
+		stream = 0x11fe
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Sim{
@@ -135,9 +176,9 @@ func New(opt Options) *Sim {
 		hc:       loopbackClient(),
 		ctx:      ctx,
 		cancel:   cancel,
-		rnd:      rand.New(rand.NewPCG(uint64(opt.Seed), 0x5eed)),
+		mode:     mode,
+		rnd:      rand.New(rand.NewPCG(uint64(opt.Seed), stream)),
 		ids:      map[string]bool{},
-		secret:   opt.WebhookSecret,
 		faults:   opt.Faults,
 		payments: map[string]*payRec{},
 		orders:   map[string]*orderRec{},
@@ -148,6 +189,10 @@ func New(opt Options) *Sim {
 	if s.opt.AccountID == "" {
 		s.opt.AccountID = "acc_" + s.randID()
 	}
+	if s.opt.AccountEmail == "" {
+		s.opt.AccountEmail = "owner@" + s.opt.AccountID + ".example"
+	}
+	s.endpoints = newEndpoints(opt)
 	if opt.SettleEvery > 0 {
 		s.wg.Add(1)
 		go s.settleLoop(s.scaled(opt.SettleEvery))
@@ -155,31 +200,60 @@ func New(opt Options) *Sim {
 	return s
 }
 
-// Close stops every delivery and settlement goroutine and waits for them; in-flight webhook
-// requests are cancelled. Entities and the delivery log stay readable through State.
+// Close stops every delivery and settlement goroutine (of both modes) and waits for them;
+// in-flight webhook requests are cancelled. Entities and the delivery log stay readable
+// through State. Calling Close again does nothing more.
 func (s *Sim) Close() {
+	if s.live != nil {
+		s.live.Close()
+	}
+	s.mu.Lock() // goroutines are only started under s.mu after checking s.ctx
 	s.cancel()
+	s.mu.Unlock()
 	s.wg.Wait()
 	s.hc.CloseIdleConnections()
 }
+
+// Live returns the live-mode account (spec/razorpay.md §1.10, checklist item 15): its own
+// payments, orders, refunds, links, settlements, disputes, events, webhooks and faults, visible
+// only to the API with Options.LiveKeyID/LiveKeySecret. It is nil when live mode is not
+// configured; on the live account itself Live returns the receiver. Its ServeHTTP serves live
+// mode only; the test-mode Sim's ServeHTTP serves both, by key. Closing the test-mode Sim
+// closes it too.
+func (s *Sim) Live() *Sim {
+	if s.mode == "live" {
+		return s
+	}
+	return s.live
+}
+
+// Mode returns "test" or "live": which key set and data this Sim serves.
+func (s *Sim) Mode() string { return s.mode }
 
 // AccountID returns the account id put in every envelope.
 func (s *Sim) AccountID() string { return s.opt.AccountID }
 
 // SetFaults replaces the injected faults; requests and events that start afterwards see them.
+// On the test-mode Sim it sets live mode's faults too; Live().SetFaults sets live mode's only.
 func (s *Sim) SetFaults(f Faults) {
+	if s.live != nil {
+		s.live.SetFaults(f)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	f.FailNext = slices.Clone(f.FailNext)
 	s.faults = f
 	s.tokensAt = time.Time{}
 }
 
-// RotateWebhookSecret makes secret the signing key of events created from now on; events
-// created earlier keep their signature on every retry (spec/razorpay.md §1.3, checklist item 7).
+// RotateWebhookSecret makes secret the signing key of the default endpoint for events created
+// from now on; events created earlier keep their signature on every retry and replay
+// (spec/razorpay.md §1.3, checklist item 7). It acts on this mode only.
 func (s *Sim) RotateWebhookSecret(secret string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.prevSecret, s.secret = s.secret, secret
+	ep := s.endpoints[0]
+	ep.prevSecret, ep.secret = ep.secret, secret
 }
 
 // scaled compresses a real-world duration by the time scale.
@@ -226,12 +300,13 @@ func (s *Sim) nextSeq() int64 {
 }
 
 // Wait blocks until every recorded event is finished (delivered, lost or given up after the
-// retry window), or ctx ends. It polls; use it in tests and the demo.
+// retry window or because its endpoint was disabled), in both modes, or ctx ends. It polls;
+// use it in tests and the demo.
 func (s *Sim) Wait(ctx context.Context) error {
 	t := time.NewTicker(2 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if s.idle() {
+		if s.idle() && (s.live == nil || s.live.idle()) {
 			return nil
 		}
 		select {

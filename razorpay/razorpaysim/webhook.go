@@ -38,21 +38,45 @@ var immediateRetry = map[string]bool{"payment.authorized": true, "payment.captur
 // 0.2 s after that attempt (16 deliveries at most).
 func RetryLadder() []time.Duration { return slices.Clone(ladder) }
 
-// event is one webhook event: its body and signature are fixed at creation, so every retry is
-// byte-identical (spec/razorpay.md §1.6).
+// event is one webhook event: its body and signatures are fixed at creation, so every retry
+// and replay is byte-identical (spec/razorpay.md §1.6).
 type event struct {
-	id, name  string
-	createdAt int64
-	created   time.Time // real time, for the retry window
-	body      []byte
-	sig       string
-	lost      bool
-	delivered bool
-	finished  bool
-	attempts  []Attempt
+	id, name   string
+	createdAt  int64
+	created    time.Time // real time, for the retry and replay windows
+	body       []byte
+	sig        string // signed with the default endpoint's secret, as EventRecord.Signature shows
+	lost       bool
+	delivered  bool
+	finished   bool
+	attempts   []Attempt
+	deliveries []*delivery // one per endpoint that was enabled, subscribed and had a URL
 }
 
-// newEvent renders and signs an event; the caller holds s.mu.
+// delivery is one event's delivery to one endpoint (the retry ladder runs per endpoint and
+// event, spec/razorpay.md §1.5); delivered and finished are guarded by s.mu.
+type delivery struct {
+	ep        *endpoint
+	sig       string
+	delivered bool
+	finished  bool
+}
+
+// signature signs body with secret as the faults say; the caller holds s.mu.
+func (s *Sim) signature(secret, prev string, body []byte) string {
+	switch {
+	case s.faults.WrongSecret:
+		secret = "wrong:" + secret
+	case s.faults.PreviousSecret && prev != "":
+		secret = prev
+	}
+	if secret == "" {
+		return ""
+	}
+	return razorpay.Sign(secret, body)
+}
+
+// newEvent renders and signs an event for every endpoint it goes to; the caller holds s.mu.
 func (s *Sim) newEvent(name string, contains []string, payload obj, createdAt int64, sortKeys bool) *event {
 	c := make([]any, len(contains))
 	for i, n := range contains {
@@ -66,16 +90,15 @@ func (s *Sim) newEvent(name string, contains []string, payload obj, createdAt in
 		env = sorted{env}
 	}
 	body := encode(env, s.opt.Quirks)
-	secret := s.secret
-	switch {
-	case s.faults.WrongSecret:
-		secret = "wrong:" + secret
-	case s.faults.PreviousSecret && s.prevSecret != "":
-		secret = s.prevSecret
-	}
 	e := &event{id: s.randID(), name: name, createdAt: createdAt, created: time.Now(), body: body}
-	if secret != "" {
-		e.sig = razorpay.Sign(secret, body)
+	for i, ep := range s.endpoints {
+		sig := s.signature(ep.secret, ep.prevSecret, body)
+		if i == 0 {
+			e.sig = sig
+		}
+		if ep.url != "" && !ep.disabled && ep.subscribed(name) {
+			e.deliveries = append(e.deliveries, &delivery{ep: ep, sig: sig})
+		}
 	}
 	if s.faults.CorruptBody && len(body) > 2 {
 		e.body = slices.Clone(body)
@@ -127,16 +150,20 @@ func (s *Sim) ordering(o Ordering) Ordering {
 	return InOrder
 }
 
-// dispatch records a batch of events of one business fact and starts delivering them; first
-// attempts go out one after another in the given ordering. The caller holds s.mu.
+// dispatch records a batch of events of one business fact and starts delivering them: per
+// endpoint, first attempts go out one after another in the given ordering (the same for every
+// endpoint). The caller holds s.mu.
 func (s *Sim) dispatch(batch []*event, order Ordering, dup, lose bool) {
 	if len(batch) == 0 {
 		return
 	}
 	s.events = append(s.events, batch...)
-	if lose || s.opt.WebhookURL == "" || s.ctx.Err() != nil {
+	if lose || s.ctx.Err() != nil {
 		for _, e := range batch {
 			e.lost, e.finished = lose, true
+			for _, d := range e.deliveries {
+				d.finished = true
+			}
 		}
 		return
 	}
@@ -148,45 +175,80 @@ func (s *Sim) dispatch(batch []*event, order Ordering, dup, lose bool) {
 		s.rnd.Shuffle(len(seq), func(i, j int) { seq[i], seq[j] = seq[j], seq[i] })
 	}
 	dup = dup || s.faults.Duplicate
-	s.wg.Add(1)
-	go s.deliverBatch(seq, dup)
-}
-
-// deliverBatch sends first attempts in order, then hands failed events to their retry ladder.
-func (s *Sim) deliverBatch(seq []*event, dup bool) {
-	defer s.wg.Done()
-	for _, e := range seq {
-		start := time.Now()
-		ok, again := s.attempt(e, false)
-		if ok {
-			if dup {
-				s.attempt(e, true)
+	for _, ep := range s.endpoints {
+		var mine []job
+		for _, e := range seq {
+			for _, d := range e.deliveries {
+				if d.ep == ep {
+					mine = append(mine, job{e, d})
+				}
 			}
-			s.finish(e, true)
-			continue
 		}
-		s.wg.Add(1)
-		go s.retry(e, start, again && immediateRetry[e.name], dup)
+		if len(mine) > 0 {
+			s.wg.Add(1)
+			go s.deliverBatch(mine, dup)
+		}
+	}
+	for _, e := range batch {
+		if len(e.deliveries) == 0 {
+			e.finished = true
+		}
 	}
 }
 
-// retry walks the scaled ladder for one event until a success, the 24 h window or Close.
-func (s *Sim) retry(e *event, start time.Time, immediate, dup bool) {
+// job is one event's delivery to one endpoint.
+type job struct {
+	e *event
+	d *delivery
+}
+
+// deliverBatch sends first attempts in order, then hands failed deliveries to their retry
+// ladder.
+func (s *Sim) deliverBatch(seq []job, dup bool) {
 	defer s.wg.Done()
-	windowEnd := e.created.Add(s.scaled(retryWindow))
-	try := func() bool {
-		ok, _ := s.attempt(e, false)
-		if ok && dup {
-			s.attempt(e, true)
+	for _, j := range seq {
+		start := time.Now()
+		r := s.attempt(j, false, false)
+		switch {
+		case r.ok:
+			if dup {
+				s.attempt(j, true, false)
+			}
+			s.finish(j, true)
+		case r.skipped:
+			s.finish(j, false)
+		default:
+			s.mu.Lock()
+			if s.ctx.Err() != nil {
+				s.mu.Unlock()
+				return
+			}
+			s.wg.Add(1)
+			s.mu.Unlock()
+			go s.retry(j, start, r.immediate && immediateRetry[j.e.name], dup)
 		}
-		return ok
+	}
+}
+
+// retry walks the scaled ladder for one delivery until a success, the 24 h window, the
+// endpoint being disabled, or Close.
+func (s *Sim) retry(j job, start time.Time, immediate, dup bool) {
+	defer s.wg.Done()
+	windowEnd := j.e.created.Add(s.scaled(retryWindow))
+	// try reports whether the delivery is over: delivered, or its endpoint disabled.
+	try := func() (over, delivered bool) {
+		r := s.attempt(j, false, false)
+		if r.ok && dup {
+			s.attempt(j, true, false)
+		}
+		return r.ok || r.skipped, r.ok
 	}
 	if immediate {
 		if !s.sleep(s.scaled(200 * time.Millisecond)) {
 			return
 		}
-		if try() {
-			s.finish(e, true)
+		if over, ok := try(); over {
+			s.finish(j, ok)
 			return
 		}
 	}
@@ -198,37 +260,73 @@ func (s *Sim) retry(e *event, start time.Time, immediate, dup bool) {
 		if !s.sleep(time.Until(at)) {
 			return
 		}
-		if try() {
-			s.finish(e, true)
+		if over, ok := try(); over {
+			s.finish(j, ok)
 			return
 		}
 	}
-	s.finish(e, false)
+	s.finish(j, false)
 }
 
-func (s *Sim) finish(e *event, delivered bool) {
+// finish closes one delivery; the event is finished when all its deliveries are, and
+// delivered when all of them succeeded.
+func (s *Sim) finish(j job, delivered bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e.finished, e.delivered = true, delivered
+	if !j.d.finished {
+		j.d.finished, j.d.delivered = true, delivered
+	}
+	j.e.settle()
 }
 
-// attempt POSTs the event once. ok: a 2xx within DeliveryTimeout (spec/razorpay.md §1.4).
-// immediate: the failure was a 5xx or a dropped connection (not a timeout or 4xx).
-func (s *Sim) attempt(e *event, dup bool) (ok, immediate bool) {
+// settle recomputes the event's finished and delivered flags from its deliveries; the caller
+// holds s.mu.
+func (e *event) settle() {
+	if e.lost || len(e.deliveries) == 0 {
+		e.finished = true
+		return
+	}
+	all, ok := true, true
+	for _, d := range e.deliveries {
+		all = all && d.finished
+		ok = ok && d.delivered
+	}
+	e.finished, e.delivered = all, all && ok
+}
+
+// outcome is the result of one attempt: ok is a 2xx within DeliveryTimeout
+// (spec/razorpay.md §1.4); immediate means the failure was a 5xx or a dropped connection (not a
+// timeout or 4xx); skipped means nothing was sent because the endpoint is disabled; attempt is
+// what was recorded.
+type outcome struct {
+	ok, immediate, skipped bool
+	attempt                Attempt
+}
+
+// attempt POSTs the event to the delivery's endpoint once and records the attempt on the event
+// and the outcome on the endpoint (auto-disable, checklist item 8).
+func (s *Sim) attempt(j job, dup, replay bool) outcome {
+	s.mu.Lock()
+	skip := j.d.ep.disabled || (!replay && j.d.finished) // finished early: given up when the endpoint was disabled
+	s.mu.Unlock()
+	if skip {
+		return outcome{skipped: true}
+	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.opt.DeliveryTimeout)
 	defer cancel()
-	a := Attempt{At: s.now(), Duplicate: dup}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.opt.WebhookURL, bytes.NewReader(e.body))
+	var out outcome
+	a := Attempt{At: s.now(), Duplicate: dup, Webhook: j.d.ep.id, Replay: replay}
+	start := time.Now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.d.ep.url, bytes.NewReader(j.e.body))
 	if err == nil {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "Razorpay-Webhook/v1")
-		req.Header.Set("X-Razorpay-Event-Id", e.id)
-		req.Header.Set("Request-Id", e.id)
+		req.Header.Set("X-Razorpay-Event-Id", j.e.id)
+		req.Header.Set("Request-Id", j.e.id)
 		req.Header.Set("Accept-Encoding", "gzip")
-		if e.sig != "" {
-			req.Header.Set("X-Razorpay-Signature", e.sig)
+		if j.d.sig != "" {
+			req.Header.Set("X-Razorpay-Signature", j.d.sig)
 		}
-		start := time.Now()
 		var resp *http.Response
 		resp, err = s.hc.Do(req)
 		a.Elapsed = time.Since(start)
@@ -240,16 +338,20 @@ func (s *Sim) attempt(e *event, dup bool) (ok, immediate bool) {
 	}
 	if err != nil {
 		a.Error = err.Error()
-		immediate = !errors.Is(err, context.DeadlineExceeded)
+		out.immediate = !errors.Is(err, context.DeadlineExceeded)
 	}
 	a.Success = err == nil && a.Status >= 200 && a.Status <= 299 && a.Elapsed <= s.opt.DeliveryTimeout
 	if err == nil && a.Status >= 500 {
-		immediate = true
+		out.immediate = true
 	}
+	out.ok, out.attempt = a.Success, a
 	s.mu.Lock()
-	e.attempts = append(e.attempts, a)
+	j.e.attempts = append(j.e.attempts, a)
+	if s.ctx.Err() == nil {
+		s.recordOutcome(j.d.ep, a.Success, start)
+	}
 	s.mu.Unlock()
-	return a.Success, immediate
+	return out
 }
 
 // errNotLoopback refuses a webhook target that is not a loopback address.
