@@ -36,27 +36,21 @@ ID is the event id (X-Razorpay-Event-Id, or reconcile:pay_…) or a business key
 	return c
 }
 
-// openStore loads the configuration and opens the migrated store it names.
+// openStore loads the configuration and opens the existing, migrated store it names.
 func (m *Main) openStore(ctx context.Context, path string) (*store.DB, error) {
 	db, _, err := m.openStoreConfig(ctx, path)
 	return db, err
 }
 
-// openStoreConfig loads the configuration and opens (and migrates) its store.
+// openStoreConfig loads the configuration and opens its store, which must exist and be
+// migrated: a command never creates or migrates one (store.OpenExisting).
 func (m *Main) openStoreConfig(ctx context.Context, path string) (*store.DB, connector.Config, error) {
 	cfg, err := m.loadConfig(path)
 	if err != nil {
 		return nil, cfg, err
 	}
-	db, err := store.Open(ctx, cfg.Database.Driver, cfg.Database.DSN)
-	if err != nil {
-		return nil, cfg, err
-	}
-	if err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, cfg, err
-	}
-	return db, cfg, nil
+	db, err := store.OpenExisting(ctx, cfg.Database.Driver, cfg.Database.DSN)
+	return db, cfg, err
 }
 
 // eventView is one inbox row as `events list --json` and `events show --json` print it.
@@ -345,7 +339,7 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 					fmt.Fprintf(m.Stdout, "%s: not replayed: its raw body is gone (purged by retention after it finished, or never stored); reconcile does not re-create an event that has an inbox row\n", r.EventID)
 				case r.Status == connector.StatusPending || r.Status == connector.StatusProcessing:
 					fmt.Fprintf(m.Stdout, "%s: already %s\n", r.EventID, r.Status)
-				case !replayable[r.Status]:
+				case !replayable[r.Status] && !(rebook && (r.Status == connector.StatusDone || r.Status == connector.StatusDuplicate)):
 					refused++
 					fmt.Fprintf(m.Stdout, "%s: not replayed: it is %s (%s)\n", r.EventID, r.Status, shorten(firstNonEmpty(r.ResultDoctype+" "+r.ResultName, r.LastError), 120))
 				default:

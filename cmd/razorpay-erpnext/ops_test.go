@@ -430,3 +430,45 @@ func TestAdminTokenGuardsMetrics(t *testing.T) {
 		}
 	}
 }
+
+// --rebook when no webhook came after the cancellation: the done event itself goes back to
+// pending and books once (found by a third adversarial pass: the booking was forgotten and
+// nothing requeued).
+func TestRebookOfADoneEvent(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	cfg := e.config()
+	d := e.start(cfg)
+	path, envs := e.writeConfig(cfg, "")
+	e.deliver(d, "T3stEvtRebook11", e.payment("payment.captured", "pay_T3stRebook0011", 1200000, nil))
+	e.waitIdle(d, 10*time.Second)
+	first := e.one("pay_T3stRebook0011")
+	if err := e.client().Call(context.Background(), "frappe.client.cancel", map[string]any{"doctype": "Payment Entry", "name": first["name"]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, envs, "events", "replay", "pay_T3stRebook0011", "--rebook", "--config", path)
+	if code != exitOK || !strings.Contains(out, "done → pending") {
+		t.Fatalf("rebook: exit %d %q %q", code, out, errs)
+	}
+	d.conn.Wake()
+	e.waitIdle(d, 10*time.Second)
+	if sub, _ := e.entries("pay_T3stRebook0011"); len(sub) != 1 || sub[0]["name"] == first["name"] {
+		t.Fatalf("entries after rebook: %v", names(sub))
+	}
+}
+
+// Commands other than migrate and serve never create or migrate a store.
+func TestCommandsDoNotCreateAStore(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	cfg := e.config()
+	cfg.Database.DSN = filepath.Join(t.TempDir(), "typo.db")
+	path, envs := e.writeConfig(cfg, "")
+	for _, args := range [][]string{{"events", "list"}, {"events", "show", "x"}, {"events", "replay", "x"}} {
+		code, _, errs := run(t, envs, append(args, "--config", path)...)
+		if code != exitFailure || !strings.Contains(errs, "run `razorpay-erpnext migrate` first") {
+			t.Errorf("%v: exit %d %q", args, code, errs)
+		}
+	}
+	if _, err := os.Stat(cfg.Database.DSN); err == nil {
+		t.Error("a command created the store file")
+	}
+}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
-	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -127,21 +126,14 @@ func openReconciler(ctx context.Context, cfg connector.Config, log zerolog.Logge
 	if err != nil {
 		return nil, nil, fmt.Errorf("razorpay client: %w", err)
 	}
-	erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
+	erp, err := newERPClient(cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("erpnext client: %w", err)
 	}
-	db, err := store.Open(ctx, cfg.Database.Driver, cfg.Database.DSN)
+	// The store must exist and be migrated: reconcile never creates or migrates one (only
+	// `migrate` and `serve` do), and --dry-run writes nothing at all.
+	db, err := store.OpenExisting(ctx, cfg.Database.Driver, cfg.Database.DSN)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open store: %w", err)
-	}
-	if dryRun {
-		err = db.Ping(ctx)
-	} else {
-		err = db.Migrate(ctx)
-	}
-	if err != nil {
-		db.Close()
 		return nil, nil, fmt.Errorf("store: %w", err)
 	}
 	conn, err := connector.New(connector.Options{Config: cfg, Store: db, ERP: erp, Razorpay: rzp, Log: log})

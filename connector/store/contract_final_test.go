@@ -1,9 +1,11 @@
 package store_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 )
 
 func init() { bookingCases = append(bookingCases, finalCases...) }
@@ -73,6 +75,21 @@ func init() {
 		}
 		if got := mustGet(t, db, created.ID); got.Status != connector.StatusDuplicate {
 			t.Fatalf("refund.created row is %s, want duplicate", got.Status)
+		}
+	}})
+}
+
+func init() {
+	migrateCases = append(migrateCases, contractCase{"NewerSchemaIsRefused", func(t *testing.T, b backend) {
+		db := b.fresh(t)
+		if _, err := db.SQL().ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ('9999_future', ?)`, "2026-01-01 00:00:00.000000"); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Migrate(ctx); !errors.Is(err, store.ErrSchemaNewer) {
+			t.Errorf("Migrate over a newer schema: %v, want ErrSchemaNewer", err)
+		}
+		if err := db.Ping(ctx); !errors.Is(err, store.ErrSchemaNewer) {
+			t.Errorf("Ping over a newer schema: %v, want ErrSchemaNewer", err)
 		}
 	}})
 }

@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
+	"sort"
 	"strings"
 	"time"
 )
@@ -108,6 +110,9 @@ func (d *DB) Migrate(ctx context.Context) error {
 
 	applied, err := d.appliedVersions(ctx)
 	if err != nil {
+		return err
+	}
+	if err := checkNotNewer(applied, list); err != nil {
 		return err
 	}
 	for _, m := range list {
@@ -221,6 +226,9 @@ func (d *DB) pendingMigrations(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNotNewer(applied, list); err != nil {
+		return nil, err
+	}
 	var pending []string
 	for _, m := range list {
 		if !applied[m.version] {
@@ -236,4 +244,28 @@ func migrationOwner() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return fmt.Sprintf("migrate:%s:%d:%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// ErrSchemaNewer is returned by Migrate and Ping when the database carries migrations this
+// binary does not know: a newer release migrated it, and running an older one against it could
+// write rows the newer schema does not expect. Upgrade the binary.
+var ErrSchemaNewer = errors.New("store: the database schema is newer than this binary")
+
+// checkNotNewer refuses applied versions the embedded list does not have.
+func checkNotNewer(applied map[string]bool, list []migration) error {
+	known := make(map[string]bool, len(list))
+	for _, m := range list {
+		known[m.version] = true
+	}
+	var unknown []string
+	for v := range applied {
+		if !known[v] {
+			unknown = append(unknown, v)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	return fmt.Errorf("%w: it has migration %s; upgrade razorpay-erpnext", ErrSchemaNewer, strings.Join(unknown, ", "))
 }

@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -108,6 +109,7 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	if dsn == "" {
 		return nil, errors.New("open store: sqlite: empty dsn")
 	}
+
 	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate",
 		sqliteBusyTimeout.Milliseconds())
 	sep := "?"
@@ -187,4 +189,30 @@ func (d *DB) execResult(ctx context.Context, op, query string, args ...any) (sql
 		return nil, d.unavailable(op, err)
 	}
 	return res, nil
+}
+
+// OpenExisting opens a store that must already exist and be migrated by this release (or an
+// equal one): commands that only read or change rows (events, explain, reconcile) use it, so a
+// mistyped path never leaves an empty SQLite file behind and a CLI never migrates a schema under
+// running replicas. Errors: ErrNotMigrated (no store, or migrations pending — run migrate),
+// ErrSchemaNewer, or ErrStoreUnavailable.
+func OpenExisting(ctx context.Context, driver, dsn string) (*DB, error) {
+	if driver == DriverSQLite {
+		file := strings.TrimPrefix(strings.SplitN(dsn, "?", 2)[0], "file:")
+		if _, err := os.Stat(file); err != nil {
+			return nil, fmt.Errorf("open store: no SQLite store at %s (run `razorpay-erpnext migrate` first): %w", file, ErrNotMigrated)
+		}
+	}
+	d, err := Open(ctx, driver, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Ping(ctx); err != nil {
+		d.Close()
+		if errors.Is(err, ErrNotMigrated) {
+			return nil, fmt.Errorf("%w (run `razorpay-erpnext migrate` first)", err)
+		}
+		return nil, err
+	}
+	return d, nil
 }
