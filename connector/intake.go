@@ -115,7 +115,7 @@ func (c *Connector) PublicHandler() http.Handler {
 }
 
 // AdminHandler serves the private listener: /metrics (Prometheus; behind admin_token when one is
-// set), /readyz answers 200 when the store is reachable
+// set), /readyz answers 200 when the store is reachable and takes a write
 // with migrations applied and work is not paused by a configuration fault, else 503 with the
 // reason.
 func (c *Connector) AdminHandler() http.Handler {
@@ -125,6 +125,15 @@ func (c *Connector) AdminHandler() http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unavailable"})
 			return
 		}
+		// Reachable is not enough: a webhook is only acknowledged once stored, so the store must
+		// take a write (a disk full or a read-only file answers reads but refuses writes).
+		now := c.now()
+		probe := "readyz:" + c.instance
+		if _, err := c.store.AcquireLock(r.Context(), probe, c.instance, now, now.Add(time.Minute)); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store not writable"})
+			return
+		}
+		_ = c.store.ReleaseLock(r.Context(), probe, c.instance)
 		if paused, why := c.Paused(); paused {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "paused", "reason": why})
 			return

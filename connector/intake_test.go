@@ -2,6 +2,7 @@ package connector_test
 
 import (
 	"context"
+	"fmt"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -207,4 +209,31 @@ func TestIntake(t *testing.T) {
 			t.Error("response leaks the DSN password")
 		}
 	})
+}
+
+// readOnlyStore answers reads but refuses every write, as a full disk or a read-only file does.
+type readOnlyStore struct{ connector.Store }
+
+func (readOnlyStore) AcquireLock(context.Context, string, string, time.Time, time.Time) (bool, error) {
+	return false, fmt.Errorf("%w: attempt to write a readonly database", connector.ErrStoreUnavailable)
+}
+
+// /readyz is 503 when the store answers but cannot be written: webhooks would all get 503.
+func TestReadyzNeedsAWritableStore(t *testing.T) {
+	db := sqliteStore(t)
+	for _, tc := range []struct {
+		name  string
+		store connector.Store
+		want  int
+	}{{"Writable", db, http.StatusOK}, {"ReadOnly", readOnlyStore{db}, http.StatusServiceUnavailable}} {
+		c, err := connector.New(connector.Options{Config: intakeConfig(), Store: tc.store, Log: zerolog.Nop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		c.AdminHandler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		if w.Code != tc.want {
+			t.Errorf("%s: /readyz %d %s, want %d", tc.name, w.Code, w.Body, tc.want)
+		}
+	}
 }
