@@ -33,6 +33,7 @@ ID is the event id (X-Razorpay-Event-Id, or reconcile:pay_…) or a business key
 	}
 	c.PersistentFlags().StringVar(&path, "config", "", "configuration file (YAML)")
 	c.AddCommand(m.eventsListCmd(&path), m.eventsShowCmd(&path), m.eventsReplayCmd(&path), m.eventsDismissCmd(&path))
+	needSubcommand(c)
 	return c
 }
 

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -68,22 +69,38 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	root.AddCommand(m.serveCmd(), m.migrateCmd(), m.demoCmd(), m.simulateCmd(), m.versionCmd(), m.reconcileCmd())
 	root.AddCommand(m.eventsCmd(), m.checkCmd())
 	root.AddCommand(m.explainCmd())
+	needSubcommand(root)
+	out := &countingWriter{w: m.Stdout}
+	root.SetOut(out)
+	m.Stdout = out
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintln(m.Stderr, "razorpay-erpnext:", ee.err)
-		}
-		return ee.code
+	code := exitCode(err)
+	// --json promises one JSON object on stdout: a command that failed before printing one
+	// prints the error as that object (the message still goes to stderr too).
+	if wantsJSON(args) && out.n == 0 {
+		_ = json.NewEncoder(out).Encode(map[string]any{"error": err.Error(), "exit_code": code})
 	}
-	if isUsage(err) {
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.err != nil {
 		fmt.Fprintln(m.Stderr, "razorpay-erpnext:", err)
+	}
+	return code
+}
+
+// exitCode maps a command's error to the exit codes of DESIGN.md §6.
+func exitCode(err error) int {
+	var ee *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case isUsage(err):
 		return exitUsage
 	}
-	fmt.Fprintln(m.Stderr, "razorpay-erpnext:", err)
 	return exitFailure
 }
 
@@ -116,4 +133,36 @@ func main() {
 	code := m.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
+}
+
+// needSubcommand makes a command that only groups others a usage error when it is run bare or
+// with an unknown subcommand (DESIGN.md §6: exit 2), instead of printing help and exiting 0.
+func needSubcommand(c *cobra.Command) {
+	c.Args = cobra.NoArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		_ = cmd.Help()
+		return usageErr("%s needs a subcommand", cmd.CommandPath())
+	}
+}
+
+// countingWriter counts what a command wrote to stdout.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
+}
+
+// wantsJSON reports whether the command line asked for --json output.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
 }

@@ -115,3 +115,36 @@ mapping: {company: Example Company}
 		t.Errorf("store file: %v", err)
 	}
 }
+
+// DESIGN.md §6: a grouping command run bare or with an unknown subcommand is a usage error;
+// --json prints one JSON object on stdout even when the command fails.
+func TestUsageAndJSONContract(t *testing.T) {
+	for _, args := range [][]string{{}, {"events"}, {"events", "replayy", "x"}, {"simulate"}, {"simulate", "nothing"}} {
+		if code, _, _ := run(t, nil, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	os.WriteFile(cfgPath, []byte(`
+database: {driver: sqlite, dsn: `+filepath.Join(dir, "missing.db")+`}
+razorpay: {webhook_secrets: ["${W}"], key_id: "${RK}", key_secret: "${RS}"}
+erpnext: {url: "http://127.0.0.1:1", api_key: "${K}", api_secret: "${S}"}
+mapping: {company: Example Company}
+`), 0o600)
+	envs := map[string]string{"W": "w", "K": "k", "S": "s", "RK": "rk", "RS": "rs"}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"events", "show", "x", "--json", "--config", cfgPath}, exitFailure},
+		{[]string{"reconcile", "--json", "--from", "2026-11-30", "--to", "2026-11-01", "--config", cfgPath}, exitUsage},
+		{[]string{"check", "--json", "--config", filepath.Join(dir, "nope.yaml")}, exitFailure},
+	} {
+		code, out, _ := run(t, envs, tc.args...)
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(out), &obj); err != nil || obj["error"] == nil || code != tc.code {
+			t.Errorf("%v: exit %d (want %d), stdout %q: want one JSON object with an error", tc.args, code, tc.code, out)
+		}
+	}
+}

@@ -18,6 +18,7 @@ func (m *Main) simulateCmd() *cobra.Command {
 		Short: "Serve a simulator of an outside system (erpnext, razorpay)",
 	}
 	c.AddCommand(m.simulateERPNextCmd(), m.simulateRazorpayCmd())
+	needSubcommand(c)
 	return c
 }
 
