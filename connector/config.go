@@ -230,11 +230,16 @@ var (
 	wholeRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
 )
 
-// expandNode replaces ${VAR} in every scalar value of n with getenv(VAR).
-func expandNode(n *yaml.Node, getenv func(string) string) {
+// expandNode replaces ${VAR} in every scalar value of n with getenv(VAR), recording in seen
+// each non-empty value and the reference it came from (for scrubbing messages).
+func expandNode(n *yaml.Node, getenv func(string) string, seen map[string]string) {
 	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${") {
 		n.Value = envRef.ReplaceAllStringFunc(n.Value, func(m string) string {
-			return getenv(envRef.FindStringSubmatch(m)[1])
+			v := getenv(envRef.FindStringSubmatch(m)[1])
+			if v != "" {
+				seen[v] = m
+			}
+			return v
 		})
 		// The value is set on the node, never re-parsed as YAML text; the empty tag lets a plain
 		// scalar resolve again (a number for workers: ${WORKERS}), a quoted one stays a string.
@@ -242,8 +247,24 @@ func expandNode(n *yaml.Node, getenv func(string) string) {
 		return
 	}
 	for _, c := range n.Content {
-		expandNode(c, getenv)
+		expandNode(c, getenv, seen)
 	}
+}
+
+// scrub replaces every value that came from the environment with its ${VAR} reference: a
+// message about a bad value must not print a secret that was put in the wrong key. yaml.v3
+// shortens long values in its errors to their first 7 characters and "...": those go too.
+func scrub(msg string, seen map[string]string) string {
+	for v, ref := range seen {
+		if len(v) < 4 {
+			continue
+		}
+		msg = strings.ReplaceAll(msg, v, ref)
+		if len(v) > 10 {
+			msg = strings.ReplaceAll(msg, v[:7]+"...", ref)
+		}
+	}
+	return msg
 }
 
 // nodeAt walks keys down from the document root; nil when a key is missing.
@@ -349,17 +370,18 @@ func ParseConfig(raw []byte, getenv func(string) string) (Config, []string, erro
 	// quotes, "#", a backslash or a newline stays one value and cannot inject keys. The expanded
 	// document is encoded again (quoting what needs it) and decoded strictly: unknown keys are
 	// errors.
-	expandNode(&doc, getenv)
+	seen := map[string]string{}
+	expandNode(&doc, getenv, seen)
 	cfg := Defaults()
 	if len(doc.Content) > 0 {
 		out, err := yaml.Marshal(&doc)
 		if err != nil {
-			return Config{}, nil, fmt.Errorf("config: %w", err)
+			return Config{}, nil, fmt.Errorf("config: %s", scrub(err.Error(), seen))
 		}
 		dec := yaml.NewDecoder(bytes.NewReader(out))
 		dec.KnownFields(true)
 		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-			return Config{}, nil, fmt.Errorf("config: %w", err)
+			return Config{}, nil, fmt.Errorf("config: %s", scrub(err.Error(), seen))
 		}
 	}
 	var secrets []string
@@ -371,7 +393,9 @@ func ParseConfig(raw []byte, getenv func(string) string) (Config, []string, erro
 		secrets = append(secrets, s)
 	}
 	cfg.Razorpay.WebhookSecrets = secrets
-	problems = append(problems, cfg.Validate()...)
+	for _, p := range cfg.Validate() {
+		problems = append(problems, scrub(p, seen))
+	}
 	if len(problems) > 0 {
 		return cfg, warnings, &ConfigError{Problems: problems}
 	}

@@ -148,3 +148,27 @@ mapping: {company: C}
 		t.Fatalf("dsn %q err %v", cfg.Database.DSN, err)
 	}
 }
+
+// A secret put into the wrong key never shows in the error about that key.
+func TestConfigErrorsNeverPrintExpandedValues(t *testing.T) {
+	base := `
+razorpay: {webhook_secrets: ["${WH}"]}
+erpnext: {url: "http://erp", api_key: "${K}", api_secret: "${S}"}
+`
+	envs := env(map[string]string{"WH": "w", "K": "k", "S": "SuperSecretValue42", "TZ_SECRET": "SuperSecretValue42"})
+	for _, extra := range []string{
+		"mapping: {company: C, timezone: \"${TZ_SECRET}\"}\n",
+		"workers: ${TZ_SECRET}\nmapping: {company: C}\n",
+	} {
+		_, _, err := connector.ParseConfig([]byte(base+extra), envs)
+		if err == nil {
+			t.Fatalf("%q: no error", extra)
+		}
+		if strings.Contains(err.Error(), "SuperSecretValue42") || strings.Contains(err.Error(), "SuperSe...") {
+			t.Errorf("%q: error shows the value: %v", extra, err)
+		}
+		if !strings.Contains(err.Error(), "${TZ_SECRET}") {
+			t.Errorf("%q: error should name the reference instead: %v", extra, err)
+		}
+	}
+}
