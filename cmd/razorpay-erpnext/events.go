@@ -201,6 +201,16 @@ func findRows(ctx context.Context, db *store.DB, id string) ([]connector.InboxEv
 		}
 		return nil, fmt.Errorf("no inbox event has event id or business key %q", id)
 	}
+	// An exact event id names one event, even if the same text is another event's business key.
+	var byEventID []connector.InboxEvent
+	for _, r := range rows {
+		if r.EventID == id {
+			byEventID = append(byEventID, r)
+		}
+	}
+	if len(byEventID) > 0 {
+		return byEventID, nil
+	}
 	return rows, nil
 }
 
