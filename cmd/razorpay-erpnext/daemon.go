@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mattn/go-isatty"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -36,7 +38,9 @@ func newLogger(w io.Writer, cfg connector.LogConfig) zerolog.Logger {
 		lvl = zerolog.InfoLevel
 	}
 	if cfg.Format == "console" {
-		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339}
+		f, isFile := w.(*os.File)
+		color := isFile && isatty.IsTerminal(f.Fd()) // no ANSI codes in files and pipes
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339, NoColor: !color}
 	}
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger()
 }

@@ -273,7 +273,12 @@ func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEv
 	if r.ResultName != "" {
 		field("result", r.ResultDoctype+" "+r.ResultName)
 	}
-	field("last error", r.LastError)
+	switch r.Status {
+	case connector.StatusDone, connector.StatusDuplicate, connector.StatusSkipped:
+		field("outcome", r.LastError) // how it ended, not an error
+	default:
+		field("last error", r.LastError)
+	}
 	if r.BusinessKey != "" {
 		if b, err := db.GetBooking(ctx, r.BusinessKey); err == nil {
 			field("booking", fmt.Sprintf("%s %s %s %s (%s)", b.State, b.Kind, b.Doctype, b.Name, b.Invoice))
