@@ -359,17 +359,15 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 					refused++
 					fmt.Fprintf(m.Stdout, "%s: not replayed: it is %s (%s)\n", r.EventID, r.Status, shorten(firstNonEmpty(r.ResultDoctype+" "+r.ResultName, r.LastError), 120))
 				default:
-					err := db.SetEventStatus(ctx, r.ID, connector.StatusPending, "replayed by hand (was "+r.Status+": "+shorten(r.LastError, 500)+")", time.Now())
-					if errors.Is(err, store.ErrBusy) {
-						busy++
-						fmt.Fprintf(m.Stdout, "%s: not replayed: it is being processed right now; try again\n", r.EventID)
-						continue
-					}
+					changed, err := m.setStatus(ctx, db, r, connector.StatusPending, "replayed by hand (was "+r.Status+": "+shorten(r.LastError, 500)+")", "replayed")
 					if err != nil {
 						return err
 					}
-					n++
-					fmt.Fprintf(m.Stdout, "%s: %s → pending\n", r.EventID, r.Status)
+					if changed {
+						n++
+					} else {
+						busy++
+					}
 				}
 			}
 			fmt.Fprintf(m.Stdout, "%d event(s) replayed; a running daemon books them within its poll interval\n", n)
@@ -437,17 +435,15 @@ func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
 					fmt.Fprintf(m.Stdout, "%s: not dismissed: it is %s\n", r.EventID, r.Status)
 					continue
 				}
-				err := db.SetEventStatus(ctx, r.ID, connector.StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), time.Now())
-				if errors.Is(err, store.ErrBusy) {
-					busy++
-					fmt.Fprintf(m.Stdout, "%s: not dismissed: it is being processed right now; try again\n", r.EventID)
-					continue
-				}
+				changed, err := m.setStatus(ctx, db, r, connector.StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), "dismissed")
 				if err != nil {
 					return err
 				}
-				n++
-				fmt.Fprintf(m.Stdout, "%s: %s → dismissed\n", r.EventID, r.Status)
+				if changed {
+					n++
+				} else {
+					busy++
+				}
 			}
 			if busy > 0 {
 				return busyErr(busy)
@@ -487,4 +483,19 @@ func (m *Main) connectorFor(ctx context.Context, path string) (*cliConnector, er
 		return nil, err
 	}
 	return &cliConnector{Connector: conn, db: db}, nil
+}
+
+// setStatus moves one event to status and says so; changed=false (no error) when a worker
+// claimed the event meanwhile and the store refused to overwrite its lease (store.ErrBusy).
+func (m *Main) setStatus(ctx context.Context, db *store.DB, r connector.InboxEvent, status, reason, verb string) (changed bool, err error) {
+	err = db.SetEventStatus(ctx, r.ID, status, reason, time.Now())
+	if errors.Is(err, store.ErrBusy) {
+		fmt.Fprintf(m.Stdout, "%s: not %s: it is being processed right now; try again\n", r.EventID, verb)
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	fmt.Fprintf(m.Stdout, "%s: %s → %s\n", r.EventID, r.Status, status)
+	return true, nil
 }
