@@ -93,12 +93,7 @@ func (c *Connector) explainReceipt(ctx context.Context, e *razorpay.Event, x *Ex
 		return x.park(fmt.Sprintf("configuration: Mode of Payment %q has no account for company %q", c.cfg.Mapping.ModeOfPayment, c.cfg.Mapping.Company))
 	}
 	rules := c.rules(paidTo)
-	order, err := c.orderOf(ctx, p, e.Order)
-	if err != nil {
-		return err
-	}
-	cands := mapping.InvoiceCandidates(rules, p, order, e.PaymentLink)
-	res, err := c.resolveInvoice(ctx, cands)
+	res, order, cands, err := c.invoiceOf(ctx, rules, p, e.Order, e.PaymentLink)
 	if err != nil {
 		return err
 	}

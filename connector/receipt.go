@@ -83,13 +83,11 @@ func (j *receiptJob) run(ctx context.Context) Outcome {
 			c.cfg.Mapping.ModeOfPayment, c.cfg.Mapping.Company)
 	}
 	rules := c.rules(paidTo)
-	order, err := c.orderOf(ctx, j.p, j.e.Order)
+	res, order, cands, err := c.invoiceOf(ctx, rules, j.p, j.e.Order, j.e.PaymentLink)
 	if err != nil {
-		return c.failOutcome(ev, "fetch order "+j.p.OrderID+" from Razorpay", err)
-	}
-	cands := mapping.InvoiceCandidates(rules, j.p, order, j.e.PaymentLink)
-	res, err := c.resolveInvoice(ctx, cands)
-	if err != nil {
+		if isRazorpayError(err) {
+			return c.razorpayFailure(ev, "fetch order "+j.p.OrderID+" from Razorpay", err)
+		}
 		return c.failOutcome(ev, "resolve Sales Invoice", err)
 	}
 	if res.invoice == "" && c.cfg.Reconcile.IntegrationRequests {
@@ -347,6 +345,33 @@ type paymentRequest struct {
 	GrandTotal        json.Number `json:"grand_total"`
 	OutstandingAmount json.Number `json:"outstanding_amount"`
 	Currency          string      `json:"currency"`
+}
+
+// invoiceOf resolves the payment's invoice from what the event carries and, only when that
+// names none, order.receipt is a configured source and the event lacks the order, from the
+// order fetched from Razorpay (so a Razorpay hiccup never stands in the way of a payment whose
+// notes name its invoice). It returns the order used and the candidates tried; an error is
+// from ERPNext, or from Razorpay (isRazorpayError).
+func (c *Connector) invoiceOf(ctx context.Context, rules mapping.Rules, p *razorpay.Payment, o *razorpay.Order, l *razorpay.PaymentLink) (resolution, *razorpay.Order, []mapping.Candidate, error) {
+	cands := mapping.InvoiceCandidates(rules, p, o, l)
+	res, err := c.resolveInvoice(ctx, cands)
+	if err != nil || res.invoice != "" || o != nil {
+		return res, o, cands, err
+	}
+	fetched, err := c.orderOf(ctx, p, o)
+	if err != nil || fetched == nil {
+		return res, o, cands, err
+	}
+	cands = mapping.InvoiceCandidates(rules, p, fetched, l)
+	res, err = c.resolveInvoice(ctx, cands)
+	return res, fetched, cands, err
+}
+
+// isRazorpayError reports whether err came from the Razorpay API client.
+func isRazorpayError(err error) bool {
+	var ae *razorpay.APIError
+	var te *razorpay.TransportError
+	return errors.As(err, &ae) || errors.As(err, &te)
 }
 
 // orderOf is the event's order, or the payment's order fetched from Razorpay when the event

@@ -16,8 +16,10 @@ var ErrReconcileBusy = errors.New("another reconcile is running (lock row \"reco
 var ErrNoRazorpayAPI = errors.New("reconcile needs the Razorpay API: set razorpay.key_id and razorpay.key_secret")
 
 const (
-	reconcileLock    = "reconcile"
-	reconcileLockTTL = 2 * time.Minute
+	reconcileLock = "reconcile"
+	// reconcileLockTTL is how long the lock row outlives a reconciler that died (kill -9):
+	// a live one extends it every TTL/4, so it can be short.
+	reconcileLockTTL = 30 * time.Second
 	// reconcileEventPrefix starts the event id of every synthetic inbox row (DESIGN.md §8).
 	reconcileEventPrefix = "reconcile:"
 )
@@ -54,6 +56,9 @@ type ReconcileRequest struct {
 	// Progress, when set, is called as the run advances (from the calling goroutine or a
 	// drain goroutine, never concurrently).
 	Progress func(Progress)
+	// WaitForLock is how long to wait for a run in progress elsewhere (a scheduled one) to
+	// finish before giving up with ErrReconcileBusy; 0 gives up at once (the schedule does).
+	WaitForLock time.Duration
 }
 
 // Progress is one step of a reconcile run: Phase names what is being done; Done counts items
@@ -220,6 +225,13 @@ func (c *Connector) Reconcile(ctx context.Context, req ReconcileRequest) (*Recon
 	ctx, lost := context.WithCancelCause(ctx)
 	defer lost(nil)
 	stopLock, err := c.holdLock(ctx, reconcileLock, owner, reconcileLockTTL, func() { lost(ErrReconcileBusy) })
+	for deadline := time.Now().Add(req.WaitForLock); errors.Is(err, ErrReconcileBusy) && time.Now().Before(deadline); {
+		sleep(ctx, time.Second)
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+		stopLock, err = c.holdLock(ctx, reconcileLock, owner, reconcileLockTTL, func() { lost(ErrReconcileBusy) })
+	}
 	if err != nil {
 		return rep, err
 	}

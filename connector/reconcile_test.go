@@ -239,6 +239,29 @@ func TestReconcileTakesTheLockRow(t *testing.T) {
 	}
 }
 
+// A reconcile run by hand waits (WaitForLock) for a scheduled run elsewhere to finish instead
+// of failing at once.
+func TestReconcileWaitsForTheLock(t *testing.T) {
+	e := newReconcileEnv(t, nil)
+	e.payment(payID(1), "", e.now.Add(-time.Hour), nil)
+	ctx := context.Background()
+	if ok, err := e.db.AcquireLock(ctx, "reconcile", "scheduled-run", e.now, e.now.Add(time.Minute)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		_ = e.db.ReleaseLock(ctx, "reconcile", "scheduled-run")
+	}()
+	started := time.Now()
+	rep := e.reconcile(e.connector(), connector.ReconcileRequest{WaitForLock: 30 * time.Second})
+	if rep.Payments.Queued != 1 {
+		t.Errorf("report %+v", rep.Payments)
+	}
+	if waited := time.Since(started); waited < time.Second {
+		t.Errorf("ran after %s: it did not wait for the lock", waited)
+	}
+}
+
 // integrationRequests serves GET /api/resource/Integration Request from irs (as a System
 // Manager would see them) and passes everything else to the ERPNext simulator.
 func integrationRequests(irs []map[string]any) func(http.Handler) http.Handler {

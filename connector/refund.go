@@ -172,22 +172,24 @@ func (c *Connector) receiptOf(ctx context.Context, ev *InboxEvent, paymentID str
 		return mapping.ReceiptFacts{}, c.retry(ev, 0, "events of %s: %v", paymentID, err), false
 	}
 	receiptRows := 0
+	stuck := ""
 	for _, row := range rows {
 		if !receiptEvents[row.Event] {
 			continue
 		}
 		receiptRows++
 		if row.Status == StatusParked || row.Status == StatusDead {
-			return mapping.ReceiptFacts{}, parkOutcome("%s: the receipt of payment %s is %s (%s); book it first, then replay this refund",
-				mapping.ReasonReceiptMissing, paymentID, row.Status, row.LastError), false
+			stuck = fmt.Sprintf("; its receipt event %s is %s (%s)", row.EventID, row.Status, shortReason(row.LastError))
 		}
 	}
 	// Waiting for the receipt is not a failure: it spends no attempt, backs off with the time
 	// already waited, and parks (never dies) once mapping.refunds.wait_for_receipt has passed.
+	// A parked receipt is waited for too: another event, a replay or reconcile may still book
+	// it, and the refund must then follow without a person having to find it.
 	waited := c.now().Sub(ev.ReceivedAt)
 	if limit := c.cfg.Mapping.Refunds.WaitForReceipt.D(); waited > limit {
-		return mapping.ReceiptFacts{}, parkOutcome("%s: payment %s has no booked receipt after %s; book it (or replay its webhook), then replay this refund",
-			mapping.ReasonReceiptMissing, paymentID, limit), false
+		return mapping.ReceiptFacts{}, parkOutcome("%s: payment %s has no booked receipt after %s%s; book it (or replay its webhook), then replay this refund",
+			mapping.ReasonReceiptMissing, paymentID, limit, stuck), false
 	}
 	delay := min(max(waited/4, c.cfg.Worker.BackoffBase.D()), c.cfg.Worker.BackoffMax.D())
 	wait := c.now().Add(delay)
@@ -197,7 +199,15 @@ func (c *Connector) receiptOf(ctx context.Context, ev *InboxEvent, paymentID str
 		}
 		return mapping.ReceiptFacts{}, c.waitUntil(wait, "refund waits for the receipt of %s (queued from Razorpay)", paymentID), false
 	}
-	return mapping.ReceiptFacts{}, c.waitUntil(wait, "%s: refund waits for the receipt of payment %s", mapping.ReasonReceiptMissing, paymentID), false
+	return mapping.ReceiptFacts{}, c.waitUntil(wait, "%s: refund waits for the receipt of payment %s%s", mapping.ReasonReceiptMissing, paymentID, stuck), false
+}
+
+// shortReason cuts a reason for quoting inside another.
+func shortReason(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
 }
 
 // queuePayment fetches a payment from Razorpay and inserts a synthetic payment.captured inbox

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -159,5 +160,40 @@ func TestDisputesFromTheRazorpaySimulator(t *testing.T) {
 	}
 	if !strings.Contains(getMetrics(t, d), `razorpay_erpnext_disputes_total{event="payment.dispute.lost"} 1`) {
 		t.Error("the lost dispute is not counted")
+	}
+}
+
+// A passing Razorpay API error while fetching a payment's order is retried, never parked; a
+// payment whose notes name its invoice does not need the order at all (fourth adversarial
+// pass: one 504 parked such receipts for good).
+func TestTransientRazorpayErrorsAreRetried(t *testing.T) {
+	for _, status := range []int{504, 429, 500} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			e := newEnv(t, "sqlite")
+			cfg := e.config()
+			var sim *razorpaysim.Sim
+			api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sim.ServeHTTP(w, r) }))
+			t.Cleanup(api.Close)
+			cfg.Razorpay.KeyID, cfg.Razorpay.KeySecret, cfg.Razorpay.APIURL = "rzp_test_key", "rzp-secret", api.URL
+			d := e.start(cfg)
+			sim = razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret", AccountID: testAccount,
+				WebhookURL: "http://" + d.pub.Addr().String() + cfg.WebhookPath, WebhookSecret: testWebhook, TimeScale: 0.001, Seed: 3})
+			t.Cleanup(sim.Close)
+			// The order (receipt = the invoice) exists only at Razorpay; the webhook lacks it.
+			p, err := sim.CreatePayment(razorpay.Payment{Amount: 1200000, Currency: "INR", Method: "card"},
+				razorpaysim.PaymentOptions{Lose: true, Receipt: e.invoice})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim.SetFaults(razorpaysim.Faults{FailNext: []int{status}})
+			body := envelope(t, "payment.captured", "payment", capture(p.ID, 1200000, map[string]any{"order_id": p.OrderID}))
+			e.deliver(d, "T3stEvtRzp"+fmt.Sprint(status), body)
+			e.waitIdle(d, 20*time.Second)
+			ev := e.statusOf(p.ID)
+			if ev.Status != connector.StatusDone || ev.Attempts != 1 {
+				t.Fatalf("%s after %d attempts (%q): want done after one failed attempt", ev.Status, ev.Attempts, ev.LastError)
+			}
+			e.one(p.ID)
+		})
 	}
 }

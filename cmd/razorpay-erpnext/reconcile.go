@@ -56,7 +56,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 finished but something needs a person.`,
 			if !from.IsZero() && !to.IsZero() && !from.Before(to) {
 				return usageErr("--from %s is not before --to %s", fromText, toText)
 			}
-			return m.reconcile(cmd.Context(), cfg, connector.ReconcileRequest{From: from, To: to, DryRun: dryRun, Drain: !dryRun}, asJSON)
+			return m.reconcile(cmd.Context(), cfg, connector.ReconcileRequest{From: from, To: to, DryRun: dryRun, Drain: !dryRun, WaitForLock: time.Minute}, asJSON)
 		},
 	}
 	f := c.Flags()

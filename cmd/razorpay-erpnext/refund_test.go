@@ -384,3 +384,29 @@ func TestCheckoutPaymentFoundThroughItsIntegrationRequest(t *testing.T) {
 		t.Errorf("Payment Request %v", s)
 	}
 }
+
+// A refund whose receipt event is parked waits instead of parking itself: when another event
+// books the receipt, the refund follows on its own (fourth adversarial pass).
+func TestRefundFollowsAReceiptBookedAfterItParked(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	w := &refundWorld{env: e, invoice: e.newInvoice("Test Customer", "1180.00")}
+	w.addCreditNote()
+	w.d = e.start(e.config())
+	// The capture names no invoice: it parks.
+	w.deliver(w.d, "T3stEvtPkRcpt01", envelope(t, "payment.captured", "payment", capture("pay_T3stRefund0001", 118000, nil)))
+	w.waitIdle(w.d, 10*time.Second)
+	if ev := w.statusOf("T3stEvtPkRcpt01"); ev.Status != connector.StatusParked {
+		t.Fatalf("capture: %s", ev.Status)
+	}
+	payment := capture("pay_T3stRefund0001", 118000, nil)
+	w.deliver(w.d, "T3stEvtPkRfnd01", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stAfterPark1", "pay_T3stRefund0001", 20000, "processed"), "payment", payment))
+	if ev := w.waitReason("rfnd_T3stAfterPark1", "is parked", 10*time.Second); ev.Status == connector.StatusParked || ev.Attempts != 0 {
+		t.Fatalf("refund: %s after %d attempts, want waiting", ev.Status, ev.Attempts)
+	}
+	// order.paid carries the order whose receipt names the invoice: the receipt is booked.
+	w.deliver(w.d, "T3stEvtPkOrdr01", envelope(t, "order.paid", "payment", payment, "order", map[string]any{"id": "order_T3stPkOrder01",
+		"entity": "order", "amount": 118000, "amount_paid": 118000, "amount_due": 0, "currency": "INR", "receipt": w.invoice, "status": "paid", "notes": []any{}}))
+	w.waitIdle(w.d, 30*time.Second)
+	w.one("pay_T3stRefund0001")
+	wantAmount(t, "refund", w.one("rfnd_T3stAfterPark1")["paid_amount"], 20000)
+}
