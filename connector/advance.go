@@ -18,44 +18,14 @@ import (
 // fallback customer; none → parked "no invoice matched", several → "ambiguous customer".
 func (j *receiptJob) bookAdvance(ctx context.Context, rules mapping.Rules, order *razorpay.Order, noInvoice string) Outcome {
 	c := j.c
-	customer, why, err := c.resolveCustomer(ctx, j.p, order, j.e.PaymentLink)
-	if err != nil {
-		return c.failOutcome(j.ev, "find the customer of "+j.key, err)
-	}
-	if why != "" {
-		return parkOutcome("%s", why)
-	}
-	if customer == "" {
-		return parkOutcome("%s: %s; no customer found either (mapping.customer_from)", mapping.ReasonNoInvoice, noInvoice)
-	}
-	if cur, acct, err := c.receivableCurrency(ctx, customer); err != nil {
-		return c.failOutcome(j.ev, "read the receivable of customer "+customer, err)
-	} else if cur != "" && cur != companyCurrency {
-		return parkOutcome("%s: customer %s receives in %s (%s); an advance of payment %s in %s is not booked against it",
-			mapping.ReasonCurrency, customer, cur, acct, j.key, j.p.Currency)
-	}
-	plan, err := mapping.PlanAdvance(rules, j.p, order, customer, c.cfg.Mapping.Company)
+	plan, err := c.planAdvance(ctx, rules, j.p, order, j.e.PaymentLink, noInvoice)
 	if err != nil {
 		if p, ok := asPark(err); ok {
 			return parkOutcome("%s", p.Error())
 		}
-		return c.retry(j.ev, 0, "plan advance: %v", err)
+		return c.failOutcome(j.ev, "find the customer of "+j.key, err)
 	}
-	exp, _ := razorpay.Exponent(plan.Currency)
-	deductions := make([]map[string]any, 0, len(plan.Deductions))
-	for _, d := range plan.Deductions {
-		deductions = append(deductions, map[string]any{"account": d.Account, "cost_center": d.CostCenter,
-			"amount": json.Number(razorpay.FormatMinor(d.Amount, exp)), "description": d.Description})
-	}
-	// paid_from is left to ERPNext, which takes the customer's receivable for the company
-	// (get_party_account, spec/erpnext.md §3.1).
-	doc := map[string]any{
-		"payment_type": "Receive", "party_type": "Customer", "party": plan.Customer, "company": plan.Company,
-		"posting_date": plan.PostingDate, "reference_date": plan.ReferenceDate, "reference_no": plan.ReferenceNo,
-		"mode_of_payment": plan.ModeOfPayment, "paid_to": plan.PaidTo,
-		"paid_amount": json.Number(razorpay.FormatMinor(plan.Paid, exp)), "received_amount": json.Number(razorpay.FormatMinor(plan.Received, exp)),
-		"references": []any{}, "deductions": deductions, "remarks": plan.Remarks, "custom_remarks": 1, "docstatus": 1,
-	}
+	doc := advanceDoc(plan)
 	if c.cfg.ERPNext.NameEntriesByPaymentID {
 		doc["name"] = j.key
 	}
@@ -66,7 +36,7 @@ func (j *receiptJob) bookAdvance(ctx context.Context, rules mapping.Rules, order
 	if err := c.erp.Insert(ctx, frappe.DoctypePaymentEntry, doc, &pe); err != nil {
 		return j.writeFailed(ctx, "insert advance Payment Entry for "+j.key, err)
 	}
-	return c.recordBooked(ctx, j.ev, bookingOf(plan, pe.Name), "created an advance for "+customer)
+	return c.recordBooked(ctx, j.ev, bookingOf(plan, pe.Name), "created an advance for "+plan.Customer)
 }
 
 // resolveCustomer follows mapping.customer_from for a payment without an invoice: a Customer
@@ -194,4 +164,47 @@ func (c *Connector) receivableCurrency(ctx context.Context, customer string) (cu
 		return acct.AccountCurrency, a.Account, nil
 	}
 	return "", "", nil
+}
+
+// advanceDoc is the unallocated receipt of an advance: no references. paid_from is left to
+// ERPNext, which takes the customer's receivable for the company (get_party_account,
+// spec/erpnext.md §3.1).
+func advanceDoc(plan mapping.Receipt) map[string]any {
+	exp, _ := razorpay.Exponent(plan.Currency)
+	deductions := make([]map[string]any, 0, len(plan.Deductions))
+	for _, d := range plan.Deductions {
+		deductions = append(deductions, map[string]any{"account": d.Account, "cost_center": d.CostCenter,
+			"amount": json.Number(razorpay.FormatMinor(d.Amount, exp)), "description": d.Description})
+	}
+	return map[string]any{
+		"payment_type": "Receive", "party_type": "Customer", "party": plan.Customer, "company": plan.Company,
+		"posting_date": plan.PostingDate, "reference_date": plan.ReferenceDate, "reference_no": plan.ReferenceNo,
+		"mode_of_payment": plan.ModeOfPayment, "paid_to": plan.PaidTo,
+		"paid_amount": json.Number(razorpay.FormatMinor(plan.Paid, exp)), "received_amount": json.Number(razorpay.FormatMinor(plan.Received, exp)),
+		"references": []any{}, "deductions": deductions, "remarks": plan.Remarks, "custom_remarks": 1, "docstatus": 1,
+	}
+}
+
+// planAdvance finds the customer of a payment without an invoice and plans its advance; a
+// *mapping.Park (as error) when a person must decide. Shared by the booking and explain.
+func (c *Connector) planAdvance(ctx context.Context, rules mapping.Rules, p *razorpay.Payment, order *razorpay.Order, l *razorpay.PaymentLink, noInvoice string) (mapping.Receipt, error) {
+	customer, why, err := c.resolveCustomer(ctx, p, order, l)
+	if err != nil {
+		return mapping.Receipt{}, err
+	}
+	if why != "" {
+		return mapping.Receipt{}, &mapping.Park{Reason: mapping.ReasonAmbiguousCustomer, Detail: strings.TrimPrefix(why, mapping.ReasonAmbiguousCustomer+": ")}
+	}
+	if customer == "" {
+		return mapping.Receipt{}, &mapping.Park{Reason: mapping.ReasonNoInvoice, Detail: noInvoice + "; no customer found either (mapping.customer_from)"}
+	}
+	cur, acct, err := c.receivableCurrency(ctx, customer)
+	if err != nil {
+		return mapping.Receipt{}, err
+	}
+	if cur != "" && cur != companyCurrency {
+		return mapping.Receipt{}, &mapping.Park{Reason: mapping.ReasonCurrency, Detail: fmt.Sprintf("customer %s receives in %s (%s); an advance of payment %s in %s is not booked against it",
+			customer, cur, acct, p.ID, p.Currency)}
+	}
+	return mapping.PlanAdvance(rules, p, order, customer, c.cfg.Mapping.Company)
 }

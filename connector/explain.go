@@ -97,8 +97,34 @@ func (c *Connector) explainReceipt(ctx context.Context, e *razorpay.Event, x *Ex
 	if err != nil {
 		return err
 	}
+	if res.invoice == "" && c.cfg.Reconcile.IntegrationRequests {
+		pr, err := c.checkoutRequestOf(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		if pr != "" {
+			if res, err = c.resolveInvoice(ctx, []mapping.Candidate{{Source: "integration_request", Name: pr}}); err != nil {
+				return err
+			}
+		}
+	}
 	if res.invoice == "" {
-		return x.park(mapping.ReasonNoInvoice + ": " + describeCandidates(p.ID, cands))
+		noInvoice := describeCandidates(p.ID, cands)
+		if c.cfg.Mapping.WithoutInvoice != "advance" {
+			return x.park(mapping.ReasonNoInvoice + ": " + noInvoice)
+		}
+		plan, err := c.planAdvance(ctx, rules, p, order, e.PaymentLink, noInvoice)
+		if pk, ok := asPark(err); ok {
+			return x.park(pk.Error())
+		} else if err != nil {
+			return err
+		}
+		x.add("party", plan.Customer, "mapping.customer_from / mapping.fallback_customer (no invoice named: mapping.without_invoice advance)")
+		x.add("paid_amount", plan.Currency+" "+razorpay.FormatMinor(plan.Paid, 2), "payment amount (less the fee in deduction mode)")
+		x.add("unallocated_amount", plan.Currency+" "+razorpay.FormatMinor(plan.Unallocated, 2), "the whole payment is an advance on the customer")
+		x.add("reference_no", plan.ReferenceNo, "the Razorpay payment id (exact case)")
+		x.Action, x.Entry = ExplainCreate, advanceDoc(plan)
+		return nil
 	}
 	if res.paymentRequest != "" {
 		entries, err := c.checkoutEntries(ctx, res.paymentRequest, p.ID)

@@ -588,15 +588,42 @@ func (c *Connector) buildEntry(ctx context.Context, plan mapping.Receipt) (map[s
 	if d, _ := doc["deductions"].([]any); len(d) > 0 {
 		return nil, &mapping.Park{Reason: mapping.ReasonInvoiceState, Detail: fmt.Sprintf("ERPNext proposes %d deduction rows (early-payment discount?) for Sales Invoice %s; book it by hand", len(d), plan.Invoice)}
 	}
-	sum, err := keepRows(doc, plan, exp)
+	allocs, err := keepRows(doc, plan, exp)
 	if err != nil {
 		return nil, err
+	}
+	var sum int64
+	for _, a := range allocs {
+		sum += a
 	}
 	if sum != plan.Allocated {
 		return nil, &mapping.Park{Reason: mapping.ReasonInvoiceState, Detail: fmt.Sprintf("get_payment_entry allocates %s to Sales Invoice %s, expected %s",
 			razorpay.FormatMinor(sum, exp), plan.Invoice, razorpay.FormatMinor(plan.Allocated, exp))}
 	}
 	recvExp, _ := razorpay.Exponent(plan.ReceivedCurrency)
+	if plan.SourceExchangeRate != "" {
+		var ded int64
+		for _, d := range plan.Deductions {
+			ded += d.Amount
+		}
+		gap, err := mapping.BaseRoundingGap(allocs, plan.Unallocated, plan.Currency, plan.SourceExchangeRate, recvExp, plan.Received, ded)
+		if err != nil {
+			return nil, err
+		}
+		if gap != 0 {
+			return nil, &mapping.Park{Reason: mapping.ReasonCurrencyPrecision, Detail: fmt.Sprintf(
+				"%d reference rows of %s at rate %s round to %s %s more than the %s %s received; ERPNext would refuse it (Difference Amount must be zero): book it by hand with a round-off deduction",
+				len(allocs), plan.Currency, plan.SourceExchangeRate, plan.ReceivedCurrency, razorpay.FormatMinor(gap, recvExp), plan.ReceivedCurrency, razorpay.FormatMinor(plan.Received, recvExp))}
+		}
+	}
+	// Amounts ERPNext computes itself (spec/erpnext.md §3.1 "never send; read back"):
+	// get_payment_entry proposed them at the invoice's rate, and they would mislead a preview.
+	for _, k := range []string{"base_paid_amount", "base_received_amount", "base_total_allocated_amount",
+		"total_allocated_amount", "unallocated_amount", "difference_amount", "paid_amount_after_tax",
+		"base_paid_amount_after_tax", "received_amount_after_tax", "base_received_amount_after_tax",
+		"paid_from_account_balance", "paid_to_account_balance", "party_balance"} {
+		delete(doc, k)
+	}
 	delete(doc, "__islocal")
 	delete(doc, "__unsaved")
 	doc["company"] = plan.Company
@@ -625,16 +652,16 @@ func (c *Connector) buildEntry(ctx context.Context, plan mapping.Receipt) (map[s
 
 // keepRows cleans the reference rows get_payment_entry proposed: drops the unsaved markers,
 // links only this payment's Payment Request (ERPNext attaches every open one,
-// spec/erpnext.md §3.8) and returns the allocations' sum in minor units.
-func keepRows(doc map[string]any, plan mapping.Receipt, exp int) (int64, error) {
+// spec/erpnext.md §3.8) and returns the allocations of the rows kept, in minor units.
+func keepRows(doc map[string]any, plan mapping.Receipt, exp int) ([]int64, error) {
 	rows, _ := doc["references"].([]any)
-	var sum int64
 	linked := false
 	// ERPNext gives every payment-term row its whole outstanding whatever party_amount says
 	// (15.71 get_payment_entry, recorded site's source): the allocation is spread over the terms
 	// in their order here, and rows left with nothing are dropped.
 	remaining := plan.Allocated
 	var kept []any
+	var allocs []int64
 	for _, r := range rows {
 		row, ok := r.(map[string]any)
 		if !ok {
@@ -649,7 +676,7 @@ func keepRows(doc map[string]any, plan mapping.Receipt, exp int) (int64, error) 
 		}
 		v, err := razorpay.ParseDecimal(fmt.Sprint(row["allocated_amount"]), exp)
 		if err != nil {
-			return 0, &mapping.Park{Reason: mapping.ReasonCurrencyPrecision, Detail: fmt.Sprintf("get_payment_entry allocation %v: %v", row["allocated_amount"], err)}
+			return nil, &mapping.Park{Reason: mapping.ReasonCurrencyPrecision, Detail: fmt.Sprintf("get_payment_entry allocation %v: %v", row["allocated_amount"], err)}
 		}
 		take := min(v, remaining)
 		if take <= 0 {
@@ -659,7 +686,7 @@ func keepRows(doc map[string]any, plan mapping.Receipt, exp int) (int64, error) 
 			row["allocated_amount"] = json.Number(razorpay.FormatMinor(take, exp))
 		}
 		remaining -= take
-		sum += take
+		allocs = append(allocs, take)
 		kept = append(kept, row)
 	}
 	doc["references"] = kept
@@ -671,7 +698,7 @@ func keepRows(doc map[string]any, plan mapping.Receipt, exp int) (int64, error) 
 			}
 		}
 	}
-	return sum, nil
+	return allocs, nil
 }
 
 // draftDiffs lists how a draft found by reference_no differs from the plan.

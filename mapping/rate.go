@@ -60,3 +60,43 @@ func roundHalfEven(r *big.Rat) *big.Int {
 	}
 	return q
 }
+
+// BaseRoundingGap is what ERPNext's difference_amount would be, in company-currency minor
+// units, for a foreign-currency receipt whose allocations (minor units of currency, one per
+// reference row) and unallocated rest are converted at rate and rounded one by one to
+// baseExp decimals (half to even, the site's rounding), against received plus deductions
+// (company-currency minor units). ERPNext refuses to submit unless it is 0 ("Difference
+// Amount must be zero", spec/erpnext.md §3.2 S1); with several payment-term rows the per-row
+// rounding can leave a paisa.
+func BaseRoundingGap(allocations []int64, unallocated int64, currency, rate string, baseExp int, received, deductions int64) (int64, error) {
+	exp, ok := razorpay.Exponent(currency)
+	if !ok {
+		return 0, fmt.Errorf("unknown currency %s", currency)
+	}
+	r, ok := new(big.Rat).SetString(rate)
+	if !ok {
+		return 0, fmt.Errorf("bad rate %q", rate)
+	}
+	toBase := func(minor int64) int64 {
+		if minor == 0 {
+			return 0
+		}
+		neg := minor < 0
+		if neg {
+			minor = -minor
+		}
+		v := new(big.Rat).Mul(new(big.Rat).SetFrac(big.NewInt(minor), pow10(exp)), r)
+		v.Mul(v, new(big.Rat).SetInt(pow10(baseExp)))
+		out := roundHalfEven(v).Int64()
+		if neg {
+			out = -out
+		}
+		return out
+	}
+	var base int64
+	for _, a := range allocations {
+		base += toBase(a)
+	}
+	base += toBase(unallocated)
+	return base - received - deductions, nil
+}

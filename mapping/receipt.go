@@ -122,7 +122,7 @@ func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoic
 		}
 	}
 	if r.Paid <= 0 || r.Received <= 0 {
-		return Receipt{}, park(ReasonCurrency, "payment %s leaves nothing to book after the fee (%s %s)", p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
+		return Receipt{}, park(ReasonAmount, "payment %s leaves nothing to book after the fee (%s %s)", p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
 	}
 	r.Remarks = Remarks(p, o)
 	return r, nil

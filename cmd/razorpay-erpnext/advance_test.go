@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +123,25 @@ func TestAdvanceForAForeignCurrencyCustomerParks(t *testing.T) {
 	}
 	if n := len(e.site.Docs("Payment Entry")); n != 0 {
 		t.Errorf("%d entries", n)
+	}
+}
+
+// explain predicts the advance serve books.
+func TestExplainPredictsTheAdvance(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	path, envs := e.configFile("mapping: {company: \""+erpnextsim.DefaultCompany+"\", without_invoice: advance}\n", "")
+	body := envelope(t, "payment.captured", "payment", capture("pay_T3stAdvExpl01", 50000, map[string]any{"notes": map[string]any{"customer": "Test Customer"}}))
+	f := filepath.Join(t.TempDir(), "p.json")
+	os.WriteFile(f, body, 0o600)
+	code, out, errs := run(t, envs, "explain", "--config", path, "--payload", f, "--json")
+	var x connector.Explanation
+	if err := json.Unmarshal([]byte(out), &x); err != nil || code != exitOK {
+		t.Fatalf("exit %d %q %q", code, out, errs)
+	}
+	if x.Action != connector.ExplainCreate || x.Entry["party"] != "Test Customer" || amountMinor(t, x.Entry["paid_amount"]) != 50000 {
+		t.Errorf("explanation %+v", x)
+	}
+	if len(e.site.Docs("Payment Entry")) != 0 {
+		t.Error("explain wrote")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -417,4 +419,42 @@ func TestPaymentsAcrossPaymentTerms(t *testing.T) {
 	wantAmount(t, "rest of the first term", refs[0]["allocated_amount"], 10000)
 	wantAmount(t, "second term", refs[1]["allocated_amount"], 50000)
 	wantAmount(t, "outstanding", e.doc("Sales Invoice", inv)["outstanding_amount"], 0)
+}
+
+// A USD invoice paid over several payment-term rows: ERPNext rounds each row's base amount, and
+// at 85.25 the rows 7.50 + 17.50 make ₹2,131.26 against ₹2,131.25 received — it would refuse the
+// entry, so the connector parks with that reason, and explain says the same (fifth adversarial
+// pass).
+func TestUSDTermRowsThatDoNotRoundEvenlyPark(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	if err := e.site.AddCustomerSpec(erpnextsim.CustomerSpec{Name: "USD Customer", DefaultCurrency: "USD", ReceivableAccount: erpnextsim.ReceivableUSD}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.site.AddPaymentTermsTemplate(erpnextsim.PaymentTermsTemplateSpec{Name: "30-70", AllocateByTerms: true,
+		Terms: []erpnextsim.PaymentTermSpec{{Name: "Advance 30", InvoicePortion: "30"}, {Name: "Balance 70", InvoicePortion: "70", CreditDays: 30}}}); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := e.site.AddSalesInvoice(erpnextsim.InvoiceSpec{Customer: "USD Customer", Currency: "USD", ConversionRate: "84", Submit: true,
+		PaymentTermsTemplate: "30-70", Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "25.00"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := envelope(t, "payment.captured", "payment", capture("pay_T3stUsdTerms01", 2500, map[string]any{
+		"currency": "USD", "base_amount": 213125, "notes": map[string]any{"invoice": inv}}))
+	path, envs := e.configFile("", "")
+	f := filepath.Join(t.TempDir(), "p.json")
+	os.WriteFile(f, body, 0o600)
+	if code, out, _ := run(t, envs, "explain", "--config", path, "--payload", f); code != exitParked || !strings.Contains(out, "round to INR 0.01 more") {
+		t.Errorf("explain: exit %d\n%s", code, out)
+	}
+	d := e.start(e.config())
+	e.deliver(d, "T3stEvtUsdTrm01", body)
+	e.waitIdle(d, 20*time.Second)
+	ev := e.statusOf("pay_T3stUsdTerms01")
+	if ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "currency precision") || !strings.Contains(ev.LastError, "round to INR 0.01 more") {
+		t.Fatalf("%s %q", ev.Status, ev.LastError)
+	}
+	if n := len(e.site.Docs("Payment Entry")); n != 0 {
+		t.Errorf("%d entries", n)
+	}
 }

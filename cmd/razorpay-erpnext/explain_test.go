@@ -26,8 +26,10 @@ razorpay:
   account_id: ` + testAccount + `
 ` + razorpayKeys + `
 erpnext: {url: "` + e.erp.URL + `", api_key: "${ERPNEXT_API_KEY}", api_secret: "${ERPNEXT_API_SECRET}"}
-mapping: {company: "` + erpnextsim.DefaultCompany + `"}
 ` + extra
+	if !strings.Contains(extra, "mapping:") {
+		cfg += `mapping: {company: "` + erpnextsim.DefaultCompany + `"}` + "\n"
+	}
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
