@@ -356,7 +356,8 @@ func ParseConfig(raw []byte, getenv func(string) string) (Config, []string, erro
 		}
 	}
 	check("admin_token", scalarAt(&doc, "admin_token"))
-	for i, s := range sequenceAt(&doc, "razorpay", "webhook_secrets") {
+	secretRefs := sequenceAt(&doc, "razorpay", "webhook_secrets")
+	for i, s := range secretRefs {
 		check(fmt.Sprintf("razorpay.webhook_secrets[%d]", i), s)
 	}
 	check("razorpay.key_secret", scalarAt(&doc, "razorpay", "key_secret"))
@@ -387,7 +388,11 @@ func ParseConfig(raw []byte, getenv func(string) string) (Config, []string, erro
 	var secrets []string
 	for i, s := range cfg.Razorpay.WebhookSecrets {
 		if strings.TrimSpace(s) == "" {
-			warnings = append(warnings, fmt.Sprintf("razorpay.webhook_secrets[%d] is empty after expansion and was dropped", i))
+			ref := ""
+			if i < len(secretRefs) {
+				ref = " (" + secretRefs[i] + " is unset or empty)"
+			}
+			warnings = append(warnings, fmt.Sprintf("razorpay.webhook_secrets[%d]%s was dropped: an empty secret would let anyone sign", i, ref))
 			continue
 		}
 		secrets = append(secrets, s)

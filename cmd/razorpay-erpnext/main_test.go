@@ -108,7 +108,7 @@ mapping: {company: Example Company}
 	if code != exitOK || !strings.Contains(out, "migrations applied") {
 		t.Fatalf("exit %d out %q err %q", code, out, errs)
 	}
-	if !strings.Contains(errs, "razorpay.webhook_secrets[1] is empty after expansion and was dropped") {
+	if !strings.Contains(errs, "razorpay.webhook_secrets[1] (${UNSET} is unset or empty) was dropped") {
 		t.Errorf("no warning for the empty secret: %q", errs)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "s.db")); err != nil {

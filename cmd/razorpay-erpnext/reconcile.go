@@ -210,7 +210,11 @@ func printReport(w io.Writer, r *connector.ReconcileReport) {
 	fmt.Fprintf(w, "reconcile %s → %s%s\nRazorpay listed from %s (created before the window, captured inside it)\n\n",
 		r.WindowFrom.Format(time.RFC3339), r.WindowTo.Format(time.RFC3339), mode, r.ListedFrom.Format(time.RFC3339))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tscanned\talready booked\tin inbox\tqueued\tbooked\tparked\tpending\tnot booked\t")
+	queuedCol := "queued"
+	if r.DryRun {
+		queuedCol = "would queue"
+	}
+	fmt.Fprintln(tw, "\tscanned\talready booked\tin inbox\t"+queuedCol+"\tbooked\tparked\tpending\tnot booked\t")
 	for _, s := range []struct {
 		name string
 		c    connector.SweepCounts
