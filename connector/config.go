@@ -410,6 +410,7 @@ func ParseConfig(raw []byte, getenv func(string) string) (Config, []string, erro
 // ConfigError lists every configuration problem, one per line, each with its key path.
 type ConfigError struct{ Problems []string }
 
+// Error lists the problems, one per line.
 func (e *ConfigError) Error() string {
 	return "invalid configuration:\n  - " + strings.Join(e.Problems, "\n  - ")
 }

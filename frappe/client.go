@@ -147,6 +147,7 @@ type DecodeError struct {
 	Err          error
 }
 
+// Error is the decoding failure's text.
 func (e *DecodeError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the decoding error.

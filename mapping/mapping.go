@@ -40,6 +40,7 @@ type Park struct {
 	Detail string // what exactly, with ids and amounts
 }
 
+// Error is "reason: detail", the text kept as a parked event's reason.
 func (p *Park) Error() string {
 	if p.Detail == "" {
 		return p.Reason
