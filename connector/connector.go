@@ -68,8 +68,9 @@ type Connector struct {
 	erpSem      chan struct{} // erpnext.max_concurrency
 	metrics     *metrics
 
-	mu     sync.Mutex
-	paidTo map[string]string // company → Mode of Payment account, cached after first read
+	mu        sync.Mutex
+	paidTo    map[string]string    // company → Mode of Payment account, cached after first read
+	roundOffs map[string][2]string // company → round-off account and cost center
 	// apiUser is the ERPNext user the API key belongs to, cached for comments (comment.go).
 	apiUser string
 }
@@ -106,19 +107,20 @@ func New(o Options) (*Connector, error) {
 		o.ERP = instrumentedERP{ERPNext: o.ERP, m: m}
 	}
 	c := &Connector{
-		cfg:      o.Config,
-		store:    o.Store,
-		erp:      o.ERP,
-		rzp:      instrumentRazorpay(o.Razorpay, m),
-		log:      o.Log,
-		now:      o.Now,
-		loc:      loc,
-		instance: hex.EncodeToString(id[:]),
-		wake:     make(chan struct{}, 1),
-		draining: make(chan struct{}),
-		erpSem:   make(chan struct{}, n),
-		paidTo:   map[string]string{},
-		metrics:  m,
+		cfg:       o.Config,
+		store:     o.Store,
+		erp:       o.ERP,
+		rzp:       instrumentRazorpay(o.Razorpay, m),
+		log:       o.Log,
+		now:       o.Now,
+		loc:       loc,
+		instance:  hex.EncodeToString(id[:]),
+		wake:      make(chan struct{}, 1),
+		draining:  make(chan struct{}),
+		erpSem:    make(chan struct{}, n),
+		paidTo:    map[string]string{},
+		roundOffs: map[string][2]string{},
+		metrics:   m,
 	}
 	m.reg.MustRegister(newStateCollector(c))
 	return c, nil

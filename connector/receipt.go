@@ -610,9 +610,26 @@ func (c *Connector) buildEntry(ctx context.Context, plan mapping.Receipt) (map[s
 		if err != nil {
 			return nil, err
 		}
-		if gap != 0 {
+		switch {
+		case gap == 0:
+		case abs64(gap) <= int64(len(allocs)+1)/2:
+			// Each row's base amount is rounded on its own, half a paisa at most: the rest goes
+			// to the company's round-off account, as an accountant would book it; what was
+			// received stays exactly what Razorpay settled.
+			acct, cc, err := c.roundOff(ctx, plan.Company)
+			if err != nil {
+				return nil, err
+			}
+			if acct == "" {
+				return nil, &mapping.Park{Reason: mapping.ReasonCurrencyPrecision, Detail: fmt.Sprintf(
+					"%d reference rows of %s at rate %s round to %s %s off the amount received and Company %s has no round_off_account",
+					len(allocs), plan.Currency, plan.SourceExchangeRate, plan.ReceivedCurrency, razorpay.FormatMinor(gap, recvExp), plan.Company)}
+			}
+			plan.Deductions = append(plan.Deductions, mapping.Deduction{Account: acct, CostCenter: cc, Amount: gap,
+				Description: fmt.Sprintf("rounding of %d payment-term rows at rate %s", len(allocs), plan.SourceExchangeRate)})
+		default:
 			return nil, &mapping.Park{Reason: mapping.ReasonCurrencyPrecision, Detail: fmt.Sprintf(
-				"%d reference rows of %s at rate %s round to %s %s more than the %s %s received; ERPNext would refuse it (Difference Amount must be zero): book it by hand with a round-off deduction",
+				"%d reference rows of %s at rate %s come to %s %s off the %s %s received; book it by hand",
 				len(allocs), plan.Currency, plan.SourceExchangeRate, plan.ReceivedCurrency, razorpay.FormatMinor(gap, recvExp), plan.ReceivedCurrency, razorpay.FormatMinor(plan.Received, recvExp))}
 		}
 	}
@@ -816,4 +833,38 @@ func (c *Connector) ForgetCancelledBooking(ctx context.Context, businessKey stri
 		return "", err
 	}
 	return b.Doctype + " " + b.Name, nil
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// roundOff is the company's round_off_account and its cost center (round_off_cost_center,
+// else the company's cost_center), read once per company.
+func (c *Connector) roundOff(ctx context.Context, company string) (account, costCenter string, err error) {
+	c.mu.Lock()
+	cached, ok := c.roundOffs[company]
+	c.mu.Unlock()
+	if ok {
+		return cached[0], cached[1], nil
+	}
+	var co struct {
+		RoundOffAccount    string `json:"round_off_account"`
+		RoundOffCostCenter string `json:"round_off_cost_center"`
+		CostCenter         string `json:"cost_center"`
+	}
+	if err := c.erp.Get(ctx, frappe.DoctypeCompany, company, &co); err != nil {
+		return "", "", err
+	}
+	cc := co.RoundOffCostCenter
+	if cc == "" {
+		cc = co.CostCenter
+	}
+	c.mu.Lock()
+	c.roundOffs[company] = [2]string{co.RoundOffAccount, cc}
+	c.mu.Unlock()
+	return co.RoundOffAccount, cc, nil
 }

@@ -422,10 +422,10 @@ func TestPaymentsAcrossPaymentTerms(t *testing.T) {
 }
 
 // A USD invoice paid over several payment-term rows: ERPNext rounds each row's base amount, and
-// at 85.25 the rows 7.50 + 17.50 make ₹2,131.26 against ₹2,131.25 received — it would refuse the
-// entry, so the connector parks with that reason, and explain says the same (fifth adversarial
-// pass).
-func TestUSDTermRowsThatDoNotRoundEvenlyPark(t *testing.T) {
+// at 85.25 the rows 7.50 + 17.50 make ₹2,131.26 against ₹2,131.25 received. The paisa goes to
+// the company's round-off account as a deduction, received stays what Razorpay settled, and
+// explain predicts exactly that entry (fifth adversarial pass: ERPNext refused it before).
+func TestUSDTermRowsRoundingGoesToRoundOff(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	if err := e.site.AddCustomerSpec(erpnextsim.CustomerSpec{Name: "USD Customer", DefaultCurrency: "USD", ReceivableAccount: erpnextsim.ReceivableUSD}); err != nil {
 		t.Fatal(err)
@@ -444,17 +444,30 @@ func TestUSDTermRowsThatDoNotRoundEvenlyPark(t *testing.T) {
 	path, envs := e.configFile("", "")
 	f := filepath.Join(t.TempDir(), "p.json")
 	os.WriteFile(f, body, 0o600)
-	if code, out, _ := run(t, envs, "explain", "--config", path, "--payload", f); code != exitParked || !strings.Contains(out, "round to INR 0.01 more") {
-		t.Errorf("explain: exit %d\n%s", code, out)
+	code, out, _ := run(t, envs, "explain", "--config", path, "--payload", f, "--json")
+	var x connector.Explanation
+	if err := json.Unmarshal([]byte(out), &x); err != nil || code != exitOK || x.Action != connector.ExplainCreate {
+		t.Fatalf("explain: exit %d %s", code, out)
 	}
 	d := e.start(e.config())
 	e.deliver(d, "T3stEvtUsdTrm01", body)
 	e.waitIdle(d, 20*time.Second)
-	ev := e.statusOf("pay_T3stUsdTerms01")
-	if ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "currency precision") || !strings.Contains(ev.LastError, "round to INR 0.01 more") {
-		t.Fatalf("%s %q", ev.Status, ev.LastError)
+	pe := e.one("pay_T3stUsdTerms01")
+	wantAmount(t, "received", pe["received_amount"], 213125)
+	wantAmount(t, "difference", pe["difference_amount"], 0)
+	ded := rows(pe, "deductions")
+	if len(ded) != 1 || ded[0]["account"] != "Round Off - EC" {
+		t.Fatalf("deductions %v, want one round-off row", ded)
 	}
-	if n := len(e.site.Docs("Payment Entry")); n != 0 {
-		t.Errorf("%d entries", n)
+	wantAmount(t, "round-off", ded[0]["amount"], 1)
+	if refs := rows(pe, "references"); len(refs) != 2 {
+		t.Errorf("references %v, want the two term rows", refs)
+	}
+	if s := e.doc("Sales Invoice", inv)["status"]; s != "Paid" {
+		t.Errorf("invoice %v", s)
+	}
+	xd, _ := x.Entry["deductions"].([]any)
+	if len(xd) != 1 {
+		t.Errorf("explain's entry deductions %v, want the same round-off row", x.Entry["deductions"])
 	}
 }
