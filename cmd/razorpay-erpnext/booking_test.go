@@ -285,17 +285,7 @@ func TestTwoPaymentsRaceForOneInvoice(t *testing.T) {
 				wg.Wait()
 				e.waitIdle(d1, 30*time.Second)
 				e.waitIdle(d2, 30*time.Second)
-				var allocs []int64
-				var unallocated int64
-				for _, pe := range e.site.Docs("Payment Entry") {
-					if fmt.Sprint(pe["docstatus"]) != "1" {
-						continue
-					}
-					for _, r := range rows(pe, "references") {
-						allocs = append(allocs, amountMinor(t, r["allocated_amount"]))
-					}
-					unallocated += amountMinor(t, pe["unallocated_amount"])
-				}
+				allocs, unallocated := e.allocations()
 				out := amountMinor(t, e.doc("Sales Invoice", inv)["outstanding_amount"])
 				if wantOut := map[string]int64{"unallocated": 0, "park": 40000}[excess]; out != wantOut {
 					t.Errorf("invoice outstanding %s, want %s (never negative)", formatPaise(out), formatPaise(wantOut))

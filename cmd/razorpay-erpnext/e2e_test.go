@@ -153,12 +153,7 @@ func twentyEvents(t *testing.T, driver string, noHeartbeat bool, lease time.Dura
 		if got := amountMinor(t, e.invoiceField("outstanding_amount")); got != 0 {
 			t.Errorf("invoice outstanding %d paise, want 0", got)
 		}
-		posts := 0
-		for _, r := range e.site.Requests() {
-			if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/Payment Entry") {
-				posts++
-			}
-		}
+		posts := countInserts(e)
 		if posts != 1 {
 			t.Errorf("%d Payment Entry inserts reached ERPNext, want 1", posts)
 		}
@@ -212,12 +207,7 @@ func TestCommitLateBooksOnce(t *testing.T) {
 		if len(sub) != 1 || len(other) != 0 {
 			t.Fatalf("Payment Entries %d submitted %d other, want 1 and 0", len(sub), len(other))
 		}
-		posts := 0
-		for _, r := range e.site.Requests() {
-			if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/Payment Entry") {
-				posts++
-			}
-		}
+		posts := countInserts(e)
 		if posts != 1 {
 			t.Errorf("%d inserts reached ERPNext: the fence must hold every other write until the late commit is visible", posts)
 		}

@@ -111,17 +111,7 @@ func TestExplainPaymentFromRazorpay(t *testing.T) {
 func TestDisputesFromTheRazorpaySimulator(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
-	// The daemon needs the API's address and the simulator the daemon's: the API server is up
-	// first, the simulator behind it is made once the daemon listens (the API is only called
-	// after a webhook arrives).
-	var sim *razorpaysim.Sim
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sim.ServeHTTP(w, r) }))
-	t.Cleanup(api.Close)
-	cfg.Razorpay.KeyID, cfg.Razorpay.KeySecret, cfg.Razorpay.APIURL = "rzp_test_key", "rzp-secret", api.URL
-	d := e.start(cfg)
-	sim = razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret", AccountID: testAccount,
-		WebhookURL: "http://" + d.pub.Addr().String() + cfg.WebhookPath, WebhookSecret: testWebhook, TimeScale: 0.001, Seed: 9})
-	t.Cleanup(sim.Close)
+	d, sim := e.startWithRazorpay(cfg, 9)
 	p, err := sim.CreatePayment(razorpay.Payment{Amount: 1200000, Currency: "INR", Method: "card"}, razorpaysim.PaymentOptions{Lose: true})
 	if err != nil {
 		t.Fatal(err)
@@ -171,14 +161,7 @@ func TestTransientRazorpayErrorsAreRetried(t *testing.T) {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			e := newEnv(t, "sqlite")
 			cfg := e.config()
-			var sim *razorpaysim.Sim
-			api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sim.ServeHTTP(w, r) }))
-			t.Cleanup(api.Close)
-			cfg.Razorpay.KeyID, cfg.Razorpay.KeySecret, cfg.Razorpay.APIURL = "rzp_test_key", "rzp-secret", api.URL
-			d := e.start(cfg)
-			sim = razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret", AccountID: testAccount,
-				WebhookURL: "http://" + d.pub.Addr().String() + cfg.WebhookPath, WebhookSecret: testWebhook, TimeScale: 0.001, Seed: 3})
-			t.Cleanup(sim.Close)
+			d, sim := e.startWithRazorpay(cfg, 3)
 			// The order (receipt = the invoice) exists only at Razorpay; the webhook lacks it.
 			p, err := sim.CreatePayment(razorpay.Payment{Amount: 1200000, Currency: "INR", Method: "card"},
 				razorpaysim.PaymentOptions{Lose: true, Receipt: e.invoice})
@@ -196,4 +179,20 @@ func TestTransientRazorpayErrorsAreRetried(t *testing.T) {
 			e.one(p.ID)
 		})
 	}
+}
+
+// startWithRazorpay starts a daemon whose Razorpay API is a Razorpay simulator that also sends
+// it signed webhooks. The daemon needs the API's address and the simulator the daemon's: the
+// API server is up first, the simulator behind it is made once the daemon listens (the API is
+// only called after a webhook arrives).
+func (e *env) startWithRazorpay(cfg connector.Config, seed int64) (*daemon, *razorpaysim.Sim) {
+	var sim *razorpaysim.Sim
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sim.ServeHTTP(w, r) }))
+	e.t.Cleanup(api.Close)
+	cfg.Razorpay.KeyID, cfg.Razorpay.KeySecret, cfg.Razorpay.APIURL = "rzp_test_key", "rzp-secret", api.URL
+	d := e.start(cfg)
+	sim = razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret", AccountID: testAccount,
+		WebhookURL: "http://" + d.pub.Addr().String() + cfg.WebhookPath, WebhookSecret: testWebhook, TimeScale: 0.001, Seed: seed})
+	e.t.Cleanup(sim.Close)
+	return d, sim
 }

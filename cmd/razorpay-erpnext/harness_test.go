@@ -284,3 +284,19 @@ func (e *env) waitReason(key, substr string, limit time.Duration) connector.Inbo
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// allocations lists the allocation of every reference row of every submitted Payment Entry and
+// their unallocated amounts summed, in paise.
+func (e *env) allocations() (allocs []int64, unallocated int64) {
+	e.t.Helper()
+	for _, pe := range e.site.Docs("Payment Entry") {
+		if fmt.Sprint(pe["docstatus"]) != "1" {
+			continue
+		}
+		for _, r := range rows(pe, "references") {
+			allocs = append(allocs, amountMinor(e.t, r["allocated_amount"]))
+		}
+		unallocated += amountMinor(e.t, pe["unallocated_amount"])
+	}
+	return allocs, unallocated
+}

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,12 +86,7 @@ func TestTwentyEventsTwoServeProcesses(t *testing.T) {
 		if len(sub) != 1 || len(other) != 0 {
 			t.Fatalf("Payment Entries: %d submitted, %d other; want exactly 1", len(sub), len(other))
 		}
-		inserts := 0
-		for _, r := range e.site.Requests() {
-			if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/Payment Entry") {
-				inserts++
-			}
-		}
+		inserts := countInserts(e)
 		if inserts != 1 {
 			t.Errorf("%d inserts reached ERPNext, want 1", inserts)
 		}
@@ -142,17 +135,7 @@ func TestTwoPaymentsRaceOnTwoServeProcesses(t *testing.T) {
 		for _, p := range procs {
 			p.stop(t)
 		}
-		var allocs []int64
-		var unallocated int64
-		for _, pe := range e.site.Docs("Payment Entry") {
-			if fmt.Sprint(pe["docstatus"]) != "1" {
-				continue
-			}
-			for _, r := range rows(pe, "references") {
-				allocs = append(allocs, amountMinor(t, r["allocated_amount"]))
-			}
-			unallocated += amountMinor(t, pe["unallocated_amount"])
-		}
+		allocs, unallocated := e.allocations()
 		if len(allocs) != 2 || allocs[0]+allocs[1] != 100000 || (allocs[0] != 60000 && allocs[1] != 60000) || unallocated != 20000 {
 			t.Errorf("allocations %v, unallocated %s; want 600.00 and 400.00 with 200.00 unallocated", allocs, formatPaise(unallocated))
 		}
