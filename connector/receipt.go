@@ -514,7 +514,7 @@ func invoiceFacts(si frappe.SalesInvoice) (mapping.Invoice, error) {
 	}
 	out, err := razorpay.ParseDecimal(si.OutstandingAmount.String(), exp)
 	if err != nil {
-		return mapping.Invoice{}, fmt.Errorf("%s: Sales Invoice %s outstanding %q: %v", mapping.ReasonCurrencyPrecision, si.Name, si.OutstandingAmount, err)
+		return mapping.Invoice{}, fmt.Errorf("%s: Sales Invoice %s outstanding %q: %w", mapping.ReasonCurrencyPrecision, si.Name, si.OutstandingAmount, err)
 	}
 	return mapping.Invoice{Name: si.Name, Customer: si.Customer, Company: si.Company, PartyAccountCurrency: cur,
 		DebitTo: si.DebitTo, Docstatus: si.Docstatus, IsReturn: si.IsReturn == 1, Outstanding: out}, nil
