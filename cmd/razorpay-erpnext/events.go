@@ -297,10 +297,6 @@ func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEv
 	}
 }
 
-// replayable are the statuses a person may send back to pending.
-var replayable = map[string]bool{connector.StatusParked: true, connector.StatusDead: true,
-	connector.StatusSkipped: true, connector.StatusDismissed: true}
-
 func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 	var status string
 	var rebook bool
@@ -349,25 +345,18 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 			}
 			n, refused, busy := 0, 0, 0
 			for _, r := range rows {
+				a, err := replayRow(ctx, db, r, rebook, "hand", time.Now())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(m.Stdout, a.Message)
 				switch {
-				case r.RawBody == nil:
+				case a.Changed:
+					n++
+				case a.Busy:
+					busy++
+				case a.Refused:
 					refused++
-					fmt.Fprintf(m.Stdout, "%s: not replayed: its raw body is gone (purged by retention after it finished, or never stored); reconcile does not re-create an event that has an inbox row\n", r.EventID)
-				case r.Status == connector.StatusPending || r.Status == connector.StatusProcessing:
-					fmt.Fprintf(m.Stdout, "%s: already %s\n", r.EventID, r.Status)
-				case !replayable[r.Status] && !(rebook && (r.Status == connector.StatusDone || r.Status == connector.StatusDuplicate)):
-					refused++
-					fmt.Fprintf(m.Stdout, "%s: not replayed: it is %s (%s)\n", r.EventID, r.Status, shorten(firstNonEmpty(r.ResultDoctype+" "+r.ResultName, r.LastError), 120))
-				default:
-					changed, err := m.setStatus(ctx, db, r, connector.StatusPending, "replayed by hand (was "+r.Status+": "+shorten(r.LastError, 500)+")", "replayed")
-					if err != nil {
-						return err
-					}
-					if changed {
-						n++
-					} else {
-						busy++
-					}
 				}
 			}
 			fmt.Fprintf(m.Stdout, "%d event(s) replayed; a running daemon books them within its poll interval\n", n)
@@ -401,10 +390,6 @@ func firstNonEmpty(a ...string) string {
 	return ""
 }
 
-// dismissible are the statuses a person may dismiss: never a booked or in-progress one.
-var dismissible = map[string]bool{connector.StatusParked: true, connector.StatusDead: true,
-	connector.StatusPending: true, connector.StatusSkipped: true}
-
 func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
 	var why string
 	c := &cobra.Command{
@@ -431,17 +416,15 @@ func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
 			}
 			n, busy := 0, 0
 			for _, r := range rows {
-				if !dismissible[r.Status] {
-					fmt.Fprintf(m.Stdout, "%s: not dismissed: it is %s\n", r.EventID, r.Status)
-					continue
-				}
-				changed, err := m.setStatus(ctx, db, r, connector.StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), "dismissed")
+				a, err := dismissRow(ctx, db, r, who, why, time.Now())
 				if err != nil {
 					return err
 				}
-				if changed {
+				fmt.Fprintln(m.Stdout, a.Message)
+				switch {
+				case a.Changed:
 					n++
-				} else {
+				case a.Busy:
 					busy++
 				}
 			}
@@ -483,19 +466,4 @@ func (m *Main) connectorFor(ctx context.Context, path string) (*cliConnector, er
 		return nil, err
 	}
 	return &cliConnector{Connector: conn, db: db}, nil
-}
-
-// setStatus moves one event to status and says so; changed=false (no error) when a worker
-// claimed the event meanwhile and the store refused to overwrite its lease (store.ErrBusy).
-func (m *Main) setStatus(ctx context.Context, db *store.DB, r connector.InboxEvent, status, reason, verb string) (changed bool, err error) {
-	err = db.SetEventStatus(ctx, r.ID, status, reason, time.Now())
-	if errors.Is(err, store.ErrBusy) {
-		fmt.Fprintf(m.Stdout, "%s: not %s: it is being processed right now; try again\n", r.EventID, verb)
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	fmt.Fprintf(m.Stdout, "%s: %s → %s\n", r.EventID, r.Status, status)
-	return true, nil
 }
