@@ -22,6 +22,15 @@ var allowed = map[string][]string{
 	"connector/store":      {"connector", "razorpay", "frappe", "mapping"},
 	"cmd/razorpay-erpnext": {"*"},
 	"internal/sharedtest":  {}, // test helper: finds shared/ beside the checkout
+	// The operator console is an edge: it may read the core and the clients' types; nothing but
+	// cmd imports it.
+	"console":              {"connector", "connector/store", "razorpay", "frappe"},
+	"internal/browsertest": {}, // test helper: starts headless Chromium for the browser tests
+}
+
+// onlyImportedBy lists packages that only the named packages may import (edges of the layout).
+var onlyImportedBy = map[string][]string{
+	"console": {"cmd/razorpay-erpnext"},
 }
 
 func TestImportDirection(t *testing.T) {
@@ -56,6 +65,9 @@ func TestImportDirection(t *testing.T) {
 			dep := strings.TrimPrefix(imp, module+"/")
 			if !contains(ok, dep) && !contains(ok, "*") {
 				t.Errorf("%s imports %s: breaks the import direction of DESIGN.md §3 (allowed: %v)", rel, dep, ok)
+			}
+			if by, edge := onlyImportedBy[dep]; edge && !contains(by, rel) {
+				t.Errorf("%s imports %s, which only %v may import", rel, dep, by)
 			}
 		}
 	}

@@ -28,7 +28,9 @@ type daemon struct {
 	db   *store.DB
 	conn *connector.Connector
 	pub  net.Listener // webhooks, /healthz
-	adm  net.Listener // /metrics, /readyz
+	adm  net.Listener // /metrics, /readyz, the console
+	erp  *frappe.Client
+	rzp  *razorpay.Client // nil without razorpay.key_id/key_secret
 }
 
 // newLogger builds the zerolog logger of log.level and log.format.
@@ -62,8 +64,9 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 		return nil, fmt.Errorf("erpnext client: %w", err)
 	}
 	opts := connector.Options{Config: cfg, Store: db, ERP: erp, Log: log}
+	var rzp *razorpay.Client
 	if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
-		rzp, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret})
+		rzp, err = razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret})
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("razorpay client: %w", err)
@@ -75,7 +78,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 		db.Close()
 		return nil, err
 	}
-	d := &daemon{cfg: cfg, log: log, db: db, conn: conn}
+	d := &daemon{cfg: cfg, log: log, db: db, conn: conn, erp: erp, rzp: rzp}
 	if d.pub, err = net.Listen("tcp", cfg.Listen); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
@@ -99,8 +102,10 @@ func (d *daemon) run(ctx context.Context) error {
 	pub := &http.Server{Handler: d.conn.PublicHandler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
 	servers := []*http.Server{pub}
 	listeners := []net.Listener{d.pub}
+	bctx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBackground()
 	if d.adm != nil {
-		servers = append(servers, &http.Server{Handler: d.conn.AdminHandler(), ReadHeaderTimeout: 5 * time.Second})
+		servers = append(servers, &http.Server{Handler: d.adminHandler(bctx), ReadHeaderTimeout: 5 * time.Second})
 		listeners = append(listeners, d.adm)
 	}
 	errc := make(chan error, len(servers))
@@ -136,6 +141,7 @@ func (d *daemon) run(ctx context.Context) error {
 	for _, s := range servers {
 		_ = s.Shutdown(sctx)
 	}
+	stopBackground()
 	stopReconcile()
 	d.stopWorkers(&wg, stopWorkers)
 	stopRetention()

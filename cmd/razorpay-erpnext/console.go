@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/console"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// adminHandler serves admin_listen: the connector's /metrics, /readyz and /healthz, and the
+// operator console on every other path. ctx bounds the console's background reads.
+func (d *daemon) adminHandler(ctx context.Context) http.Handler {
+	mux := http.NewServeMux()
+	admin := d.conn.AdminHandler()
+	for _, p := range []string{"/metrics", "/readyz", "/healthz"} {
+		mux.Handle(p, admin)
+	}
+	loc, err := time.LoadLocation(d.cfg.Mapping.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	b := newConsoleBackend(ctx, d, loc)
+	secrets := append([]string{d.cfg.ERPNext.APISecret, d.cfg.ERPNext.APIKey, d.cfg.Razorpay.KeySecret, d.cfg.AdminToken},
+		d.cfg.Razorpay.WebhookSecrets...)
+	mux.Handle("/", console.New(console.Options{Backend: b, Token: d.cfg.AdminToken, ERPNextURL: d.cfg.ERPNext.URL,
+		Location: loc, Secrets: secrets, Log: d.log}))
+	return mux
+}
+
+// consoleBackend is console.Backend over a running daemon: its store, connector and clients,
+// through the same functions the CLI calls (events replay|dismiss via actions.go, explain,
+// reconcile --dry-run, check).
+type consoleBackend struct {
+	d        *daemon
+	loc      *time.Location
+	now      func() time.Time
+	started  time.Time
+	captured *capturedCache
+}
+
+var _ console.Backend = (*consoleBackend)(nil)
+
+func newConsoleBackend(ctx context.Context, d *daemon, loc *time.Location) *consoleBackend {
+	b := &consoleBackend{d: d, loc: loc, now: time.Now, started: time.Now()}
+	if d.rzp != nil {
+		b.captured = newCapturedCache(ctx, d.rzp, loc, b.now)
+	}
+	return b
+}
+
+// documentTimeout bounds the ERPNext read of an event's resulting document.
+const documentTimeout = 10 * time.Second
+
+func (b *consoleBackend) Events(ctx context.Context, q console.EventQuery) ([]console.EventRow, error) {
+	rows, err := b.d.db.SearchEvents(ctx, store.EventQuery{Status: q.Status, Event: q.Event, Key: q.Key, Invoice: q.Invoice,
+		From: q.From, To: q.To, Limit: q.Limit, Offset: q.Offset})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]console.EventRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, eventRow(r.InboxEvent, r.BodyPurged))
+	}
+	return out, nil
+}
+
+func eventRow(e connector.InboxEvent, purged bool) console.EventRow {
+	return console.EventRow{ID: e.ID, EventID: e.EventID, Event: e.Event, BusinessKey: e.BusinessKey, Status: e.Status,
+		Attempts: e.Attempts, ReceivedAt: e.ReceivedAt, UpdatedAt: e.UpdatedAt, Reason: e.LastError,
+		ResultDoctype: e.ResultDoctype, ResultName: e.ResultName, BodyPurged: purged}
+}
+
+// getEvent reads one row; console.ErrNotFound when there is none.
+func (b *consoleBackend) getEvent(ctx context.Context, id int64) (*connector.InboxEvent, error) {
+	e, err := b.d.db.GetEvent(ctx, id)
+	if errors.Is(err, connector.ErrNotFound) {
+		return nil, fmt.Errorf("event %d: %w", id, console.ErrNotFound)
+	}
+	return e, err
+}
+
+func (b *consoleBackend) Event(ctx context.Context, id int64) (console.EventDetail, error) {
+	e, err := b.getEvent(ctx, id)
+	if err != nil {
+		return console.EventDetail{}, err
+	}
+	d := console.EventDetail{EventRow: eventRow(*e, e.RawBody == nil), AccountID: e.AccountID,
+		EventCreatedAt: e.EventCreatedAt, Body: e.RawBody}
+	if e.Status == connector.StatusPending {
+		t := e.NextAttemptAt
+		d.NextAttemptAt = &t
+	}
+	doctype, name := e.ResultDoctype, e.ResultName
+	if e.BusinessKey != "" {
+		if bk, err := b.d.db.GetBooking(ctx, e.BusinessKey); err == nil {
+			d.Booking = &console.Booking{State: bk.State, Kind: bk.Kind, Doctype: bk.Doctype, Name: bk.Name,
+				AmountMinor: bk.AmountMinor, Currency: bk.Currency, Invoice: bk.Invoice, CreatedAt: bk.CreatedAt}
+			if name == "" && bk.Name != "" {
+				doctype, name = bk.Doctype, bk.Name
+			}
+		}
+	}
+	if name != "" {
+		d.Document, err = b.document(ctx, doctype, name)
+		if err != nil {
+			d.DocumentErr = err.Error()
+		}
+	}
+	d.Actions = b.actions(*e, d.Document)
+	return d, nil
+}
+
+// document reads an ERPNext document's docstatus; a 404 is console.DocDeleted.
+func (b *consoleBackend) document(ctx context.Context, doctype, name string) (*console.Document, error) {
+	ctx, cancel := context.WithTimeout(ctx, documentTimeout)
+	defer cancel()
+	var doc struct {
+		Docstatus int `json:"docstatus"`
+	}
+	err := b.d.erp.Get(ctx, doctype, name, &doc)
+	if frappe.IsNotFound(err) {
+		return &console.Document{Doctype: doctype, Name: name, State: console.DocDeleted}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	state := map[int]string{0: console.DocDraft, 1: console.DocSubmitted, 2: console.DocCancelled}[doc.Docstatus]
+	return &console.Document{Doctype: doctype, Name: name, State: state}, nil
+}
+
+// actions offers what the CLI would do: replay where replayRefusal allows it, rebook for a
+// finished event whose entry is cancelled or deleted in ERPNext (events replay --rebook
+// refuses a live entry), dismiss where dismissRow allows it.
+func (b *consoleBackend) actions(e connector.InboxEvent, doc *console.Document) console.Actions {
+	var a console.Actions
+	why, _ := replayRefusal(e, false)
+	a.Replay, a.ReplayWhy = why == "", why
+	if why, _ := replayRefusal(e, true); why == "" && !a.Replay && doc != nil &&
+		(doc.State == console.DocCancelled || doc.State == console.DocDeleted) {
+		a.Rebook = true
+	}
+	a.Dismiss = dismissible[e.Status]
+	return a
+}
+
+func (b *consoleBackend) Replay(ctx context.Context, id int64, actor string) (console.ActionResult, error) {
+	e, err := b.getEvent(ctx, id)
+	if err != nil {
+		return console.ActionResult{}, err
+	}
+	a, err := replayRow(ctx, b.d.db, *e, false, actor, b.now())
+	if a.Changed {
+		b.d.conn.Wake()
+	}
+	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
+}
+
+// Rebook is `events replay ID --rebook` for one event: forget the booking whose entry was
+// cancelled or deleted in ERPNext (refused while it is live), then replay it.
+func (b *consoleBackend) Rebook(ctx context.Context, id int64, actor string) (console.ActionResult, error) {
+	e, err := b.getEvent(ctx, id)
+	if err != nil {
+		return console.ActionResult{}, err
+	}
+	if why, _ := replayRefusal(*e, true); why != "" {
+		return console.ActionResult{Message: e.EventID + ": " + why}, nil
+	}
+	forgot, err := b.d.conn.ForgetCancelledBooking(ctx, e.BusinessKey)
+	if errors.Is(err, connector.ErrStillBooked) {
+		return console.ActionResult{Message: fmt.Sprintf("%s: not rebooked: %v", e.EventID, err)}, nil
+	}
+	if err != nil {
+		return console.ActionResult{}, err
+	}
+	a, err := replayRow(ctx, b.d.db, *e, true, actor, b.now())
+	if a.Changed {
+		b.d.conn.Wake()
+		if forgot != "" {
+			a.Message = fmt.Sprintf("%s; forgot %s (cancelled or deleted in ERPNext): it will be booked again", a.Message, forgot)
+		}
+	}
+	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
+}
+
+func (b *consoleBackend) Dismiss(ctx context.Context, id int64, actor, reason string) (console.ActionResult, error) {
+	e, err := b.getEvent(ctx, id)
+	if err != nil {
+		return console.ActionResult{}, err
+	}
+	a, err := dismissRow(ctx, b.d.db, *e, actor, reason, b.now())
+	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
+}
+
+// Explain runs explain on the stored body, as `explain --payload` would on that file.
+func (b *consoleBackend) Explain(ctx context.Context, id int64) (console.Plan, error) {
+	e, err := b.getEvent(ctx, id)
+	if err != nil {
+		return console.Plan{}, err
+	}
+	if e.RawBody == nil {
+		return console.Plan{}, errors.New("the raw body was purged by retention")
+	}
+	ev, err := razorpay.ParseEvent(e.RawBody)
+	if err != nil {
+		return console.Plan{}, fmt.Errorf("the body does not parse: %w", err)
+	}
+	x, err := b.d.conn.Explain(ctx, ev)
+	if err != nil {
+		return console.Plan{}, err
+	}
+	p := console.Plan{Action: x.Action, Existing: x.Existing, Reason: x.Reason}
+	for _, f := range x.Fields {
+		p.Fields = append(p.Fields, console.PlanField{Field: f.Field, Value: f.Value, Source: f.Source})
+	}
+	if x.Entry != nil {
+		doc, _ := json.MarshalIndent(x.Entry, "", "  ")
+		p.Document = string(doc)
+	}
+	return p, nil
+}
+
+func (b *consoleBackend) ReconcileRuns(ctx context.Context, limit int) ([]console.ReconcileRun, error) {
+	runs, err := b.d.db.ListReconcileRuns(ctx, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]console.ReconcileRun, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, console.ReconcileRun{ID: r.ID, WindowFrom: r.WindowFrom, WindowTo: r.WindowTo, Scanned: r.Scanned,
+			Booked: r.Booked, AlreadyBooked: r.AlreadyBooked, Parked: r.Parked, StartedAt: r.StartedAt,
+			FinishedAt: r.FinishedAt, Error: r.Error})
+	}
+	return out, nil
+}
+
+// Check runs `check` for the running configuration (it writes nothing).
+func (b *consoleBackend) Check(ctx context.Context) ([]console.CheckLine, error) {
+	var rzp connector.RazorpayLister
+	if b.d.rzp != nil {
+		rzp = b.d.rzp
+	}
+	rep := connector.Check(ctx, b.d.cfg, b.d.erp, rzp, b.now())
+	out := make([]console.CheckLine, 0, len(rep.Lines))
+	for _, l := range rep.Lines {
+		out = append(out, console.CheckLine{Item: l.Item, Status: l.Status, Detail: l.Detail, Fix: l.Fix})
+	}
+	return out, nil
+}

@@ -1,0 +1,149 @@
+package console
+
+import (
+	"strconv"
+	"time"
+)
+
+// The Today chart is inline SVG drawn from integers: bar heights are minor units scaled by
+// integer division, so no amount passes through a float. Two bars per day (booked, then
+// captured or settled); a day whose two amounts differ is listed under the chart with the
+// difference, to the paisa.
+
+// Chart geometry, in SVG user units (the SVG scales to its box).
+const (
+	chartW      = 720
+	chartH      = 240
+	chartLeft   = 8
+	chartTop    = 14
+	chartBottom = 28 // room for the day labels
+	plotH       = chartH - chartTop - chartBottom
+)
+
+// chartView is one drawn chart and the figures beside it.
+type chartView struct {
+	Currency        string
+	Width, Height   int
+	First, Second   string // series names: "booked", "captured" (or "settled")
+	Bars            []chartBar
+	Labels          []chartLabel
+	BaseY           int
+	TopLabel        string // the amount of the top grid line
+	TopY            int
+	Diffs           []dayDiff
+	TotalFirst      string
+	TotalSecond     string
+	SecondKnown     bool
+	SecondAsOf      time.Time
+	ExtraLabel      string // e.g. the clearing balance
+	ExtraValue      string
+	DaysWithoutDiff int
+}
+
+type chartBar struct {
+	X, Y, W, H int
+	Class      string
+	Title      string
+}
+
+type chartLabel struct {
+	X, Y int
+	Text string
+}
+
+// dayDiff is a day whose two series differ: Diff = second − first.
+type dayDiff struct {
+	Day                   time.Time
+	First, Second, Diff   string
+	SecondMore, FirstMore bool
+}
+
+// chartDay is one day of a two-series chart, in minor units.
+type chartDay struct {
+	day           time.Time
+	first, second int64
+	fn, sn        int
+}
+
+// moneyChart draws booked vs captured.
+func moneyChart(s MoneySeries, loc *time.Location) chartView {
+	days := make([]chartDay, len(s.Days))
+	for i, d := range s.Days {
+		days[i] = chartDay{day: d.Day, first: d.BookedMinor, second: d.CapturedMinor, fn: d.BookedCount, sn: d.CapturedCount}
+	}
+	v := drawChart(s.Currency, days, s.CapturedKnown, loc, "booked", "captured")
+	v.SecondAsOf = s.CapturedAsOf
+	return v
+}
+
+// settlementChart draws booked vs settled, with the clearing balance beside it.
+func settlementChart(s Settlements, loc *time.Location) chartView {
+	days := make([]chartDay, len(s.Days))
+	for i, d := range s.Days {
+		days[i] = chartDay{day: d.Day, first: d.BookedMinor, second: d.SettledMinor}
+	}
+	v := drawChart(s.Currency, days, true, loc, "booked", "settled")
+	v.ExtraLabel, v.ExtraValue = "clearing balance ("+s.ClearingAccount+")", formatMoney(s.ClearingBalanceMinor, s.Currency)
+	return v
+}
+
+func drawChart(currency string, days []chartDay, secondKnown bool, loc *time.Location, first, second string) chartView {
+	v := chartView{Currency: currency, Width: chartW, Height: chartH, First: first, Second: second,
+		SecondKnown: secondKnown, BaseY: chartTop + plotH, TopY: chartTop}
+	var top, totalFirst, totalSecond int64
+	for _, d := range days {
+		top = max(top, d.first, d.second)
+		totalFirst += d.first
+		totalSecond += d.second
+	}
+	v.TotalFirst, v.TotalSecond = formatMoney(totalFirst, currency), formatMoney(totalSecond, currency)
+	v.TopLabel = formatMoney(top, currency)
+	if len(days) == 0 {
+		return v
+	}
+	slot := (chartW - chartLeft) / len(days)
+	barW := max(slot*2/5, 2)
+	for i, d := range days {
+		x := chartLeft + i*slot + (slot-2*barW)/2
+		label := d.day.In(loc).Format("02 Jan")
+		v.Bars = append(v.Bars, bar(x, barW, d.first, top, "bar-first",
+			label+" "+first+" "+formatMoney(d.first, currency)+countNote(d.fn)))
+		if secondKnown {
+			v.Bars = append(v.Bars, bar(x+barW, barW, d.second, top, "bar-second",
+				label+" "+second+" "+formatMoney(d.second, currency)+countNote(d.sn)))
+		}
+		if i%2 == len(days)%2 || len(days) <= 7 { // every other day, always the last
+			v.Labels = append(v.Labels, chartLabel{X: chartLeft + i*slot + slot/2, Y: chartH - 8, Text: d.day.In(loc).Format("02 Jan")})
+		}
+		if secondKnown && d.first != d.second {
+			v.Diffs = append(v.Diffs, dayDiff{Day: d.day, First: formatMoney(d.first, currency),
+				Second: formatMoney(d.second, currency), Diff: formatMoney(d.second-d.first, currency),
+				SecondMore: d.second > d.first, FirstMore: d.first > d.second})
+		}
+	}
+	v.DaysWithoutDiff = len(days) - len(v.Diffs)
+	return v
+}
+
+// bar is one bar: height value/top of the plot (integer division); a non-zero value is at
+// least 1 unit high so it shows.
+func bar(x, w int, value, top int64, class, title string) chartBar {
+	h := 0
+	if top > 0 && value > 0 {
+		h = int(value * int64(plotH) / top)
+		if h == 0 {
+			h = 1
+		}
+	}
+	return chartBar{X: x, Y: chartTop + plotH - h, W: w, H: h, Class: class, Title: title}
+}
+
+func countNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return " (1 payment)"
+	}
+	return " (" + strconv.Itoa(n) + " payments)"
+}
