@@ -112,7 +112,7 @@ func drawChart(currency string, days []chartDay, secondKnown bool, loc *time.Loc
 			v.Bars = append(v.Bars, bar(x+barW, barW, d.second, top, "bar-second",
 				label+" "+second+" "+formatMoney(d.second, currency)+countNote(d.sn)))
 		}
-		if i%2 == len(days)%2 || len(days) <= 7 { // every other day, always the last
+		if (len(days)-1-i)%2 == 0 || len(days) <= 7 { // every other day, always the last
 			v.Labels = append(v.Labels, chartLabel{X: chartLeft + i*slot + slot/2, Y: chartH - 8, Text: d.day.In(loc).Format("02 Jan")})
 		}
 		if secondKnown && d.first != d.second {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
@@ -190,13 +191,35 @@ func (b *consoleBackend) Rebook(ctx context.Context, id int64, actor string) (co
 	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
 }
 
+// Dismiss is `events dismiss <payment id> --reason`: every event of the payment (or refund)
+// that may be dismissed is, so that a payment whose captured and order.paid events both parked
+// stops needing a person at once; an event without a business key is dismissed alone. Refused
+// (nothing changed) unless the event itself could be dismissed.
 func (b *consoleBackend) Dismiss(ctx context.Context, id int64, actor, reason string) (console.ActionResult, error) {
 	e, err := b.getEvent(ctx, id)
 	if err != nil {
 		return console.ActionResult{}, err
 	}
-	a, err := dismissRow(ctx, b.d.db, *e, actor, reason, b.now())
-	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
+	first, err := dismissRow(ctx, b.d.db, *e, actor, reason, b.now())
+	if err != nil || !first.Changed || e.BusinessKey == "" {
+		return console.ActionResult{Changed: first.Changed, Message: first.Message}, err
+	}
+	rows, err := b.d.db.FindEvents(ctx, e.BusinessKey)
+	if err != nil {
+		return console.ActionResult{Changed: true, Message: first.Message}, err
+	}
+	msgs := []string{first.Message}
+	for _, r := range rows {
+		if r.ID == e.ID || r.BusinessKey != e.BusinessKey || !dismissible[r.Status] {
+			continue
+		}
+		a, err := dismissRow(ctx, b.d.db, r, actor, reason, b.now())
+		if err != nil {
+			return console.ActionResult{Changed: true, Message: strings.Join(msgs, "; ")}, err
+		}
+		msgs = append(msgs, a.Message)
+	}
+	return console.ActionResult{Changed: true, Message: strings.Join(msgs, "; ")}, nil
 }
 
 // Explain runs explain on the stored body, as `explain --payload` would on that file.

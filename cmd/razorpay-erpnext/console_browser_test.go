@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/browsertest"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
+)
+
+// -console.screenshots rewrites docs/console-*.png from the browser test (README shows them).
+var screenshots = flag.Bool("console.screenshots", false, "write the console screenshots under docs/")
+
+// browserStep bounds every browser step: generous, for a loaded machine.
+const browserStep = 60 * time.Second
+
+// do runs browser steps with a bounded context and fails the test on error.
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, browserStep)
+	defer cancel()
+	if err := chromedp.Do(sctx, steps...); err != nil {
+		t.Fatalf("browser: %s: %v\n%s", what, err, pageState(ctx))
+	}
+}
+
+// pageState is the page's address and text, for a failure message.
+func pageState(ctx context.Context) string {
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	loc, _ := chromedp.Run(sctx, chromedp.Location())
+	body, _ := chromedp.Run(sctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
+	return "page " + loc + ":\n" + body
+}
+
+// text returns the text of the first element matching sel.
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, browserStep)
+	defer cancel()
+	s, err := chromedp.Run(sctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("browser: text of %s: %v", sel, err)
+	}
+	return s
+}
+
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, browserStep)
+	defer cancel()
+	v, err := chromedp.Run(sctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("browser: eval %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls a JavaScript predicate in the page until it is true (a reload by the page's
+// own script is fine: the poll survives it through chromedp.Poll's retry).
+func waitFor(t *testing.T, ctx context.Context, what, predicate string) {
+	t.Helper()
+	deadline := time.Now().Add(browserStep)
+	for {
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := chromedp.Run(sctx, chromedp.Poll[bool](predicate, chromedp.WithPollingInterval(200*time.Millisecond),
+			chromedp.WithPollingTimeout(8*time.Second)))
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("browser: %s: not within %s: %v", what, browserStep, err)
+		}
+	}
+}
+
+// A person logs in with the token, sees a parked payment, fixes its invoice in ERPNext,
+// presses Replay and watches it become done; dismisses another with a reason; and finds a
+// script in a note and in ERPNext's message shown as text, never run.
+func TestConsoleInBrowser(t *testing.T) {
+	ctx := browsertest.New(t)
+	e := newRzpEnv(t, "sqlite", "", func(c *connector.Config) { c.AdminToken = testAdminToken })
+	ist, _ := time.LoadLocation(e.cfg.Mapping.Timezone)
+	now := time.Now()
+	seedHistory(t, e, now, ist)
+	missing := nextInvoiceName(t, e.invoice)
+	hostile := `<script>window.__pwned=1</script>`
+	for _, p := range []struct {
+		id     string
+		amount int64
+		notes  razorpay.Notes
+	}{
+		{"pay_T3stBrowser001", 1200000, razorpay.Notes{"invoice": e.invoice}},
+		{"pay_T3stBrowser002", 1200000, razorpay.Notes{"invoice": missing}},
+		{"pay_T3stBrowser003", 49900, razorpay.Notes{"invoice": hostile, "note": "customer wrote " + hostile}},
+	} {
+		if _, err := e.sim.CreatePayment(razorpay.Payment{ID: p.id, Amount: p.amount, Currency: "INR", Method: "upi",
+			CreatedAt: now.Add(-10 * time.Minute).Unix(), Notes: p.notes}, razorpaysim.PaymentOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.settle()
+	base := "http://" + e.d.adm.Addr().String()
+
+	// Log in once with the token.
+	do(t, ctx, "log in", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="token"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), testAdminToken),
+		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "Priya (accounts)"),
+		chromedp.Submit(chromedp.CSS(`input[name="token"]`)), chromedp.WaitVisible(chromedp.CSS(`.tiles`)))
+	if who := text(t, ctx, ".who"); who != "Priya (accounts) (console)" {
+		t.Errorf("logged in as %q", who)
+	}
+	if cookie := eval[string](t, ctx, "document.cookie"); strings.Contains(cookie, "rzp_console") {
+		t.Errorf("the session cookie is readable from JavaScript: %q", cookie)
+	}
+	shot(t, ctx, base+"/", "console-today.png", `!document.body.innerText.includes("reading Razorpay")`)
+
+	// The parked payment is listed with its payment id.
+	do(t, ctx, "parked list", chromedp.Navigate(base+"/events?status=parked"), chromedp.WaitVisible(chromedp.CSS(`table.events`)))
+	list := text(t, ctx, "table.events")
+	if !strings.Contains(list, "pay_T3stBrowser002") || !strings.Contains(list, "pay_T3stBrowser003") || strings.Contains(list, "pay_T3stBrowser001") {
+		t.Fatalf("parked list:\n%s", list)
+	}
+	shot(t, ctx, base+"/events", "console-events.png", "true")
+
+	// Fix the invoice in ERPNext, then Replay: the page follows the event until it is done.
+	if inv, err := e.site.AddSalesInvoice(invoiceSpec()); err != nil || inv != missing {
+		t.Fatalf("invoice %q (%v), the payment names %q", inv, err, missing)
+	}
+	id2 := eventRowID(t, e.d, "pay_T3stBrowser002")
+	do(t, ctx, "open parked event", chromedp.Navigate(fmt.Sprintf("%s/events/%d", base, id2)), chromedp.WaitVisible(chromedp.ID("replay")))
+	if plan := text(t, ctx, "table.plan"); !strings.Contains(plan, missing) || !strings.Contains(plan, "12000.00") {
+		t.Errorf("the plan now (invoice fixed) does not allocate to %s:\n%s", missing, plan)
+	}
+	shot(t, ctx, "", "console-event.png", "true")
+	do(t, ctx, "replay", chromedp.Click(chromedp.ID("replay")))
+	waitFor(t, ctx, "event done", `document.getElementById("event-status") && document.getElementById("event-status").dataset.status === "done"`)
+	link := eval[string](t, ctx, `document.getElementById("desk-link").href`)
+	sub, _ := e.entries("pay_T3stBrowser002")
+	if len(sub) != 1 || link != e.cfg.ERPNext.URL+"/app/payment-entry/"+fmt.Sprint(sub[0]["name"]) {
+		t.Fatalf("after replay: %d entries, Desk link %q", len(sub), link)
+	}
+
+	// The script in a note and in ERPNext's message is text on the page, and never ran.
+	id3 := eventRowID(t, e.d, "pay_T3stBrowser003")
+	do(t, ctx, "hostile event", chromedp.Navigate(fmt.Sprintf("%s/events/%d", base, id3)), chromedp.WaitVisible(chromedp.ID("dismiss")))
+	if got := text(t, ctx, "#reason"); !strings.Contains(got, hostile) {
+		t.Errorf("ERPNext's message is not shown as text: %q", got)
+	}
+	if got := text(t, ctx, "#body"); !strings.Contains(got, "customer wrote "+hostile) {
+		t.Errorf("the note is not shown as text: %q", got)
+	}
+	if ran := eval[bool](t, ctx, `window.__pwned === 1`); ran {
+		t.Fatal("a script from a note or ERPNext's message ran in the console")
+	}
+	// Dismiss it with a reason.
+	do(t, ctx, "dismiss", chromedp.SendKeys(chromedp.ID("dismiss-reason"), "test payment, refunded by hand"),
+		chromedp.Click(chromedp.ID("dismiss")))
+	waitFor(t, ctx, "event dismissed", `document.getElementById("event-status") && document.getElementById("event-status").dataset.status === "dismissed"`)
+	// Every event of the payment is dismissed, with who and why.
+	waitStatus(t, e.d, id3, connector.StatusDismissed, browserStep)
+	rows, _ := e.d.db.FindEvents(context.Background(), "pay_T3stBrowser003")
+	for _, r := range rows {
+		if r.Status != connector.StatusDismissed || r.LastError != "dismissed by Priya (accounts) (console): test payment, refunded by hand" {
+			t.Errorf("%s %s after dismiss: %s %q", r.EventID, r.Event, r.Status, r.LastError)
+		}
+	}
+	if sub, _ := e.entries("pay_T3stBrowser003"); len(sub) != 0 {
+		t.Errorf("a dismissed payment was booked: %d entries", len(sub))
+	}
+
+	// Reconcile: run now (dry run) lists the payment whose webhooks were lost.
+	do(t, ctx, "dry run", chromedp.Navigate(base+"/reconcile"), chromedp.Click(chromedp.ID("dry-run")),
+		chromedp.WaitVisible(chromedp.ID("report")))
+	if rep := text(t, ctx, "#report"); !strings.Contains(rep, "pay_T3stLost000001") || strings.Contains(rep, "pay_T3stBrowser003") ||
+		strings.Contains(rep, "booking_cancelled") {
+		t.Errorf("dry run report: want the lost payment only:\n%s", rep)
+	}
+	shot(t, ctx, "", "console-reconcile.png", "true")
+	if c, _ := e.d.db.CountByStatus(context.Background()); c[connector.StatusPending] != 0 {
+		t.Errorf("the dry run queued rows: %v", c)
+	}
+}
+
+// seedHistory gives the chart 14 days: for days 5 to 13 back a payment Razorpay captured
+// (webhooks lost) and its booking (written straight to the store, as the connector would have
+// recorded it, before the reconcile window so the audit does not look for its entry), and one
+// lost payment yesterday that nobody booked yet.
+func seedHistory(t *testing.T, e *rzpEnv, now time.Time, loc *time.Location) {
+	t.Helper()
+	y, m, d := now.In(loc).Date()
+	for back := 5; back <= 13; back++ {
+		at := time.Date(y, m, d-back, 11, 30, 0, 0, loc)
+		amount := int64(1500000 + back*137500)
+		id := fmt.Sprintf("pay_T3stHist%06d", back)
+		if _, err := e.sim.CreatePayment(razorpay.Payment{ID: id, Amount: amount, Currency: "INR", Method: "upi",
+			CreatedAt: at.Unix(), Notes: razorpay.Notes{"invoice": "ACC-SINV-OLD"}}, razorpaysim.PaymentOptions{Lose: true}); err != nil {
+			t.Fatal(err)
+		}
+		b := connector.Booking{BusinessKey: id, Kind: connector.KindReceipt, Owner: "seed", FenceUntil: at.Add(time.Hour),
+			AmountMinor: amount, Currency: "INR"}
+		if _, _, err := e.d.db.ClaimBooking(context.Background(), b, at.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		b.Doctype, b.Name = "Payment Entry", fmt.Sprintf("ACC-PAY-OLD-%05d", back)
+		if err := e.d.db.FinishBooking(context.Background(), b, at.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two reconcile runs of the morning, as the schedule records them.
+	for i, at := range []time.Time{now.Add(-50 * time.Minute), now.Add(-20 * time.Minute)} {
+		r := &connector.ReconcileRun{WindowFrom: at.Add(-48 * time.Hour), WindowTo: at, StartedAt: at}
+		if err := e.d.db.StartReconcileRun(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		fin := at.Add(time.Duration(2+i) * time.Second)
+		r.Scanned, r.AlreadyBooked, r.FinishedAt = 4+i, 4+i, &fin
+		if err := e.d.db.FinishReconcileRun(context.Background(), *r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lost := time.Date(y, m, d-1, 16, 5, 0, 0, loc)
+	if _, err := e.sim.CreatePayment(razorpay.Payment{ID: "pay_T3stLost000001", Amount: 350000, Currency: "INR", Method: "card",
+		CreatedAt: lost.Unix(), Notes: razorpay.Notes{"invoice": e.invoice}}, razorpaysim.PaymentOptions{Lose: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eventRowID is the inbox row id of the captured payment's first row.
+func eventRowID(t *testing.T, d *daemon, paymentID string) int64 {
+	t.Helper()
+	rows, err := d.db.FindEvents(context.Background(), paymentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Status == connector.StatusParked {
+			return r.ID
+		}
+	}
+	t.Fatalf("no parked row for %s: %+v", paymentID, rows)
+	return 0
+}
+
+// shot saves a full-page PNG of url (the current page when url is "") under docs/ once ready
+// is true, when -console.screenshots is set.
+func shot(t *testing.T, ctx context.Context, url, name, ready string) {
+	t.Helper()
+	if !*screenshots {
+		return
+	}
+	deadline := time.Now().Add(browserStep)
+	for url != "" {
+		do(t, ctx, "open "+url, chromedp.Navigate(url))
+		if eval[bool](t, ctx, ready) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond) // the page has no poller of its own: look again
+	}
+	sctx, cancel := context.WithTimeout(ctx, browserStep)
+	defer cancel()
+	png, err := chromedp.Run(sctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join("..", "..", "docs", name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s", path)
+}
