@@ -381,3 +381,28 @@ func TestLoginRedirectStaysOnSite(t *testing.T) {
 		}
 	}
 }
+
+// The Events filter: dates are local days (to inclusive), paging by 50, a bad filter is 400.
+func TestEventsFilterQuery(t *testing.T) {
+	s := newSite(t, token)
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	resp, _ := s.do(s.client(), "GET", "/events?status=parked&event=order.paid&key=pay_X&invoice=ACC-SINV-2026-00001&from=2026-03-01&to=2026-03-14&page=3", nil, bearer)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d", resp.StatusCode)
+	}
+	ist, _ := time.LoadLocation("Asia/Kolkata")
+	want := console.EventQuery{Status: "parked", Event: "order.paid", Key: "pay_X", Invoice: "ACC-SINV-2026-00001",
+		From: time.Date(2026, 3, 1, 0, 0, 0, 0, ist), To: time.Date(2026, 3, 15, 0, 0, 0, 0, ist), Limit: 51, Offset: 100}
+	got := s.f.queries[len(s.f.queries)-1]
+	if got.Status != want.Status || got.Event != want.Event || got.Key != want.Key || got.Invoice != want.Invoice ||
+		!got.From.Equal(want.From) || !got.To.Equal(want.To) || got.Limit != want.Limit || got.Offset != want.Offset {
+		t.Fatalf("query %+v; want %+v", got, want)
+	}
+	for _, q := range []string{"status=bogus", "from=yesterday", "from=2026-03-14&to=2026-03-01", "page=0"} {
+		n := len(s.f.queries)
+		resp, body := s.do(s.client(), "GET", "/events?"+q, nil, bearer)
+		if resp.StatusCode != http.StatusBadRequest || len(s.f.queries) != n || !strings.Contains(body, `class="flash error"`) {
+			t.Errorf("%s: %d, want 400 and no query", q, resp.StatusCode)
+		}
+	}
+}

@@ -192,6 +192,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	if c, _ := e.d.db.CountByStatus(context.Background()); c[connector.StatusPending] != 0 {
 		t.Errorf("the dry run queued rows: %v", c)
 	}
+
+	// On a phone no page is wider than the screen (wide tables scroll inside their box).
+	do(t, ctx, "phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+	for _, p := range []string{"/", "/events", fmt.Sprintf("/events/%d", id2), "/reconcile", "/check"} {
+		do(t, ctx, "phone "+p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main")))
+		if w := eval[int](t, ctx, "document.documentElement.scrollWidth - window.innerWidth"); w > 0 {
+			t.Errorf("%s on a 390 px phone is %d px wider than the screen", p, w)
+		}
+	}
+	shot(t, ctx, base+"/", "console-phone.png", `!document.body.innerText.includes("reading Razorpay")`)
 }
 
 // seedHistory gives the chart 14 days: for days 5 to 13 back a payment Razorpay captured

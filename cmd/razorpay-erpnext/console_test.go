@@ -44,15 +44,21 @@ func adminGet(t *testing.T, d *daemon, method, path string, hdr map[string]strin
 	return resp.StatusCode, resp.Header, string(b)
 }
 
+// startWithConsole starts a daemon on driver with admin_token set, so the console is on.
+func startWithConsole(t *testing.T, driver string) (*env, connector.Config, *daemon) {
+	t.Helper()
+	e := newEnv(t, driver)
+	cfg := e.config()
+	cfg.AdminToken = testAdminToken
+	return e, cfg, e.start(cfg)
+}
+
 // The console on a running daemon: parked payments listed with their payment ids over
 // Bearer, a replay through the console books the payment once, /metrics and /readyz keep
 // their own rules, and no page shows a secret.
 func TestConsoleOnDaemon(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver string) {
-		e := newEnv(t, driver)
-		cfg := e.config()
-		cfg.AdminToken = testAdminToken
-		d := e.start(cfg)
+		e, cfg, d := startWithConsole(t, driver)
 		missing := nextInvoiceName(t, e.invoice)
 		e.deliver(d, "T3stEvtConsole1", e.payment("payment.captured", "pay_T3stConsole001", 1200000, map[string]string{"invoice": missing}))
 		e.deliver(d, "T3stEvtConsole2", e.payment("payment.captured", "pay_T3stConsole002", 1200000, nil))
