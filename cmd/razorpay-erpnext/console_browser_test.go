@@ -96,7 +96,6 @@ func TestConsoleInBrowser(t *testing.T) {
 	now := time.Now()
 	seedHistory(t, e, now, ist)
 	missing := nextInvoiceName(t, e.invoice)
-	hostile := `<script>window.__pwned=1</script>`
 	for _, p := range []struct {
 		id     string
 		amount int64
@@ -113,8 +112,18 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	e.settle()
 	base := "http://" + e.d.adm.Addr().String()
+	browserLogin(t, ctx, base)
+	id2 := browserReplay(t, ctx, e, base, missing)
+	browserDismiss(t, ctx, e, base)
+	browserDryRun(t, ctx, e, base)
+	browserPhone(t, ctx, base, id2)
+}
 
-	// Log in once with the token.
+// hostile is a script a customer typed into a note (and so into ERPNext's "not found" message).
+const hostile = `<script>window.__pwned=1</script>`
+
+// browserLogin logs in once with the token and checks the parked list.
+func browserLogin(t *testing.T, ctx context.Context, base string) {
 	do(t, ctx, "log in", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="token"]`)),
 		chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), testAdminToken),
 		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "Priya (accounts)"),
@@ -126,16 +135,17 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("the session cookie is readable from JavaScript: %q", cookie)
 	}
 	shot(t, ctx, base+"/", "console-today.png", `!document.body.innerText.includes("reading Razorpay")`)
-
-	// The parked payment is listed with its payment id.
 	do(t, ctx, "parked list", chromedp.Navigate(base+"/events?status=parked"), chromedp.WaitVisible(chromedp.CSS(`table.events`)))
 	list := text(t, ctx, "table.events")
 	if !strings.Contains(list, "pay_T3stBrowser002") || !strings.Contains(list, "pay_T3stBrowser003") || strings.Contains(list, "pay_T3stBrowser001") {
 		t.Fatalf("parked list:\n%s", list)
 	}
 	shot(t, ctx, base+"/events", "console-events.png", "true")
+}
 
-	// Fix the invoice in ERPNext, then Replay: the page follows the event until it is done.
+// browserReplay fixes the invoice in ERPNext, presses Replay and follows the page until the
+// event is done with one Payment Entry; it returns the event's row id.
+func browserReplay(t *testing.T, ctx context.Context, e *rzpEnv, base, missing string) int64 {
 	if inv, err := e.site.AddSalesInvoice(invoiceSpec()); err != nil || inv != missing {
 		t.Fatalf("invoice %q (%v), the payment names %q", inv, err, missing)
 	}
@@ -152,8 +162,15 @@ func TestConsoleInBrowser(t *testing.T) {
 	if len(sub) != 1 || link != e.cfg.ERPNext.URL+"/app/payment-entry/"+fmt.Sprint(sub[0]["name"]) {
 		t.Fatalf("after replay: %d entries, Desk link %q", len(sub), link)
 	}
+	if got := amountMinor(t, sub[0]["paid_amount"]); got != 1200000 {
+		t.Errorf("paid_amount %d paise; want 1200000", got)
+	}
+	return id2
+}
 
-	// The script in a note and in ERPNext's message is text on the page, and never ran.
+// browserDismiss finds the script of a note and of ERPNext's message shown as text, never run,
+// and dismisses that payment with a reason.
+func browserDismiss(t *testing.T, ctx context.Context, e *rzpEnv, base string) {
 	id3 := eventRowID(t, e.d, "pay_T3stBrowser003")
 	do(t, ctx, "hostile event", chromedp.Navigate(fmt.Sprintf("%s/events/%d", base, id3)), chromedp.WaitVisible(chromedp.ID("dismiss")))
 	if got := text(t, ctx, "#reason"); !strings.Contains(got, hostile) {
@@ -165,7 +182,6 @@ func TestConsoleInBrowser(t *testing.T) {
 	if ran := eval[bool](t, ctx, `window.__pwned === 1`); ran {
 		t.Fatal("a script from a note or ERPNext's message ran in the console")
 	}
-	// Dismiss it with a reason.
 	do(t, ctx, "dismiss", chromedp.SendKeys(chromedp.ID("dismiss-reason"), "test payment, refunded by hand"),
 		chromedp.Click(chromedp.ID("dismiss")))
 	waitFor(t, ctx, "event dismissed", `document.getElementById("event-status") && document.getElementById("event-status").dataset.status === "dismissed"`)
@@ -180,8 +196,11 @@ func TestConsoleInBrowser(t *testing.T) {
 	if sub, _ := e.entries("pay_T3stBrowser003"); len(sub) != 0 {
 		t.Errorf("a dismissed payment was booked: %d entries", len(sub))
 	}
+}
 
-	// Reconcile: run now (dry run) lists the payment whose webhooks were lost.
+// browserDryRun presses "Run now (dry run)": the payment whose webhooks were lost is listed,
+// nothing is queued.
+func browserDryRun(t *testing.T, ctx context.Context, e *rzpEnv, base string) {
 	do(t, ctx, "dry run", chromedp.Navigate(base+"/reconcile"), chromedp.Click(chromedp.ID("dry-run")),
 		chromedp.WaitVisible(chromedp.ID("report")))
 	if rep := text(t, ctx, "#report"); !strings.Contains(rep, "pay_T3stLost000001") || strings.Contains(rep, "pay_T3stBrowser003") ||
@@ -192,10 +211,13 @@ func TestConsoleInBrowser(t *testing.T) {
 	if c, _ := e.d.db.CountByStatus(context.Background()); c[connector.StatusPending] != 0 {
 		t.Errorf("the dry run queued rows: %v", c)
 	}
+}
 
-	// On a phone no page is wider than the screen (wide tables scroll inside their box).
+// browserPhone checks that on a phone no page is wider than the screen (wide tables scroll
+// inside their box).
+func browserPhone(t *testing.T, ctx context.Context, base string, id int64) {
 	do(t, ctx, "phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
-	for _, p := range []string{"/", "/events", fmt.Sprintf("/events/%d", id2), "/reconcile", "/check"} {
+	for _, p := range []string{"/", "/events", fmt.Sprintf("/events/%d", id), "/reconcile", "/check"} {
 		do(t, ctx, "phone "+p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main")))
 		if w := eval[int](t, ctx, "document.documentElement.scrollWidth - window.innerWidth"); w > 0 {
 			t.Errorf("%s on a 390 px phone is %d px wider than the screen", p, w)

@@ -1,0 +1,99 @@
+package console_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/console"
+)
+
+// Notes, ERPNext messages and bodies are escaped: a script in them is text, never markup.
+func TestUserSuppliedTextIsEscaped(t *testing.T) {
+	s := newSite(t, token)
+	s.f.plan = console.Plan{Action: "park", Reason: "ERPNext said: " + hostileMsg}
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	for _, p := range []string{"/events/1", "/events"} {
+		_, body := s.do(s.client(), "GET", p, nil, bearer)
+		if strings.Contains(body, "<script>document") {
+			t.Errorf("%s renders a raw script tag", p)
+		}
+		if !strings.Contains(body, "&lt;script&gt;document.title=") {
+			t.Errorf("%s does not show the script as text", p)
+		}
+		if strings.Count(body, "<script") != 1 { // the console's own /static/console.js only
+			t.Errorf("%s has %d script tags", p, strings.Count(body, "<script"))
+		}
+	}
+}
+
+func TestNoSecretOnAnyPage(t *testing.T) {
+	s := newSite(t, token)
+	s.f.checks = []console.CheckLine{{Item: "erpnext.api_secret", Status: "fail", Detail: "ERPNext echoed " + erpSecret}}
+	s.f.plan = console.Plan{Action: "park", Reason: "refused " + erpSecret}
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	for _, p := range []string{"/", "/events", "/events/1", "/events/2", "/reconcile", "/check", "/nope"} {
+		_, body := s.do(s.client(), "GET", p, nil, bearer)
+		if strings.Contains(body, erpSecret) || strings.Contains(body, token) {
+			t.Errorf("%s shows a secret", p)
+		}
+	}
+	_, body := s.do(s.client(), "GET", "/check", nil, bearer)
+	if !strings.Contains(body, "ERPNext echoed [redacted]") {
+		t.Errorf("check page: secret not replaced by [redacted]")
+	}
+}
+
+func TestTooManyWrongTokensIs429(t *testing.T) {
+	s := newSite(t, token)
+	for i := 0; i < 10; i++ {
+		if resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {"guess"}}, nil); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("try %d: %d", i, resp.StatusCode)
+		}
+	}
+	resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {token}}, nil)
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("11th try in a minute: %d, want 429", resp.StatusCode)
+	}
+	s.now = s.now.Add(time.Minute)
+	if resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {token}}, nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a minute later: %d, want 303", resp.StatusCode)
+	}
+}
+
+func TestLoginRedirectStaysOnSite(t *testing.T) {
+	s := newSite(t, token)
+	for _, next := range []string{"//evil.example/x", "https://evil.example", "/\\evil.example"} {
+		resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {token}, "next": {next}}, nil)
+		if loc := resp.Header.Get("Location"); loc != "/" {
+			t.Errorf("next %q → Location %q, want /", next, loc)
+		}
+	}
+}
+
+// The Events filter: dates are local days (to inclusive), paging by 50, a bad filter is 400.
+func TestEventsFilterQuery(t *testing.T) {
+	s := newSite(t, token)
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	resp, _ := s.do(s.client(), "GET", "/events?status=parked&event=order.paid&key=pay_X&invoice=ACC-SINV-2026-00001&from=2026-03-01&to=2026-03-14&page=3", nil, bearer)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d", resp.StatusCode)
+	}
+	ist, _ := time.LoadLocation("Asia/Kolkata")
+	want := console.EventQuery{Status: "parked", Event: "order.paid", Key: "pay_X", Invoice: "ACC-SINV-2026-00001",
+		From: time.Date(2026, 3, 1, 0, 0, 0, 0, ist), To: time.Date(2026, 3, 15, 0, 0, 0, 0, ist), Limit: 51, Offset: 100}
+	got := s.f.queries[len(s.f.queries)-1]
+	if got.Status != want.Status || got.Event != want.Event || got.Key != want.Key || got.Invoice != want.Invoice ||
+		!got.From.Equal(want.From) || !got.To.Equal(want.To) || got.Limit != want.Limit || got.Offset != want.Offset {
+		t.Fatalf("query %+v; want %+v", got, want)
+	}
+	for _, q := range []string{"status=bogus", "from=yesterday", "from=2026-03-14&to=2026-03-01", "page=0"} {
+		n := len(s.f.queries)
+		resp, body := s.do(s.client(), "GET", "/events?"+q, nil, bearer)
+		if resp.StatusCode != http.StatusBadRequest || len(s.f.queries) != n || !strings.Contains(body, `class="flash error"`) {
+			t.Errorf("%s: %d, want 400 and no query", q, resp.StatusCode)
+		}
+	}
+}
