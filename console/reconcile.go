@@ -1,11 +1,20 @@
 package console
 
 import (
+	"context"
 	"net/http"
+	"time"
 )
 
 // reconcileRunsShown is how many recent runs the Reconcile page lists.
 const reconcileRunsShown = 20
+
+// Bounds of the slow pages: a dry-run reconcile pages Razorpay's lists and reads ERPNext; the
+// checks read ERPNext and Razorpay line by line.
+const (
+	dryRunTimeout = 5 * time.Minute
+	checkTimeout  = 2 * time.Minute
+)
 
 // reconcileView is the Reconcile page: recent runs and, after "run now (dry run)", its report.
 type reconcileView struct {
@@ -33,7 +42,9 @@ func (c *Console) reconcileView(r *http.Request) reconcileView {
 // so it is safe to repeat). A failure answers 503 (409 when reconcile is not configured) with
 // the page and the reason.
 func (c *Console) dryRun(w http.ResponseWriter, r *http.Request, s session) {
-	rep, err := c.o.Backend.DryRunReconcile(r.Context())
+	ctx, cancel := context.WithTimeout(r.Context(), dryRunTimeout)
+	defer cancel()
+	rep, err := c.o.Backend.DryRunReconcile(ctx)
 	v := c.reconcileView(r)
 	status := http.StatusOK
 	if err != nil {
@@ -56,7 +67,9 @@ type checkView struct {
 }
 
 func (c *Console) check(w http.ResponseWriter, r *http.Request, s session) {
-	lines, err := c.o.Backend.Check(r.Context())
+	ctx, cancel := context.WithTimeout(r.Context(), checkTimeout)
+	defer cancel()
+	lines, err := c.o.Backend.Check(ctx)
 	if err != nil {
 		c.backendError(w, s, "run the checks", err)
 		return
