@@ -91,7 +91,11 @@ func waitFor(t *testing.T, ctx context.Context, what, predicate string) {
 // script in a note and in ERPNext's message shown as text, never run.
 func TestConsoleInBrowser(t *testing.T) {
 	ctx := browsertest.New(t)
-	e := newRzpEnv(t, "sqlite", "", func(c *connector.Config) { c.AdminToken = testAdminToken })
+	// As in the README's walkthrough: the simulated API user, like a real Accounts User, may not
+	// read Integration Requests, so that sweep is off.
+	e := newRzpEnv(t, "sqlite", "", func(c *connector.Config) {
+		c.AdminToken, c.Reconcile.IntegrationRequests = testAdminToken, false
+	})
 	ist, _ := time.LoadLocation(e.cfg.Mapping.Timezone)
 	now := time.Now()
 	seedHistory(t, e, now, ist)

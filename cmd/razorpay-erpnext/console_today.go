@@ -121,8 +121,8 @@ func (b *consoleBackend) faults() []console.Fault {
 	erp := console.Fault{System: "ERPNext", State: console.FaultOK, Detail: b.d.cfg.ERPNext.URL}
 	if paused, why := b.d.conn.Paused(); paused {
 		erp.State, erp.Detail = console.FaultDown, "all booking paused: "+why
-	} else if errs := b.counterByLabel(connector.MetricERPNextErrors, "class"); len(errs) > 0 {
-		erp.Detail += "; failed calls since this replica started: " + countList(errs)
+	} else if errs := troubleClasses(b.counterByLabel(connector.MetricERPNextErrors, "class")); len(errs) > 0 {
+		erp.Detail += "; calls that failed since this replica started: " + countList(errs)
 	}
 	rzp := console.Fault{System: "Razorpay API", State: console.FaultOff,
 		Detail: "no razorpay.key_id/key_secret: no reconcile, no captured amounts"}
@@ -130,6 +130,21 @@ func (b *consoleBackend) faults() []console.Fault {
 		rzp.State, rzp.Detail = b.captured.state()
 	}
 	return []console.Fault{erp, rzp, {System: "Store", State: console.FaultOK, Detail: b.d.cfg.Database.Driver + ", every replica's rows"}}
+}
+
+// troubleClasses keeps the error classes that say something is wrong with ERPNext or the way
+// to it (auth, server errors and timeouts, conflicts); a 404 of a lookup, a validation refusal
+// (the payment parks) and a cancelled call are business as usual.
+func troubleClasses(m map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, n := range m {
+		switch k {
+		case "not_found", "rejected", "canceled":
+		default:
+			out[k] = n
+		}
+	}
+	return out
 }
 
 func countList(m map[string]int) string {
