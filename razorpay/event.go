@@ -25,6 +25,7 @@ type Event struct {
 	PaymentLink *PaymentLink `json:"-"` // payload.payment_link.entity
 	Refund      *Refund      `json:"-"` // payload.refund.entity
 	Dispute     *Dispute     `json:"-"` // payload.dispute.entity
+	Settlement  *Settlement  `json:"-"` // payload.settlement.entity
 }
 
 // ParseEvent decodes a webhook body leniently (spec/razorpay.md §3 typing rules): unknown fields
@@ -69,6 +70,7 @@ func ParseEvent(body []byte) (*Event, error) {
 		lift(payload, "payment_link", &e.PaymentLink),
 		lift(payload, "refund", &e.Refund),
 		lift(payload, "dispute", &e.Dispute),
+		lift(payload, "settlement", &e.Settlement),
 	); err != nil {
 		return nil, fmt.Errorf("razorpay: parse event: %w", err)
 	}
@@ -138,6 +140,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.Dispute != nil {
 		payload["dispute"] = wrapped{e.Dispute}
 	}
+	if e.Settlement != nil {
+		payload["settlement"] = wrapped{e.Settlement}
+	}
 	contains := e.Contains
 	if contains == nil {
 		contains = []string{}
@@ -154,9 +159,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 
 // BusinessKey returns the id of the business fact the event is about, which is what bookings
 // are keyed on (DESIGN.md §4): the refund id for refund.* events, the dispute id for
-// payment.dispute.* events, otherwise the payment id. It returns "" when that entity is absent
-// (a refund event without a refund is never keyed by its payment id, which would collide with
-// the receipt).
+// payment.dispute.* events, the settlement id (setl_…) for settlement.* events, otherwise the
+// payment id. It returns "" when that entity is absent (a refund event without a refund is
+// never keyed by its payment id, which would collide with the receipt).
 func (e *Event) BusinessKey() string {
 	if e == nil {
 		return ""
@@ -170,6 +175,11 @@ func (e *Event) BusinessKey() string {
 	case strings.HasPrefix(e.Event, "payment.dispute."):
 		if e.Dispute != nil {
 			return e.Dispute.ID
+		}
+		return ""
+	case strings.HasPrefix(e.Event, "settlement."):
+		if e.Settlement != nil {
+			return e.Settlement.ID
 		}
 		return ""
 	}

@@ -144,8 +144,13 @@ func TestParseSamples(t *testing.T) {
 	})
 	t.Run("Settlement", func(t *testing.T) {
 		e := parseSample(t, "settlement.processed.json")
-		if e.Event != "settlement.processed" || e.Payment != nil || e.BusinessKey() != "" {
-			t.Errorf("event = %+v", e)
+		st := e.Settlement
+		if e.Event != "settlement.processed" || e.Payment != nil || st == nil || e.BusinessKey() != "setl_T3stSetl000001" {
+			t.Fatalf("event = %+v", e)
+		}
+		if *st != (razorpay.Settlement{ID: "setl_T3stSetl000001", Entity: "settlement", Amount: 754206,
+			Status: "processed", UTR: "HDFCN52026011712345", CreatedAt: 1768627800}) {
+			t.Errorf("settlement = %+v", st)
 		}
 	})
 	t.Run("Dispute", func(t *testing.T) {

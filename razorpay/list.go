@@ -38,6 +38,11 @@ func windowQuery(from, to time.Time) url.Values {
 // once per id (pages overlap when entities are created while paging), and stops on a short
 // page. A full page without any new id ends the listing with an error rather than looping.
 func listAll[T any](ctx context.Context, c *Client, path string, q url.Values, id func(*T) string, each func(*T) error) error {
+	return listSized(ctx, c, path, q, PageSize, id, each)
+}
+
+// listSized is listAll with size items a page.
+func listSized[T any](ctx context.Context, c *Client, path string, q url.Values, size int, id func(*T) string, each func(*T) error) error {
 	seen := map[string]bool{}
 	skip := 0
 	for page := 0; ; page++ {
@@ -48,7 +53,7 @@ func listAll[T any](ctx context.Context, c *Client, path string, q url.Values, i
 		for k, v := range q {
 			pq[k] = v
 		}
-		pq.Set("count", strconv.Itoa(PageSize))
+		pq.Set("count", strconv.Itoa(size))
 		pq.Set("skip", strconv.Itoa(skip))
 		var col collection
 		if err := c.do(ctx, http.MethodGet, path, pq, nil, &col); err != nil {
@@ -70,7 +75,7 @@ func listAll[T any](ctx context.Context, c *Client, path string, q url.Values, i
 				return err
 			}
 		}
-		if len(col.Items) < PageSize {
+		if len(col.Items) < size {
 			return nil
 		}
 		if fresh == 0 {
