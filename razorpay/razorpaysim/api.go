@@ -1,6 +1,7 @@
 package razorpaysim
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -51,7 +52,20 @@ import (
 //	POST /__sim/refunds       a refund's JSON (payment_id required) plus "deliver", "final"
 //	                          (processed|failed|pending), "created_pending", "ordering",
 //	                          "duplicate" → the refund
-//	POST /__sim/settlements   settle now → the settlement (400 when nothing to settle)
+//	POST /__sim/settlements   settle now (SettleWith); optional {"before": unix s, "status":
+//	                          "processed"|"created"|"failed", "instant", "discrepancy" (paise),
+//	                          "deliver" (default true), "duplicate"} → the settlement; 400 when
+//	                          nothing is due or what is due adds up to zero or less
+//	POST /__sim/settlements/{id}/process  a created or failed settlement → processed (new UTR,
+//	                          settlement.processed) → the settlement
+//	POST /__sim/adjustments   {"amount": paise (negative debits), "description", "dispute_id"}
+//	                          → its recon row, carried by the next settlement
+//	POST /__sim/transfers     {"payment_id", "amount": paise} → its recon row (a Route transfer)
+//	POST /__sim/payments/{id}/hold, …/release  keep a payment out of settlements, or let it in
+//	                          → the payment
+//	POST /__sim/seed/payments  a SeedSpec ({"count", "amount", "currency", "status", "method",
+//	                          "from", "to", "invoice", "receipt", "no_order"}) → {"count",
+//	                          "first_id", "last_id"}; no webhooks (count ≤ 1,000,000)
 //	POST /__sim/disputes      a dispute's JSON (payment_id required; any razorpay.Dispute field,
 //	                          status only "open") plus "deliver", "then" (transitions applied at
 //	                          once, e.g. ["under_review","lost"]), "ordering", "duplicate"
@@ -201,9 +215,12 @@ func (s *Sim) writeError(w http.ResponseWriter, e *razorpay.APIError) {
 }
 
 func (s *Sim) writeJSON(w http.ResponseWriter, status int, v any) {
+	b := answers.Get().(*bytes.Buffer)
+	defer answers.Put(b)
+	body := encodeTo(b, v, s.opt.Quirks)
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(status)
-	_, _ = w.Write(encode(v, s.opt.Quirks))
+	_, _ = w.Write(body)
 }
 
 func badPath() *razorpay.APIError {

@@ -204,69 +204,6 @@ func TestItem20ThrottlingFlakinessAndListLag(t *testing.T) {
 	})
 }
 
-func TestItem21Settlement(t *testing.T) {
-	rc := newReceiver(t, nil)
-	s := newSim(t, rc, razorpaysim.Options{Now: newClock().Now})
-	p1 := mustPay(t, s, razorpay.Payment{Amount: 118000, Notes: razorpay.Notes{"invoice": "INV-1"}}, razorpaysim.PaymentOptions{Lose: true})
-	p2 := mustPay(t, s, razorpay.Payment{Amount: 50000}, razorpaysim.PaymentOptions{Lose: true})
-	mustPay(t, s, razorpay.Payment{Amount: 9000, Status: "authorized"}, razorpaysim.PaymentOptions{Lose: true})
-	if _, err := s.CreateRefund(razorpay.Refund{PaymentID: p1.ID, Amount: 20000}, razorpaysim.RefundOptions{Lose: true}); err != nil {
-		t.Fatal(err)
-	}
-	st, err := s.Settle()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := (118000 - *p1.Fee) + (50000 - *p2.Fee) - 20000
-	if st.Amount != want || st.UTR == "" || !strings.HasPrefix(st.ID, "setl_") {
-		t.Fatalf("settlement %+v, want amount %d", st, want)
-	}
-	if _, err := s.Settle(); err != razorpaysim.ErrNothingToSettle {
-		t.Errorf("second Settle: %v", err)
-	}
-	wait(t, s)
-	if ev := rc.events(t); len(ev) != 1 || ev[0] != "settlement.processed" {
-		t.Errorf("webhooks %v, want settlement.processed", ev)
-	}
-	if c, m, _ := apiCall(t, s, "GET", "/v1/settlements/"+st.ID, "", nil); c != 200 || m["utr"] != st.UTR {
-		t.Errorf("GET settlement: %d %v", c, m)
-	}
-	c, m, _ := apiCall(t, s, "GET", "/v1/settlements/recon/combined?year=2026&month=1&day=15", "", nil)
-	items, _ := m["items"].([]any)
-	if c != 200 || len(items) != 3 {
-		t.Fatalf("recon: %d %v", c, m)
-	}
-	var net int64
-	for _, it := range items {
-		row := it.(map[string]any)
-		if _, ok := row["notes"].(string); !ok {
-			t.Errorf("recon notes is not a string: %v", row["notes"])
-		}
-		net += num(t, row["credit"]) - num(t, row["debit"])
-	}
-	if net != st.Amount {
-		t.Errorf("recon rows net %d, settlement %d", net, st.Amount)
-	}
-	if c, m, _ := apiCall(t, s, "GET", "/v1/settlements/recon/combined?year=2026&month=13", "", nil); c != 400 || errOf(t, m)["field"] != "month" {
-		t.Errorf("bad month: %d %v", c, m)
-	}
-	if c, m, _ := apiCall(t, s, "GET", "/v1/settlements?count=0", "", nil); c != 400 || errOf(t, m)["description"] != "The count must be at least 1." {
-		t.Errorf("count 0: %d %v", c, m)
-	}
-	t.Run("Periodic", func(t *testing.T) {
-		rc := newReceiver(t, nil)
-		s := newSim(t, rc, razorpaysim.Options{TimeScale: 0.001, SettleEvery: 20 * time.Second})
-		mustPay(t, s, razorpay.Payment{Amount: 5000}, razorpaysim.PaymentOptions{Lose: true})
-		deadline := time.Now().Add(5 * time.Second)
-		for len(s.State().Settlements) == 0 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		if len(s.State().Settlements) != 1 {
-			t.Fatal("no periodic settlement")
-		}
-	})
-}
-
 func TestItem22RefundLifecycle(t *testing.T) {
 	rc := newReceiver(t, nil)
 	s := newSim(t, rc, razorpaysim.Options{})

@@ -24,7 +24,7 @@ type State struct {
 	Orders       []razorpay.Order       `json:"orders"`
 	Refunds      []razorpay.Refund      `json:"refunds"`
 	PaymentLinks []razorpay.PaymentLink `json:"payment_links"`
-	Settlements  []Settlement           `json:"settlements"`
+	Settlements  []razorpay.Settlement  `json:"settlements"`
 	Disputes     []razorpay.Dispute     `json:"disputes"`
 	Events       []EventRecord          `json:"events"`
 	Webhooks     []WebhookState         `json:"webhooks"` // the default endpoint first (checklist items 8, 9)
@@ -82,7 +82,7 @@ func (s *Sim) State() State {
 	defer s.mu.Unlock()
 	st := State{AccountID: s.opt.AccountID, Mode: s.mode, Webhooks: s.webhookStates(),
 		Alerts: slices.Clone(s.alerts)}
-	for _, r := range s.sortedPayments() {
+	for _, r := range s.payList.byCreated.items {
 		st.Payments = append(st.Payments, clonePayment(r.p))
 	}
 	var orders []*orderRec
@@ -95,7 +95,7 @@ func (s *Sim) State() State {
 		o.Notes = maps.Clone(o.Notes)
 		st.Orders = append(st.Orders, o)
 	}
-	for _, r := range s.sortedRefunds() {
+	for _, r := range s.refundList.byCreated.items {
 		rf := r.r
 		rf.Notes, rf.AcquirerData = maps.Clone(rf.Notes), maps.Clone(rf.AcquirerData)
 		st.Refunds = append(st.Refunds, rf)
@@ -110,7 +110,7 @@ func (s *Sim) State() State {
 		l.Notes = maps.Clone(l.Notes)
 		st.PaymentLinks = append(st.PaymentLinks, l)
 	}
-	for _, sr := range s.settlements {
+	for _, sr := range s.settleList.byCreated.items {
 		st.Settlements = append(st.Settlements, sr.st)
 	}
 	var disputes []*disputeRec
@@ -178,6 +178,9 @@ func (s *Sim) serveControl(w http.ResponseWriter, r *http.Request) {
 		s.controlReplay(w, r, id)
 		return
 	}
+	if s.serveSettleControl(w, r) {
+		return
+	}
 	switch route {
 	case "POST /__sim/disputes":
 		s.controlDispute(w, r)
@@ -185,13 +188,6 @@ func (s *Sim) serveControl(w http.ResponseWriter, r *http.Request) {
 		s.controlPayment(w, r)
 	case "POST /__sim/refunds":
 		s.controlRefund(w, r)
-	case "POST /__sim/settlements":
-		st, err := s.Settle()
-		if err != nil {
-			s.writeError(w, badRequest(err.Error(), ""))
-			return
-		}
-		s.writeJSON(w, http.StatusOK, renderSettlement(st))
 	case "GET /__sim/faults":
 		s.mu.Lock()
 		f := s.faults

@@ -97,7 +97,7 @@ func (s *Sim) CreateDispute(d razorpay.Dispute, opt DisputeOptions) (*razorpay.D
 		return nil, badRequest("Invalid dispute phase: "+d.Phase, "phase")
 	}
 	if d.ID == "" {
-		d.ID = "disp_" + s.randID()
+		d.ID = s.freshID("disp_", func(id string) bool { return s.disputes[id] != nil })
 	}
 	if _, dup := s.disputes[d.ID]; dup {
 		return nil, badRequest("A dispute with this id already exists", "id")
@@ -124,6 +124,9 @@ func (s *Sim) CreateDispute(d razorpay.Dispute, opt DisputeOptions) (*razorpay.D
 	}
 	rec.seq = s.nextSeq()
 	s.disputes[d.ID] = rec
+	if rec.d.Status == "lost" {
+		s.deductDispute(&rec.d)
+	}
 	s.dispatch(batch, s.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
 	out := rec.d
 	return &out, nil
@@ -132,7 +135,8 @@ func (s *Sim) CreateDispute(d razorpay.Dispute, opt DisputeOptions) (*razorpay.D
 // ResolveDispute moves a dispute on and emits the matching webhook with the payment and the
 // dispute as they are now (spec/razorpay.md §2.2, checklist item 23). to is one of
 // under_review, action_required (status back to open: evidence is wanted), won, lost
-// (amount_deducted = amount) or closed. Delivery follows the dispute's DisputeOptions (Lose,
+// (amount_deducted = amount, and the next settlement carries an adjustment row debiting it
+// in INR paise, with dispute_id set) or closed. Delivery follows the dispute's DisputeOptions (Lose,
 // Duplicate) and Faults.Ordering.
 //
 // Errors are *razorpay.APIError with status 400: unknown dispute id ("The id provided does not
@@ -148,6 +152,9 @@ func (s *Sim) ResolveDispute(id, to string) (*razorpay.Dispute, error) {
 	ev, err := s.transition(rec, to)
 	if err != nil {
 		return nil, err
+	}
+	if rec.d.Status == "lost" {
+		s.deductDispute(&rec.d)
 	}
 	s.dispatch([]*event{ev}, s.ordering(""), rec.dup, rec.lose)
 	out := rec.d

@@ -208,7 +208,13 @@ func keysOf(t *testing.T, body []byte, name string) string {
 	if err := json.Unmarshal(body, &env); err != nil {
 		t.Fatal(err)
 	}
-	d := json.NewDecoder(bytes.NewReader(env.Payload[name].Entity))
+	return objectKeys(t, env.Payload[name].Entity)
+}
+
+// objectKeys returns the top-level keys of a JSON object, in order, joined with ",".
+func objectKeys(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(raw))
 	if _, err := d.Token(); err != nil { // '{'
 		t.Fatal(err)
 	}

@@ -11,9 +11,14 @@
 // Options.LiveKeyID set, a separate live-mode account (Live) holds disjoint data reached only
 // with the live keys.
 //
-// Use New, drive it with CreatePayment, CreateRefund, Capture, Settle, CreateDispute and
-// ResolveDispute (or the control API documented on Sim.ServeHTTP), read everything back with
-// State, and Close it. Webhooks are only ever sent to loopback addresses.
+// Use New, drive it with CreatePayment, CreateRefund, Capture, CreateDispute and
+// ResolveDispute, settle with Settle, SettleWith, ProcessSettlement, AddAdjustment,
+// AddTransfer and SetOnHold (or Options.SettleEvery), fill it fast with SeedPayments or Seed
+// (or the control API documented on Sim.ServeHTTP), read everything back with State and
+// Recon, and Close it. Webhooks are only ever sent to loopback addresses.
+//
+// Lists (payments, refunds, settlements, recon rows) are served from indexes ordered by
+// created_at, so a page costs O(log n + page size) at any number of payments.
 //
 // Each item of the "Simulator checklist" in spec/razorpay.md has a test named after it
 // (TestItem01Signing, …). It imports only the razorpay package of this module.

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -24,30 +23,26 @@ func newestFirst[T any](items []T, key func(T) (int64, int64)) {
 	})
 }
 
-// lagging reports whether an entity added at `added` is still hidden from list endpoints.
-func (s *Sim) lagging(added time.Time) bool {
-	return s.faults.ListLag > 0 && s.now().Sub(added) < s.faults.ListLag
-}
-
-func (s *Sim) listPayments(q url.Values) (any, *razorpay.APIError) {
+// listed serves a list endpoint from its index: from/to on created_at, count 1–100, skip,
+// newest first, list lag; O(log n + count) per page.
+func listed[T any](s *Sim, q url.Values, l *listing[T], render func(T) obj) (any, *razorpay.APIError) {
 	p, e := parsePage(q, 100)
 	if e != nil {
 		return nil, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var recs []*payRec
-	for _, r := range s.payments {
-		if p.in(r.p.CreatedAt) && !s.lagging(r.added) {
-			recs = append(recs, r)
-		}
-	}
-	newestFirst(recs, func(r *payRec) (int64, int64) { return r.p.CreatedAt, r.seq })
-	var items []obj
-	for _, r := range cut(recs, p) {
-		items = append(items, s.renderPayment(&r.p))
+	recs := l.page(p, l.hidden(s.now(), s.faults.ListLag))
+	items := make([]obj, len(recs))
+	for i, r := range recs {
+		items[i] = render(r)
 	}
 	return collectionOf(items), nil
+}
+
+// listPayments serves GET /v1/payments.
+func (s *Sim) listPayments(q url.Values) (any, *razorpay.APIError) {
+	return listed(s, q, s.payList, func(r *payRec) obj { return s.renderPayment(&r.p) })
 }
 
 func (s *Sim) getPayment(id string) (any, *razorpay.APIError) {
@@ -87,34 +82,32 @@ func (s *Sim) capture(r *http.Request, id string) (any, *razorpay.APIError) {
 	return s.renderPayment(p), nil
 }
 
+// listRefunds serves GET /v1/refunds (newest first, list lag, O(log n + count) per page) and,
+// with paymentID, GET /v1/payments/{id}/refunds (that payment's refunds, no lag).
 func (s *Sim) listRefunds(q url.Values, paymentID string) (any, *razorpay.APIError) {
+	if paymentID == "" {
+		return listed(s, q, s.refundList, func(r *refundRec) obj { return s.renderRefund(&r.r) })
+	}
 	p, e := parsePage(q, 100)
 	if e != nil {
 		return nil, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if paymentID != "" {
-		if _, ok := s.payments[paymentID]; !ok {
-			return nil, notFound()
-		}
+	if _, ok := s.payments[paymentID]; !ok {
+		return nil, notFound()
 	}
 	var recs []*refundRec
-	for _, r := range s.refunds {
-		if paymentID != "" && r.r.PaymentID != paymentID {
-			continue
-		}
-		if paymentID == "" && s.lagging(r.added) {
-			continue
-		}
+	for _, r := range s.paymentRefunds[paymentID] {
 		if p.in(r.r.CreatedAt) {
 			recs = append(recs, r)
 		}
 	}
 	newestFirst(recs, func(r *refundRec) (int64, int64) { return r.r.CreatedAt, r.seq })
-	var items []obj
-	for _, r := range cut(recs, p) {
-		items = append(items, s.renderRefund(&r.r))
+	recs = cut(recs, p)
+	items := make([]obj, len(recs))
+	for i, r := range recs {
+		items[i] = s.renderRefund(&r.r)
 	}
 	return collectionOf(items), nil
 }
@@ -142,15 +135,11 @@ func (s *Sim) getOrder(id string) (any, *razorpay.APIError) {
 func (s *Sim) orderPayments(id string) (any, *razorpay.APIError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.orders[id]; !ok {
+	or, ok := s.orders[id]
+	if !ok {
 		return nil, notFound()
 	}
-	var recs []*payRec
-	for _, r := range s.payments {
-		if r.p.OrderID == id {
-			recs = append(recs, r)
-		}
-	}
+	recs := slices.Clone(or.payments)
 	newestFirst(recs, func(r *payRec) (int64, int64) { return r.p.CreatedAt, r.seq })
 	var items []obj
 	for _, r := range recs {
@@ -206,88 +195,4 @@ func (s *Sim) getLink(id string) (any, *razorpay.APIError) {
 		return nil, notFound()
 	}
 	return s.linkWithPayments(lr), nil
-}
-
-func (s *Sim) listSettlements(q url.Values) (any, *razorpay.APIError) {
-	p, e := parsePage(q, 100)
-	if e != nil {
-		return nil, e
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var recs []*settleRec
-	for _, sr := range s.settlements {
-		if p.in(sr.st.CreatedAt) {
-			recs = append(recs, sr)
-		}
-	}
-	slices.Reverse(recs) // appended oldest first
-	var items []obj
-	for _, sr := range cut(recs, p) {
-		items = append(items, renderSettlement(&sr.st))
-	}
-	return collectionOf(items), nil
-}
-
-func (s *Sim) getSettlement(id string) (any, *razorpay.APIError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, sr := range s.settlements {
-		if sr.st.ID == id {
-			return renderSettlement(&sr.st), nil
-		}
-	}
-	return nil, notFound()
-}
-
-// recon serves GET /v1/settlements/recon/combined: rows of the settlements made on the given
-// IST calendar year/month[/day] (spec/razorpay.md §3.5, §5.2).
-func (s *Sim) recon(q url.Values) (any, *razorpay.APIError) {
-	p, e := parsePage(q, 1000)
-	if e != nil {
-		return nil, e
-	}
-	num := func(name string, lo, hi int, required bool, msg string) (int, *razorpay.APIError) {
-		v := q.Get(name)
-		if v == "" {
-			if required {
-				return 0, badRequest("The "+name+" field is required.", name)
-			}
-			return 0, nil
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || !integer.MatchString(v) || n < lo || n > hi {
-			return 0, badRequest(msg, name)
-		}
-		return n, nil
-	}
-	year, e := num("year", 1000, 9999, true, "The year must be 4 digits.")
-	if e != nil {
-		return nil, e
-	}
-	month, e := num("month", 1, 12, true, "The month must be between 1 and 12.")
-	if e != nil {
-		return nil, e
-	}
-	day, e := num("day", 1, 31, false, "The day must be between 1 and 31.")
-	if e != nil {
-		return nil, e
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var rows []ReconItem
-	for _, sr := range s.settlements {
-		t := time.Unix(sr.st.CreatedAt, 0).In(ist)
-		if t.Year() != year || int(t.Month()) != month || (day != 0 && t.Day() != day) {
-			continue
-		}
-		rows = append(rows, sr.items...)
-	}
-	rows = cut(rows, p)
-	items := make([]any, len(rows))
-	for i := range rows {
-		raw, _ := json.Marshal(rows[i])
-		items[i] = json.RawMessage(raw)
-	}
-	return obj{{"entity", "collection"}, {"count", len(rows)}, {"items", items}}, nil
 }

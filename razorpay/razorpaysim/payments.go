@@ -3,7 +3,6 @@ package razorpaysim
 import (
 	"maps"
 	"net/http"
-	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -29,6 +28,9 @@ type PaymentOptions struct {
 	Ordering Ordering
 	// Duplicate delivers every event of this payment once more after a 2xx.
 	Duplicate bool
+	// OnHold keeps the payment out of settlements (no recon row) until SetOnHold releases it
+	// (spec/razorpay.md checklist item 21).
+	OnHold bool
 }
 
 // defaultFX are INR paise per major unit for a few currencies (illustrative only).
@@ -37,18 +39,24 @@ var defaultFX = map[string]int64{
 	"CAD": 6200, "JPY": 57, "KWD": 27700, "BHD": 22600, "OMR": 22100,
 }
 
+// payRec is a payment as the simulator keeps it. added is the simulator-clock time it was
+// added (unix nanoseconds, for list lag); capturedAt the unix second it was captured (0 while
+// not captured), which the settlement cut-off compares; held keeps it out of settlements
+// (on_hold); settled is set once a settlement paid it out.
 type payRec struct {
-	p       razorpay.Payment
-	seq     int64
-	added   time.Time
-	settled bool
-	linkID  string
+	p          razorpay.Payment
+	seq        int64
+	added      int64
+	capturedAt int64
+	held       bool
+	settled    bool
+	linkID     string
 }
 
 type orderRec struct {
-	o     razorpay.Order
-	seq   int64
-	added time.Time
+	o        razorpay.Order
+	seq      int64
+	payments []*payRec // in creation order
 }
 
 type linkRec struct {
@@ -86,19 +94,8 @@ func (s *Sim) CreatePayment(p razorpay.Payment, opt PaymentOptions) (*razorpay.P
 	if err := s.fillPayment(&p); err != nil {
 		return nil, err
 	}
-	now := s.now()
-	if !opt.NoOrder {
-		s.attachOrder(&p, opt.Receipt, now)
-	}
-	var link *linkRec
-	if opt.Link {
-		link = s.attachLink(&p, opt.LinkReferenceID, now)
-	}
-	rec := &payRec{p: p, seq: s.nextSeq(), added: now}
-	if link != nil {
-		rec.linkID = link.l.ID
-	}
-	s.payments[p.ID] = rec
+	rec := s.addPayment(p, opt)
+	p = rec.p
 
 	var batch []*event
 	if opt.LateAuthorisation {
@@ -127,7 +124,7 @@ func (s *Sim) CreatePayment(p razorpay.Payment, opt PaymentOptions) (*razorpay.P
 // fillPayment applies defaults and validation; the caller holds s.mu.
 func (s *Sim) fillPayment(p *razorpay.Payment) error {
 	if p.ID == "" {
-		p.ID = "pay_" + s.randID()
+		p.ID = s.freshID("pay_", func(id string) bool { return s.payments[id] != nil })
 	}
 	if _, dup := s.payments[p.ID]; dup {
 		return badRequest("A payment with this id already exists", "id")
@@ -174,10 +171,7 @@ func (s *Sim) fillPayment(p *razorpay.Payment) error {
 	if p.Notes == nil {
 		p.Notes = razorpay.Notes{}
 	}
-	p.AcquirerData = maps.Clone(p.AcquirerData)
-	if p.AcquirerData == nil {
-		p.AcquirerData = map[string]string{}
-	}
+	p.AcquirerData = maps.Clone(p.AcquirerData) // nil when empty: clonePayment hands out {}
 	if p.Currency != "INR" {
 		p.International = true
 		if p.BaseAmount == nil {
@@ -238,30 +232,56 @@ func (s *Sim) setFees(p *razorpay.Payment) {
 	p.Fee, p.Tax = &fee, &tax
 }
 
-// attachOrder joins or creates the payment's order; the caller holds s.mu.
-func (s *Sim) attachOrder(p *razorpay.Payment, receipt string, now time.Time) {
-	if p.OrderID == "" {
-		p.OrderID = "order_" + s.randID()
+// addPayment records a filled payment with its order and link (opt.NoOrder, Receipt, Link,
+// LinkReferenceID) and indexes it; a captured one joins the settlement queue. No event is
+// made. The caller holds s.mu.
+func (s *Sim) addPayment(p razorpay.Payment, opt PaymentOptions) *payRec {
+	now := s.now()
+	var order *orderRec
+	if !opt.NoOrder {
+		order = s.attachOrder(&p, opt.Receipt)
 	}
-	if _, ok := s.orders[p.OrderID]; ok {
-		s.orders[p.OrderID].o.Attempts++
-		return
+	rec := &payRec{p: p, seq: s.nextSeq(), added: now.UnixNano(), held: opt.OnHold}
+	if opt.Link {
+		rec.linkID = s.attachLink(&rec.p, opt.LinkReferenceID).l.ID
+	}
+	if order != nil {
+		order.payments = append(order.payments, rec)
+	}
+	s.payments[p.ID] = rec
+	s.payList.add(rec)
+	if p.Status == "captured" {
+		s.markCaptured(rec, p.CreatedAt)
+	}
+	return rec
+}
+
+// attachOrder joins or creates the payment's order; the caller holds s.mu.
+func (s *Sim) attachOrder(p *razorpay.Payment, receipt string) *orderRec {
+	if p.OrderID == "" {
+		p.OrderID = s.freshID("order_", func(id string) bool { return s.orders[id] != nil })
+	}
+	if or, ok := s.orders[p.OrderID]; ok {
+		or.o.Attempts++
+		return or
 	}
 	o := razorpay.Order{
 		ID: p.OrderID, Entity: "order", Amount: p.Amount, AmountDue: p.Amount, Currency: p.Currency,
-		Receipt: receipt, Status: "attempted", Attempts: 1, Notes: maps.Clone(p.Notes),
+		Receipt: receipt, Status: "attempted", Attempts: 1, Notes: p.Notes, // shared: never changed in place
 		CreatedAt: p.CreatedAt - 30,
 	}
-	s.orders[o.ID] = &orderRec{o: o, seq: s.nextSeq(), added: now}
+	or := &orderRec{o: o, seq: s.nextSeq()}
+	s.orders[o.ID] = or
+	return or
 }
 
 // attachLink creates a payment link for the payment; the caller holds s.mu.
-func (s *Sim) attachLink(p *razorpay.Payment, ref string, now time.Time) *linkRec {
+func (s *Sim) attachLink(p *razorpay.Payment, ref string) *linkRec {
 	id := s.randID()
 	l := razorpay.PaymentLink{
 		ID: "plink_" + id, Amount: p.Amount, Currency: p.Currency, Status: "created",
 		ReferenceID: ref, Description: "Payment for " + ref, OrderID: p.OrderID,
-		ShortURL: "https://rzp.io/rzp/" + id[:8], Notes: maps.Clone(p.Notes),
+		ShortURL: "https://rzp.io/rzp/" + id[:8], Notes: p.Notes, // shared: never changed in place
 		CreatedAt: p.CreatedAt - 25*60, UpdatedAt: p.CreatedAt - 25*60,
 	}
 	l.Customer.Name, l.Customer.Email, l.Customer.Contact = "Test Customer", p.Email, p.Contact
@@ -315,6 +335,7 @@ func (s *Sim) Capture(id string, amount int64, currency string) (*razorpay.Payme
 	}
 	rec.p.Status, rec.p.Captured = "captured", true
 	s.setFees(&rec.p)
+	s.markCaptured(rec, s.now().Unix())
 	s.dispatch(s.captureEvents(rec), s.ordering(""), false, false)
 	out := clonePayment(rec.p)
 	return &out, nil
@@ -326,9 +347,17 @@ func authorizedSnapshot(p razorpay.Payment) razorpay.Payment {
 	return p
 }
 
+// clonePayment returns a deep copy to hand out; its maps are never nil. Stored notes and
+// acquirer data are never changed in place, so payments, their orders and links share them.
 func clonePayment(p razorpay.Payment) razorpay.Payment {
 	p.Notes = maps.Clone(p.Notes)
+	if p.Notes == nil {
+		p.Notes = razorpay.Notes{}
+	}
 	p.AcquirerData = maps.Clone(p.AcquirerData)
+	if p.AcquirerData == nil {
+		p.AcquirerData = map[string]string{}
+	}
 	if p.Fee != nil {
 		f := *p.Fee
 		p.Fee = &f

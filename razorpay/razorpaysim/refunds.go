@@ -2,7 +2,6 @@ package razorpaysim
 
 import (
 	"maps"
-	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -25,10 +24,12 @@ type RefundOptions struct {
 	Duplicate bool
 }
 
+// refundRec is a refund as the simulator keeps it; added is the simulator-clock time it was
+// added (unix nanoseconds, for list lag); settled is set once a settlement deducted it.
 type refundRec struct {
 	r       razorpay.Refund
 	seq     int64
-	added   time.Time
+	added   int64
 	settled bool
 }
 
@@ -67,7 +68,7 @@ func (s *Sim) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refu
 		return nil, badRequest("The currency should be same as the payment currency", "currency")
 	}
 	if r.ID == "" {
-		r.ID = "rfnd_" + s.randID()
+		r.ID = s.freshID("rfnd_", func(id string) bool { return s.refunds[id] != nil })
 	}
 	if _, dup := s.refunds[r.ID]; dup {
 		return nil, badRequest("A refund with this id already exists", "id")
@@ -116,7 +117,13 @@ func (s *Sim) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refu
 	case "pending":
 		r.Status = "pending"
 	}
-	s.refunds[r.ID] = &refundRec{r: r, seq: s.nextSeq(), added: s.now()}
+	rec := &refundRec{r: r, seq: s.nextSeq(), added: s.now().UnixNano()}
+	s.refunds[r.ID] = rec
+	s.refundList.add(rec)
+	s.paymentRefunds[r.PaymentID] = append(s.paymentRefunds[r.PaymentID], rec)
+	if r.Status == "processed" {
+		s.due.refunds = append(s.due.refunds, rec)
+	}
 	s.dispatch(batch, s.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
 	out := r
 	out.Notes = maps.Clone(r.Notes)

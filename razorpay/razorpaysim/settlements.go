@@ -1,184 +1,258 @@
 package razorpaysim
 
 import (
-	"cmp"
 	"errors"
-	"slices"
+	"math"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-// Settlement is a Razorpay settlement (spec/razorpay.md §3.5): Amount is the net payout in INR
-// paise; Fees and Tax are 0 for scheduled settlements; UTR is the bank reference; CreatedAt is
-// unix seconds.
-type Settlement struct {
-	ID        string `json:"id"`
-	Entity    string `json:"entity"`
-	Amount    int64  `json:"amount"`
-	Status    string `json:"status"`
-	Fees      int64  `json:"fees"`
-	Tax       int64  `json:"tax"`
-	UTR       string `json:"utr"`
-	CreatedAt int64  `json:"created_at"`
+// SettleOptions shape one settlement made by SettleWith (spec/razorpay.md §3.5, checklist
+// item 21).
+type SettleOptions struct {
+	// Before settles only payments captured at or before this time (simulator clock); zero
+	// settles every captured payment. Refunds, adjustments and transfers are always included.
+	Before time.Time
+	// Status is where the settlement stops: "processed" (default: UTR set, rows settled,
+	// settlement.processed sent), "created" (no UTR yet) or "failed" (the transfer failed; a
+	// UTR of the failed attempt). Created and failed are not final: ProcessSettlement, or the
+	// next scheduled tick, processes them with a new UTR.
+	Status string
+	// Instant charges the settlement itself a fee, as an instant (on-demand) settlement does:
+	// Fees = 0.25 % of the rows' net with 18 % GST inside, Tax = that GST, both deducted from
+	// Amount (razorpay-go testdata/fake_instant_settlement.json).
+	Instant bool
+	// Discrepancy is added to Amount after the rows are summed, in paise: a settlement whose
+	// rows do not add up to its amount (a test hook the connector must catch).
+	Discrepancy int64
+	// Lose records settlement.processed but delivers it nowhere; Duplicate delivers it once
+	// more after a 2xx.
+	Lose, Duplicate bool
 }
 
-// ReconItem is one row of GET /v1/settlements/recon/combined (spec/razorpay.md §3.5): a payment
-// (Credit = amount − fee, in INR paise) or a refund (Debit = refund amount in INR paise). Notes
-// is a string here, not an object. PaymentID is the parent payment of a refund ("" → null).
-type ReconItem struct {
-	EntityID      string  `json:"entity_id"`
-	Type          string  `json:"type"`
-	Debit         int64   `json:"debit"`
-	Credit        int64   `json:"credit"`
-	Amount        int64   `json:"amount"`
-	Currency      string  `json:"currency"`
-	Fee           int64   `json:"fee"`
-	Tax           int64   `json:"tax"`
-	OnHold        bool    `json:"on_hold"`
-	Settled       bool    `json:"settled"`
-	CreatedAt     int64   `json:"created_at"`
-	SettledAt     int64   `json:"settled_at"`
-	SettlementID  string  `json:"settlement_id"`
-	SettlementUTR string  `json:"settlement_utr"`
-	Description   string  `json:"description"`
-	Notes         string  `json:"notes"`
-	PaymentID     *string `json:"payment_id"`
-	OrderID       *string `json:"order_id"`
-	Method        *string `json:"method"`
-}
+// Errors of SettleWith and ProcessSettlement.
+var (
+	// ErrNothingToSettle: no captured payment (released and past the cut-off), processed
+	// refund, adjustment or transfer is waiting.
+	ErrNothingToSettle = errors.New("razorpaysim: nothing to settle")
+	// ErrNegativeBalance: what is waiting adds up to zero or less; nothing is settled and
+	// everything keeps waiting, as Razorpay carries a negative balance forward.
+	ErrNegativeBalance = errors.New("razorpaysim: refunds and deductions exceed what is due; nothing settled")
+	// ErrAlreadyProcessed: ProcessSettlement of a settlement that is processed already.
+	ErrAlreadyProcessed = errors.New("razorpaysim: settlement already processed")
+)
 
+// settleRec is a settlement with its recon rows; added is the simulator-clock time it was
+// made (unix nanoseconds, for list lag); lose and dup are the delivery options its
+// settlement.processed will use.
 type settleRec struct {
-	st    Settlement
-	items []ReconItem
-	at    time.Time
+	st        razorpay.Settlement
+	rows      []razorpay.ReconItem
+	seq       int64
+	added     int64
+	lose, dup bool
 }
 
-// ErrNothingToSettle is returned by Settle when no captured payment or processed refund is
-// waiting for settlement.
-var ErrNothingToSettle = errors.New("razorpaysim: nothing to settle")
+// due is what the next settlement pays out or deducts; the caller holds s.mu for every use.
+type due struct {
+	payments []*payRec            // captured, not settled yet (held ones wait here), capture order
+	refunds  []*refundRec         // processed, not settled yet
+	extras   []razorpay.ReconItem // adjustments and transfers, without their settlement fields
+}
 
-// ist is Asia/Kolkata (UTC+05:30, no DST), the calendar the recon endpoint's year/month/day use.
-var ist = time.FixedZone("IST", 5*3600+1800)
+// markCaptured puts a just-captured payment (capturedAt unix seconds) in the queue of the
+// next settlement; the caller holds s.mu.
+func (s *Sim) markCaptured(rec *payRec, capturedAt int64) {
+	rec.capturedAt = capturedAt
+	s.due.payments = append(s.due.payments, rec)
+}
 
-// Settle pays out every captured payment and processed refund not settled yet: a settlement
-// with Amount = Σ(base_amount − fee) − Σ refunds (INR paise) and a UTR, recon rows for each
-// entity, and a settlement.processed webhook (checklist item 21). It returns
-// ErrNothingToSettle when there is nothing to pay out.
-func (s *Sim) Settle() (*Settlement, error) {
+// Settle pays out everything waiting, as SettleWith(SettleOptions{}) does.
+func (s *Sim) Settle() (*razorpay.Settlement, error) { return s.SettleWith(SettleOptions{}) }
+
+// SettleWith makes one settlement of what is waiting (checklist item 21): every captured
+// payment not on hold and captured at or before opt.Before (a recon row with Credit =
+// base_amount − fee, in INR paise, fee including GST), every processed refund (Debit = the
+// refund in INR paise, PaymentID set), every adjustment (AddAdjustment, lost disputes) and
+// transfer (AddTransfer). Amount = Σ Credit − Σ Debit − Fees + opt.Discrepancy, exactly; ids
+// setl_ + 14 characters; created_at now. With status processed it sends settlement.processed
+// through the webhook machinery (retry ladder, duplicates, Faults).
+//
+// Errors: ErrNothingToSettle, ErrNegativeBalance (nothing changes), or a 400 *razorpay.APIError
+// for an unknown opt.Status.
+func (s *Sim) SettleWith(opt SettleOptions) (*razorpay.Settlement, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
-	st := Settlement{
-		ID: "setl_" + s.randID(), Entity: "settlement", Status: "processed",
-		UTR: "HDFCN" + now.In(ist).Format("20060102") + digits(s, 6), CreatedAt: now.Unix(),
+	cutoff := int64(math.MaxInt64)
+	if !opt.Before.IsZero() {
+		cutoff = opt.Before.Unix()
 	}
-	var items []ReconItem
-	for _, pr := range s.sortedPayments() {
-		p := &pr.p
-		if pr.settled || (p.Status != "captured" && p.Status != "refunded") {
-			continue
-		}
-		pr.settled = true
-		base := p.Amount
-		if p.BaseAmount != nil {
-			base = *p.BaseAmount
-		}
-		var fee, tax int64
-		if p.Fee != nil {
-			fee = *p.Fee
-		}
-		if p.Tax != nil {
-			tax = *p.Tax
-		}
-		items = append(items, ReconItem{
-			EntityID: p.ID, Type: "payment", Credit: base - fee, Amount: base, Currency: "INR",
-			Fee: fee, Tax: tax, Settled: true, CreatedAt: p.CreatedAt, SettledAt: st.CreatedAt,
-			SettlementID: st.ID, SettlementUTR: st.UTR, Description: p.Description,
-			Notes:   string(encode(notesValue(p.Notes, obj{}), Quirks{})),
-			OrderID: strPtr(p.OrderID), Method: strPtr(p.Method),
-		})
+	rec, err := s.settleLocked(opt, cutoff)
+	if err != nil {
+		return nil, err
 	}
-	for _, rr := range s.sortedRefunds() {
-		r := &rr.r
-		if rr.settled || r.Status != "processed" {
-			continue
-		}
-		rr.settled = true
-		exp, _ := razorpay.Exponent(r.Currency)
-		inr := s.toINR(r.Amount, r.Currency, exp)
-		items = append(items, ReconItem{
-			EntityID: r.ID, Type: "refund", Debit: inr, Amount: inr, Currency: "INR",
-			Settled: true, CreatedAt: r.CreatedAt, SettledAt: st.CreatedAt, SettlementID: st.ID,
-			SettlementUTR: st.UTR, Notes: string(encode(notesValue(r.Notes, obj{}), Quirks{})),
-			PaymentID: strPtr(r.PaymentID),
-		})
-	}
-	if len(items) == 0 {
-		return nil, ErrNothingToSettle
-	}
-	for _, it := range items {
-		st.Amount += it.Credit - it.Debit
-	}
-	s.settlements = append(s.settlements, &settleRec{st: st, items: items, at: now})
-	payload := obj{{"settlement", wrap(renderSettlement(&st))}}
-	s.dispatch([]*event{s.newEvent("settlement.processed", []string{"settlement"}, payload, now.Unix(), false)},
-		s.ordering(""), false, false)
-	out := st
+	out := rec.st
 	return &out, nil
 }
 
-func renderSettlement(st *Settlement) obj {
-	return obj{
-		{"id", st.ID}, {"entity", "settlement"}, {"amount", st.Amount}, {"status", st.Status},
-		{"fees", st.Fees}, {"tax", st.Tax}, {"utr", st.UTR}, {"created_at", st.CreatedAt},
+// settleLocked builds the settlement of everything due up to cutoff (unix seconds of
+// capture), then records it; nothing changes on error. The caller holds s.mu.
+func (s *Sim) settleLocked(opt SettleOptions, cutoff int64) (*settleRec, error) {
+	switch opt.Status {
+	case "":
+		opt.Status = razorpay.SettlementProcessed
+	case razorpay.SettlementProcessed, razorpay.SettlementCreated, razorpay.SettlementFailed:
+	default:
+		return nil, badRequest("Invalid settlement status: "+opt.Status, "status")
 	}
+	now := s.now()
+	rec := &settleRec{
+		st: razorpay.Settlement{
+			ID:     s.freshID("setl_", func(id string) bool { return s.settlements[id] != nil }),
+			Entity: "settlement", Status: razorpay.SettlementCreated, CreatedAt: now.Unix(),
+		},
+		lose: opt.Lose, dup: opt.Duplicate,
+	}
+	picked, waiting := s.dueRows(rec, cutoff)
+	if len(rec.rows) == 0 {
+		return nil, ErrNothingToSettle
+	}
+	var net int64
+	for i := range rec.rows {
+		net += rec.rows[i].Credit - rec.rows[i].Debit
+	}
+	if net <= 0 {
+		return nil, ErrNegativeBalance
+	}
+	if opt.Instant {
+		rec.st.Fees = (net*25 + 5000) / 10000
+		rec.st.Tax = (rec.st.Fees*18 + 59) / 118
+	}
+	rec.st.Amount = net - rec.st.Fees + opt.Discrepancy
+	for _, pr := range picked {
+		pr.settled = true
+	}
+	for _, rr := range s.due.refunds {
+		rr.settled = true
+	}
+	s.due = due{payments: waiting}
+	rec.seq, rec.added = s.nextSeq(), now.UnixNano()
+	s.settlements[rec.st.ID] = rec
+	s.settleList.add(rec)
+	switch opt.Status {
+	case razorpay.SettlementProcessed:
+		s.process(rec)
+	case razorpay.SettlementFailed:
+		rec.st.Status, rec.st.UTR = razorpay.SettlementFailed, s.newUTR(now)
+	}
+	return rec, nil
 }
 
-func strPtr(v string) *string {
-	if v == "" {
-		return nil
+// dueRows puts in rec the rows of what is due: payments not held and captured at or before
+// cutoff (picked; the others keep waiting), every processed refund, adjustment and transfer.
+// It changes nothing else. The caller holds s.mu.
+func (s *Sim) dueRows(rec *settleRec, cutoff int64) (picked, waiting []*payRec) {
+	for _, pr := range s.due.payments {
+		if pr.held || pr.capturedAt > cutoff {
+			waiting = append(waiting, pr)
+			continue
+		}
+		picked = append(picked, pr)
+		rec.rows = append(rec.rows, s.paymentRow(pr))
 	}
-	return &v
+	for _, rr := range s.due.refunds {
+		rec.rows = append(rec.rows, s.refundRow(rr))
+	}
+	rec.rows = append(rec.rows, s.due.extras...)
+	for i := range rec.rows {
+		rec.rows[i].SettlementID = rec.st.ID
+	}
+	return picked, waiting
 }
 
-// settleLoop settles at a fixed (scaled) interval until Close.
+// newUTR returns a bank reference like the sample's (HDFCN + IST date + 6 digits); the caller
+// holds s.mu.
+func (s *Sim) newUTR(now time.Time) string {
+	return "HDFCN" + now.In(ist).Format("20060102") + digits(s, 6)
+}
+
+// process moves a created or failed settlement to processed: a new UTR, every row settled at
+// now with that UTR (adjustment rows carry none, as in Razorpay's sample), and
+// settlement.processed dispatched. The caller holds s.mu.
+func (s *Sim) process(rec *settleRec) {
+	now := s.now()
+	rec.st.Status, rec.st.UTR = razorpay.SettlementProcessed, s.newUTR(now)
+	for i := range rec.rows {
+		r := &rec.rows[i]
+		r.Settled, r.SettledAt = true, now.Unix()
+		if r.Type != razorpay.ReconAdjustment {
+			r.SettlementUTR = rec.st.UTR
+		}
+	}
+	payload := obj{{"settlement", wrap(renderSettlement(&rec.st))}}
+	ev := s.newEvent("settlement.processed", []string{"settlement"}, payload, now.Unix(), false)
+	s.dispatch([]*event{ev}, s.ordering(""), rec.dup, rec.lose)
+}
+
+// ProcessSettlement moves a created or failed settlement to processed (failed is not final,
+// spec/razorpay.md §3.5): a new UTR, its rows settled, settlement.processed sent with the
+// delivery options it was made with. Errors: a 400 *razorpay.APIError "The id provided does
+// not exist" for an unknown id, ErrAlreadyProcessed.
+func (s *Sim) ProcessSettlement(id string) (*razorpay.Settlement, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.settlements[id]
+	if !ok {
+		return nil, notFound()
+	}
+	if rec.st.Status == razorpay.SettlementProcessed {
+		return nil, ErrAlreadyProcessed
+	}
+	s.process(rec)
+	out := rec.st
+	return &out, nil
+}
+
+// Recon returns the recon rows of one settlement as GET /v1/settlements/recon/combined shows
+// them. Errors: a 400 *razorpay.APIError "The id provided does not exist".
+func (s *Sim) Recon(settlementID string) ([]razorpay.ReconItem, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.settlements[settlementID]
+	if !ok {
+		return nil, notFound()
+	}
+	return append([]razorpay.ReconItem(nil), rec.rows...), nil
+}
+
+// settleLoop runs the settlement schedule at a fixed (scaled) interval until Close.
 func (s *Sim) settleLoop(every time.Duration) {
 	defer s.wg.Done()
 	if every <= 0 {
 		every = time.Millisecond
 	}
 	for s.sleep(every) {
-		_, _ = s.Settle()
+		s.settleTick()
 	}
 }
 
-// sortedPayments returns payments oldest first; the caller holds s.mu.
-func (s *Sim) sortedPayments() []*payRec {
-	out := make([]*payRec, 0, len(s.payments))
-	for _, p := range s.payments {
-		out = append(out, p)
-	}
-	slices.SortFunc(out, func(a, b *payRec) int {
-		if a.p.CreatedAt != b.p.CreatedAt {
-			return cmp.Compare(a.p.CreatedAt, b.p.CreatedAt)
+// settleTick is one scheduled run: settlements left created or failed are processed, then
+// what is due before the cut-off (Options.SettleDelay) is settled, failed while
+// Faults.FailSettlements lasts.
+func (s *Sim) settleTick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rec := range s.settleList.byCreated.items {
+		if rec.st.Status != razorpay.SettlementProcessed {
+			s.process(rec)
 		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	return out
-}
-
-// sortedRefunds returns refunds oldest first; the caller holds s.mu.
-func (s *Sim) sortedRefunds() []*refundRec {
-	out := make([]*refundRec, 0, len(s.refunds))
-	for _, r := range s.refunds {
-		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b *refundRec) int {
-		if a.r.CreatedAt != b.r.CreatedAt {
-			return cmp.Compare(a.r.CreatedAt, b.r.CreatedAt)
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	return out
+	opt := SettleOptions{}
+	if s.faults.FailSettlements > 0 {
+		opt.Status = razorpay.SettlementFailed
+	}
+	if _, err := s.settleLocked(opt, s.now().Add(-s.opt.SettleDelay).Unix()); err == nil && opt.Status != "" {
+		s.faults.FailSettlements--
+	}
 }

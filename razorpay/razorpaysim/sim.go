@@ -51,9 +51,15 @@ type Options struct {
 	// DeliveryTimeout is the success deadline of one webhook attempt (spec/razorpay.md §1.4);
 	// default 5 s of real time, not scaled.
 	DeliveryTimeout time.Duration
-	// SettleEvery emits a settlement of everything captured and unsettled at this (scaled)
-	// interval; 0 settles only on demand (Settle, POST /__sim/settlements).
+	// SettleEvery runs the settlement schedule at this (scaled) interval; 0 settles only on
+	// demand (Settle, SettleWith, POST /__sim/settlements). Each tick first processes every
+	// settlement left created or failed, then settles what is due (see SettleDelay) as one
+	// processed settlement, or a failed one while Faults.FailSettlements lasts.
 	SettleEvery time.Duration
+	// SettleDelay is the schedule's cut-off, T+2 style: a tick settles only payments captured
+	// at least this long before now on the simulator clock (Now, not scaled). Refunds,
+	// adjustments and transfers are settled at the first tick after them.
+	SettleDelay time.Duration
 	// FXRates gives INR paise per major unit of a currency (e.g. "USD": 8525 = ₹85.25), used
 	// for base_amount of non-INR payments; missing currencies use defaultFX or 10000.
 	FXRates map[string]int64
@@ -98,7 +104,9 @@ type Faults struct {
 	Burst      int           `json:"burst"`       // token bucket size; default 1 when RateLimit > 0
 	RetryAfter int           `json:"retry_after"` // seconds in Retry-After on 429; 0 = no header (Razorpay documents none)
 	FailNext   []int         `json:"fail_next"`   // statuses answered to the next API requests, one each (e.g. [429, 500, 502])
-	ListLag    time.Duration `json:"list_lag"`    // entities younger than this (simulator clock) are missing from GET /v1/payments and /v1/refunds
+	ListLag    time.Duration `json:"list_lag"`    // entities younger than this (simulator clock) are missing from GET /v1/payments, /v1/refunds, /v1/settlements and the recon rows
+
+	FailSettlements int `json:"fail_settlements"` // the next scheduled settlements are made failed (processed at the following tick), one each
 }
 
 // Sim is an in-memory Razorpay account: the REST API subset of spec/razorpay.md §5 and a
@@ -118,22 +126,26 @@ type Sim struct {
 	mode string // "test" or "live"
 	live *Sim   // the live-mode account of a test-mode Sim; nil when not configured
 
-	mu          sync.Mutex
-	rnd         *rand.Rand
-	seq         int64
-	ids         map[string]bool
-	endpoints   []*endpoint // [0] is the default endpoint (Options.WebhookURL)
-	alerts      []AlertEmail
-	faults      Faults
-	tokens      float64
-	tokensAt    time.Time
-	payments    map[string]*payRec
-	orders      map[string]*orderRec
-	refunds     map[string]*refundRec
-	links       map[string]*linkRec
-	disputes    map[string]*disputeRec
-	settlements []*settleRec
-	events      []*event
+	mu             sync.Mutex
+	rnd            *rand.Rand
+	seq            int64
+	endpoints      []*endpoint // [0] is the default endpoint (Options.WebhookURL)
+	alerts         []AlertEmail
+	faults         Faults
+	tokens         float64
+	tokensAt       time.Time
+	payments       map[string]*payRec
+	payList        *listing[*payRec]
+	orders         map[string]*orderRec
+	refunds        map[string]*refundRec
+	refundList     *listing[*refundRec]
+	paymentRefunds map[string][]*refundRec // a payment's refunds, oldest first
+	links          map[string]*linkRec
+	disputes       map[string]*disputeRec
+	settlements    map[string]*settleRec
+	settleList     *listing[*settleRec]
+	due            due // what the next settlement pays out or deducts
+	events         []*event
 }
 
 // New returns a running Sim. Call Close when done. With Options.LiveKeyID or LiveKeySecret
@@ -178,13 +190,20 @@ func newMode(opt Options, mode string) *Sim {
 		cancel:   cancel,
 		mode:     mode,
 		rnd:      rand.New(rand.NewPCG(uint64(opt.Seed), stream)),
-		ids:      map[string]bool{},
 		faults:   opt.Faults,
 		payments: map[string]*payRec{},
-		orders:   map[string]*orderRec{},
-		refunds:  map[string]*refundRec{},
-		links:    map[string]*linkRec{},
-		disputes: map[string]*disputeRec{},
+		payList: newListing(func(r *payRec) (int64, int64) { return r.p.CreatedAt, r.seq },
+			func(r *payRec) (int64, int64) { return r.added, r.seq }),
+		orders:  map[string]*orderRec{},
+		refunds: map[string]*refundRec{},
+		refundList: newListing(func(r *refundRec) (int64, int64) { return r.r.CreatedAt, r.seq },
+			func(r *refundRec) (int64, int64) { return r.added, r.seq }),
+		paymentRefunds: map[string][]*refundRec{},
+		links:          map[string]*linkRec{},
+		disputes:       map[string]*disputeRec{},
+		settlements:    map[string]*settleRec{},
+		settleList: newListing(func(r *settleRec) (int64, int64) { return r.st.CreatedAt, r.seq },
+			func(r *settleRec) (int64, int64) { return r.added, r.seq }),
 	}
 	if s.opt.AccountID == "" {
 		s.opt.AccountID = "acc_" + s.randID()
@@ -278,16 +297,23 @@ func (s *Sim) sleep(d time.Duration) bool {
 
 const idChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
-// randID returns a fresh 14-character alphanumeric id (spec/razorpay.md §3), unique within this
-// simulator. The caller holds s.mu or is New.
+// randID returns a random 14-character alphanumeric id (spec/razorpay.md §3). Ids are not
+// remembered (that cost ~50 bytes per id at 100,000 payments): among 62^14 ≈ 1.2·10^25 values a
+// repeat within a million ids has a chance below 10^-13, and entity ids are drawn again when
+// taken (freshID). The caller holds s.mu or is New.
 func (s *Sim) randID() string {
+	var b [14]byte
+	for i := range b {
+		b[i] = idChars[s.rnd.IntN(len(idChars))]
+	}
+	return string(b[:])
+}
+
+// freshID returns prefix + a random id that taken does not report as in use; the caller holds
+// s.mu.
+func (s *Sim) freshID(prefix string, taken func(string) bool) string {
 	for {
-		b := make([]byte, 14)
-		for i := range b {
-			b[i] = idChars[s.rnd.IntN(len(idChars))]
-		}
-		if id := string(b); !s.ids[id] {
-			s.ids[id] = true
+		if id := prefix + s.randID(); !taken(id) {
 			return id
 		}
 	}
