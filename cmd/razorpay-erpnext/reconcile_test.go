@@ -493,22 +493,7 @@ func TestIntegrationRequestSweepBooksThroughPaymentRequest(t *testing.T) {
 }
 
 func TestSimulateRazorpayServesTheAPI(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	m := &Main{Stdout: out, Stderr: out, Getenv: func(string) string { return "" }}
-	done := make(chan int, 1)
-	go func() {
-		done <- m.Run(ctx, []string{"simulate", "razorpay", "--listen", "127.0.0.1:0", "--key-id", "k", "--key-secret", "s", "--account-id", testAccount})
-	}()
-	var addr string
-	for deadline := time.Now().Add(5 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if s := out.String(); strings.Contains(s, "http://") {
-			addr = strings.Fields(s[strings.Index(s, "http://"):])[0]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no address printed: %q", out.String())
-	}
+	addr, stop := startRazorpaySim(t, "--account-id", testAccount)
 	resp, err := http.Post(addr+"/__sim/payments", "application/json", strings.NewReader(`{"amount": 50000, "deliver": false}`))
 	if err != nil {
 		t.Fatal(err)
@@ -519,8 +504,7 @@ func TestSimulateRazorpayServesTheAPI(t *testing.T) {
 	if err := client.ListPayments(context.Background(), time.Time{}, time.Time{}, func(*razorpay.Payment) error { n++; return nil }); err != nil || n != 1 {
 		t.Errorf("listed %d payments (%v), want 1", n, err)
 	}
-	cancel()
-	if code := <-done; code != exitOK {
+	if code := stop(); code != exitOK {
 		t.Errorf("exit %d", code)
 	}
 	if code, _, _ := run(t, nil, "simulate", "razorpay", "--listen", "127.0.0.1:0"); code != exitUsage {

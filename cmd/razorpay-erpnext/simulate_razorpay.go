@@ -18,7 +18,9 @@ func (m *Main) simulateRazorpayCmd() *cobra.Command {
 		listen, keyID, keySecret, webhookURL, secret, account string
 		scale, errorRate                                      float64
 		seed                                                  int64
-		listLag                                               time.Duration
+		listLag, settleEvery, settleDelay                     time.Duration
+		seedPayments                                          int
+		seedInvoice                                           string
 		liveKeyID, liveKeySecret, liveWebhookURL, liveSecret  string
 		endpoints, liveEndpoints                              []string
 	)
@@ -29,7 +31,10 @@ func (m *Main) simulateRazorpayCmd() *cobra.Command {
 with HTTP Basic auth, and a webhook sender that posts signed events to --webhook-url (loopback
 only). Drive it with the control API: POST /__sim/payments creates a payment from a JSON payment
 entity ("deliver": false loses all its webhooks, for reconcile), POST /__sim/refunds likewise,
-GET /__sim/state returns every entity and every delivery attempt with its HTTP status.`,
+GET /__sim/state returns every entity and every delivery attempt with its HTTP status.
+POST /__sim/settlements settles now (settlement.processed, recon rows under
+GET /v1/settlements/recon/combined); --settle-every runs a schedule. --seed-payments fills the
+account with captured payments, without webhooks, for reconcile at scale.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listen == "" || keyID == "" || keySecret == "" {
@@ -40,6 +45,9 @@ GET /__sim/state returns every entity and every delivery attempt with its HTTP s
 			}
 			if scale < 0 || errorRate < 0 || errorRate > 1 {
 				return usageErr("--time-scale must be positive and --error-rate within 0..1")
+			}
+			if seedPayments < 0 || seedPayments > 10_000_000 || settleEvery < 0 || settleDelay < 0 {
+				return usageErr("--seed-payments must be within 0..10000000, --settle-every and --settle-delay not negative")
 			}
 			if (liveKeyID == "") != (liveKeySecret == "") {
 				return usageErr("--live-key-id and --live-key-secret go together")
@@ -63,9 +71,15 @@ GET /__sim/state returns every entity and every delivery attempt with its HTTP s
 				Webhooks: hooks, AccountID: account, TimeScale: scale, Seed: seed,
 				LiveKeyID: liveKeyID, LiveKeySecret: liveKeySecret, LiveWebhookURL: liveWebhookURL,
 				LiveWebhookSecret: liveSecret, LiveWebhooks: liveHooks,
-				Faults: razorpaysim.Faults{ErrorRate: errorRate, ListLag: listLag},
+				Faults:      razorpaysim.Faults{ErrorRate: errorRate, ListLag: listLag},
+				SettleEvery: settleEvery, SettleDelay: settleDelay,
 			})
 			defer sim.Close()
+			if seedPayments > 0 {
+				if _, err := sim.Seed(razorpaysim.SeedSpec{Count: seedPayments, Invoice: seedInvoice, Receipt: seedInvoice}); err != nil {
+					return usageErr("--seed-payments: %v", err)
+				}
+			}
 			l, err := net.Listen("tcp", listen)
 			if err != nil {
 				return err
@@ -92,7 +106,11 @@ GET /__sim/state returns every entity and every delivery attempt with its HTTP s
 	f.Float64Var(&scale, "time-scale", 1, "compress the ~24 h webhook retry ladder: 0.001 runs it in ~82 s")
 	f.Int64Var(&seed, "seed", 0, "seed for ids, shuffles and injected errors")
 	f.Float64Var(&errorRate, "error-rate", 0, "fault: chance (0..1) that an API request is answered 500, 502 or 504")
-	f.DurationVar(&listLag, "list-lag", 0, "fault: payments and refunds younger than this are missing from the lists")
+	f.DurationVar(&listLag, "list-lag", 0, "fault: payments, refunds and settlements younger than this are missing from the lists")
+	f.IntVar(&seedPayments, "seed-payments", 0, "start with N captured INR payments (₹500.00) spread over the last 24 h, without webhooks")
+	f.StringVar(&seedInvoice, "seed-invoice", "", "notes.invoice and order receipt of seeded payments; {n} is the payment's number, {n:5} zero-padded (e.g. ACC-SINV-2026-{n:5})")
+	f.DurationVar(&settleEvery, "settle-every", 0, "settle on a schedule at this interval (compressed by --time-scale); 0: only POST /__sim/settlements")
+	f.DurationVar(&settleDelay, "settle-delay", 0, "scheduled settlements pay out payments captured at least this long ago (e.g. 48h for T+2)")
 	f.StringArrayVar(&endpoints, "webhook-endpoint", nil,
 		"another test-mode webhook endpoint (repeatable): URL[,secret=S][,id=ID][,events=payment.captured|refund.processed][,alert=EMAIL]")
 	f.StringVar(&liveKeyID, "live-key-id", "", "live-mode API key id: a second account with disjoint data (drive it under /__sim/live/)")
