@@ -257,6 +257,18 @@ func TestSettlementLifecycle(t *testing.T) {
 		if code, _, _ := apiCall(t, s, "POST", "/__sim/adjustments", "", map[string]any{"amount": 0}); code != 400 {
 			t.Errorf("zero adjustment: %d", code)
 		}
+		usd := mustPay(t, s, razorpay.Payment{Amount: 2500, Currency: "USD"}, razorpaysim.PaymentOptions{Lose: true})
+		d, err := s.CreateDispute(razorpay.Dispute{PaymentID: usd.ID, Amount: 1000}, razorpaysim.DisputeOptions{Lose: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ded, err := s.AddAdjustment(razorpaysim.Adjustment{DisputeID: d.ID}) // the disputed amount, in INR paise
+		if err != nil || ded.Debit != 85250 || ded.DisputeID != d.ID || ded.Type != "adjustment" {
+			t.Errorf("dispute deduction: %+v %v", ded, err)
+		}
+		if _, err := s.AddAdjustment(razorpaysim.Adjustment{DisputeID: "disp_Unknown000001"}); !razorpay.IsNotFound(err) {
+			t.Errorf("unknown dispute: %v", err)
+		}
 		if _, err := s.Settle(); err != nil {
 			t.Fatal(err)
 		}
@@ -266,9 +278,9 @@ func TestSettlementLifecycle(t *testing.T) {
 		want := "entity_id,type,debit,credit,amount,currency,fee,tax,on_hold,settled,created_at,settled_at," +
 			"settlement_id,posted_at,description,notes,payment_id,settlement_utr,order_id,order_receipt,method," +
 			"card_network,card_issuer,card_type,dispute_id" // no credit_type, as in Razorpay's sample
-		if len(col.Items) != 2 || objectKeys(t, col.Items[1]) != want ||
-			!strings.Contains(string(col.Items[1]), `"notes":null,"payment_id":null,"settlement_utr":null`) {
-			t.Errorf("adjustment row: %s", col.Items[1])
+		if len(col.Items) != 4 || objectKeys(t, col.Items[2]) != want ||
+			!strings.Contains(string(col.Items[2]), `"notes":null,"payment_id":null,"settlement_utr":null`) {
+			t.Errorf("adjustment row: %s", col.Items)
 		}
 	})
 	t.Run("DiscrepancyAndInstantFees", func(t *testing.T) {
