@@ -32,7 +32,7 @@ func listed[T any](s *Sim, q url.Values, l *listing[T], render func(T) obj) (any
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	recs := l.page(p, l.hidden(s.now(), s.faults.ListLag))
+	recs := l.page(p, s.now(), s.faults.ListLag)
 	items := make([]obj, len(recs))
 	for i, r := range recs {
 		items[i] = render(r)

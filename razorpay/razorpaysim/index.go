@@ -80,22 +80,48 @@ func (l *listing[T]) add(v T) {
 
 func (l *listing[T]) len() int { return len(l.byCreated.items) }
 
+// hiddenAfter returns the added time (unix nanoseconds) after which records are still hidden
+// by list lag, or math.MaxInt64 when lag is 0.
+func hiddenAfter(now time.Time, lag time.Duration) int64 {
+	if lag <= 0 {
+		return math.MaxInt64
+	}
+	return now.Add(-lag).UnixNano()
+}
+
 // hidden returns the records added less than lag before now (simulator clock), which list
 // endpoints leave out; nil when lag is 0.
 func (l *listing[T]) hidden(now time.Time, lag time.Duration) []T {
 	if lag <= 0 {
 		return nil
 	}
-	return l.byAdded.items[l.byAdded.after(now.Add(-lag).UnixNano(), math.MaxInt64):]
+	return l.byAdded.items[l.byAdded.after(hiddenAfter(now, lag), math.MaxInt64):]
 }
 
 // page returns, newest first (later-created first on equal created_at), the p.count records
-// after p.skip among those created in [p.from, p.to] and not in hidden.
-func (l *listing[T]) page(p page, hidden []T) []T {
+// after p.skip among those created in [p.from, p.to] and not hidden by lag at now. It costs
+// O(log n + count) plus, with h records hidden, the smaller of O(h log n) and O(skip + h).
+func (l *listing[T]) page(p page, now time.Time, lag time.Duration) []T {
 	x := &l.byCreated
 	lo, hi := x.window(p.from, p.to)
 	if p.skip >= hi-lo {
 		return nil
+	}
+	hidden := l.hidden(now, lag)
+	out := make([]T, 0, min(p.count, hi-lo))
+	if len(hidden) > p.skip { // walking past the hidden ones is cheaper than placing them
+		cut, skip := hiddenAfter(now, lag), p.skip
+		for i := hi - 1; i >= lo && len(out) < p.count; i-- {
+			if added, _ := l.byAdded.key(x.items[i]); added > cut {
+				continue
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			out = append(out, x.items[i])
+		}
+		return out
 	}
 	var hpos []int // positions of hidden records inside the window, highest first
 	for _, h := range hidden {
@@ -108,7 +134,6 @@ func (l *listing[T]) page(p page, hidden []T) []T {
 	for j < len(hpos) && hpos[j] >= hi-1-k {
 		k, j = k+1, j+1
 	}
-	out := make([]T, 0, min(p.count, hi-lo))
 	for i := hi - 1 - k; i >= lo && len(out) < p.count; i-- {
 		if j < len(hpos) && hpos[j] == i {
 			j++
