@@ -72,20 +72,8 @@ func as(u erpnextsim.User) []string {
 // creates 00004), every posting dated 2026-12-01 (80-balance-clearing-previous-day: 0.0).
 func seedSettlement(t *testing.T, h *harness) {
 	t.Helper()
-	if err := h.site.AddCustomer("Test Customer"); err != nil {
-		t.Fatal(err)
-	}
-	inv, err := h.site.AddSalesInvoice(erpnextsim.InvoiceSpec{Customer: "Test Customer", DueDate: "2026-12-30", Submit: true,
-		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "40000.00"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := h.do("POST", pePath, pe(map[string]any{"name": "ACC-PAY-2026-00063", "docstatus": 1, "posting_date": "2026-12-01",
-		"reference_date": "2026-12-01", "paid_amount": "31951.25", "received_amount": "31951.25", "references": refs(inv, "31951.25")}))
-	if r.status != 200 {
-		t.Fatalf("seed receipt: %s", r.raw)
-	}
-	r = h.do("POST", jePath, map[string]any{"name": "ACC-JV-2026-00003", "docstatus": 1, "posting_date": "2026-12-01",
+	seedClearing(t, h, "31951.25", "ACC-PAY-2026-00063")
+	r := h.do("POST", jePath, map[string]any{"name": "ACC-JV-2026-00003", "docstatus": 1, "posting_date": "2026-12-01",
 		"accounts": []any{map[string]any{"account": erpnextsim.CashAccount, "debit_in_account_currency": 1},
 			map[string]any{"account": "Office Rent - EC", "credit_in_account_currency": 1}}}, as(siteAdmin)...)
 	if r.status != 200 {
