@@ -176,7 +176,7 @@ func (s *Site) matchPaymentEntries(q matchQuery) []linkedRow {
 		pt, side = "Receive", "paid_to"
 	}
 	var out []linkedRow
-	for _, pe := range s.all(peDT) {
+	for _, pe := range s.docs[peDT] {
 		if pe.docstatus() != 1 || (pe.str("payment_type") != pt && pe.str("payment_type") != "Internal Transfer") ||
 			pe.str("clearance_date") != "" || !same(pe.str(side), q.account) {
 			continue
@@ -207,7 +207,7 @@ func (s *Site) matchJournalEntries(q matchQuery) []linkedRow {
 		field = "debit_in_account_currency"
 	}
 	var out []linkedRow
-	for _, je := range s.all(jeDT) {
+	for _, je := range s.docs[jeDT] {
 		date := je.str("posting_date")
 		if q.byRef {
 			date = je.str("cheque_date")
@@ -246,7 +246,7 @@ func (s *Site) matchBankTransactions(q matchQuery) []linkedRow {
 		field = "deposit"
 	}
 	var out []linkedRow
-	for _, o := range s.all(btDT) {
+	for _, o := range s.docs[btDT] {
 		if o.docstatus() != 1 || o.str("status") == "Reconciled" || o.name() == q.bt.name() || !same(o.str("bank_account"), q.bt.str("bank_account")) {
 			continue
 		}
@@ -262,12 +262,19 @@ func (s *Site) matchBankTransactions(q matchQuery) []linkedRow {
 		out = append(out, linkedRow{doctype: btDT, name: o.name(), amount: o.dec("unallocated_amount"), refNo: o.str("reference_number"),
 			refDate: o.str("date"), party: o.str("party"), partyType: o.str("party_type"), posting: o.str("date"), currency: o.str("currency"), rank: rank})
 	}
+	sortByPosting(out)
 	return out
 }
 
-// sortByPosting orders a query's rows by posting date (its ORDER BY), ties in name order.
+// sortByPosting orders a query's rows by posting date (its ORDER BY), ties in name (storage)
+// order. The queries scan the documents unsorted: only the matches are sorted.
 func sortByPosting(rows []linkedRow) {
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].posting < rows[j].posting })
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].posting != rows[j].posting {
+			return rows[i].posting < rows[j].posting
+		}
+		return rows[i].name < rows[j].name
+	})
 }
 
 func (s *Site) reconcileVouchers(c *call) (*fErr, step) {
