@@ -149,9 +149,10 @@ func jeGLLines(je *record) []glLine {
 func (s *Site) updateJournalEntry(c *call, cur *record, body map[string]any, viaPut bool) (*fErr, step) {
 	to, action, e := transition(cur, body)
 	if e != nil {
-		// frappe.client.cancel and submit run JournalEntry.cancel/submit, ERPNext's own
-		// overrides, so their refusal carries _exc_source (64-je-cancel-again).
-		e.excSource = !viaPut && to != 0
+		// frappe.client.cancel runs JournalEntry.cancel, ERPNext's own override, so its
+		// refusal carries _exc_source (64-je-cancel-again); a PUT or frappe.client.save does
+		// not pass through ERPNext code.
+		e.excSource = !viaPut && c.args["doc"] == nil && c.args["fieldname"] == nil
 		return e, nil
 	}
 	switch action {

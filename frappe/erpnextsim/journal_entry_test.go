@@ -198,6 +198,12 @@ func TestJE64SubmitByPutCancelReversesAndCancelAgain(t *testing.T) {
 	if keys := keys(again.body); join(keys) != "_exc_source,exc,exc_type,exception" {
 		t.Errorf("cancel again keys %v (64-je-cancel-again)", keys)
 	}
+	// A PUT does not pass through JournalEntry.cancel: Frappe's own refusal, no _exc_source.
+	put := h.do("PUT", jePath+"/ACC-JV-2026-00001", map[string]any{"docstatus": 2}, as(limitedUser)...)
+	put.expectError(t, 417, "ValidationError")
+	if keys := keys(put.body); join(keys) != "exc,exc_type,exception" {
+		t.Errorf("PUT on a cancelled entry: keys %v", keys)
+	}
 }
 
 // 65-je-list-by-cheque-no-other-case, 65-je-list-by-user-remark-like,
