@@ -221,8 +221,8 @@ var settlementKeyFields = []string{"total_debit", "total_credit", "difference", 
 	"remark", "voucher_type", "clearance_date", "total_amount_in_words", "deposit", "withdrawal", "transaction_id",
 	"reference_number", "bank_account", "payment_document", "payment_entry", "debit", "credit", "debit_in_account_currency",
 	"credit_in_account_currency", "account_type", "account_currency", "is_cancelled", "against", "bank_name",
-	"account_name", "is_company_account", "bank", "base_paid_amount_after_tax", "paid_to_account_balance",
-	"is_exchange_gain_loss", "base_in_words", "custom_remarks", "root_type", "parent_account", "is_group"}
+	"account_name", "is_company_account", "bank", "base_paid_amount_after_tax",
+	"is_exchange_gain_loss", "base_in_words", "custom_remarks", "root_type", "parent_account"}
 
 func init() {
 	for _, k := range settlementKeyFields {
