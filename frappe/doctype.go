@@ -260,33 +260,3 @@ type Company struct {
 	RoundOffAccount          string `json:"round_off_account,omitempty"`
 	WriteOffAccount          string `json:"write_off_account,omitempty"`
 }
-
-// JournalEntry is the part of an ERPNext Journal Entry the connector reads, e.g. the "Exchange
-// Gain Or Loss" journal ERPNext books for a foreign-currency receipt (recorded 49-usd-*).
-type JournalEntry struct {
-	Name          string                `json:"name,omitempty"` // "ACC-JV-2026-00001"
-	VoucherType   string                `json:"voucher_type,omitempty"`
-	Company       string                `json:"company,omitempty"`
-	PostingDate   string                `json:"posting_date,omitempty"`
-	Docstatus     int                   `json:"docstatus,omitempty"`
-	MultiCurrency int                   `json:"multi_currency,omitempty"`
-	TotalDebit    json.Number           `json:"total_debit,omitempty"`
-	TotalCredit   json.Number           `json:"total_credit,omitempty"`
-	Accounts      []JournalEntryAccount `json:"accounts,omitempty"`
-}
-
-// JournalEntryAccount is one row of JournalEntry.Accounts (child doctype "Journal Entry
-// Account"); Debit/Credit are company currency, the *InAccountCurrency ones the account's.
-type JournalEntryAccount struct {
-	Account                 string      `json:"account,omitempty"`
-	AccountCurrency         string      `json:"account_currency,omitempty"`
-	PartyType               string      `json:"party_type,omitempty"`
-	Party                   string      `json:"party,omitempty"`
-	ReferenceType           string      `json:"reference_type,omitempty"`
-	ReferenceName           string      `json:"reference_name,omitempty"`
-	ExchangeRate            json.Number `json:"exchange_rate,omitempty"`
-	Debit                   json.Number `json:"debit,omitempty"`
-	Credit                  json.Number `json:"credit,omitempty"`
-	DebitInAccountCurrency  json.Number `json:"debit_in_account_currency,omitempty"`
-	CreditInAccountCurrency json.Number `json:"credit_in_account_currency,omitempty"`
-}

@@ -45,6 +45,17 @@
 // carry _server_messages as recorded. Faults and ground truth are also reachable over HTTP
 // under /__sim/ (see Site.State and FaultSettings).
 //
+// # Settlements
+//
+// The settlement half follows shared/reference/erpnext-recorded-settlement (recordings 60-80)
+// item by item (settlement_meta.go lists the files): Account, Company, Bank and Bank Account
+// created over REST as a System Manager sets a site up; Journal Entries (Bank Entry) with their
+// refusals at the recorded time, GL rows and cancel with reversing entries; Bank Transactions
+// as a bank statement import makes them; get_linked_payments, reconcile_vouchers (with
+// ERPNext's rule that an entry is cleared only when every Bank-type GL row of it is allocated)
+// and get_balance_on; Payment Entries of type Internal Transfer. A test or the demo seeds a
+// Bank Account and imports Bank Transactions through the REST API, as a user would.
+//
 // # Money
 //
 // Amounts are exact decimals in nano-units (ERPNext's decimal(21,9)); no

@@ -15,50 +15,7 @@ import (
 // set_total_allocated_amount / set_exchange_gain_loss and accounts_controller.py
 // make_exchange_gain_loss_journal (read, not copied).
 
-const jeDT = "Journal Entry"
-
-var journalEntryFields = `
-title|Data|Title||
-voucher_type|Select|Entry Type||
-naming_series|Select|Series||
-company|Link|Company|Company|
-posting_date|Date|Posting Date||
-multi_currency|Check|Multi Currency||
-total_debit|Currency|Total Debit||
-total_credit|Currency|Total Credit||
-difference|Currency|Difference (Dr - Cr)||
-cheque_no|Data|Reference Number||
-cheque_date|Date|Reference Date||
-user_remark|Small Text|User Remark||
-remark|Small Text|Remark||
-is_opening|Select|Is Opening||
-is_system_generated|Check|Is System Generated||
-accounts|Table|Accounting Entries|Journal Entry Account|
-`
-
-var journalEntryAccountFields = `
-account|Link|Account|Account|
-account_type|Data|Account Type||
-party_type|Link|Party Type|DocType|
-party|Dynamic Link|Party|party_type|
-cost_center|Link|Cost Center|Cost Center|
-account_currency|Link|Account Currency|Currency|
-exchange_rate|Float|Exchange Rate||
-debit_in_account_currency|Currency|Debit||
-debit|Currency|Debit in Company Currency||
-credit_in_account_currency|Currency|Credit||
-credit|Currency|Credit in Company Currency||
-reference_type|Select|Reference Type||
-reference_name|Dynamic Link|Reference Name|reference_type|
-is_advance|Select|Is Advance||
-`
-
-func init() {
-	register(jeDT, journalEntryFields, func(m *meta) { m.submittable = true; m.series = "ACC-JV-" })
-	register("Journal Entry Account", journalEntryAccountFields, func(m *meta) { m.child = true })
-	delete(knownUnmodelled, jeDT)
-	delete(knownUnmodelled, "Journal Entry Account")
-}
+const jeDT = "Journal Entry" // its fields and rules: journal_entry.go
 
 // foreignParty reports whether a Payment Entry's party account is not in the company currency.
 func foreignParty(pe *record, companyCur string) bool {

@@ -1,6 +1,9 @@
 package erpnextsim
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // glLine is one ledger posting before it becomes a GL Entry document.
 type glLine struct {
@@ -9,6 +12,7 @@ type glLine struct {
 	debitAcc, creditAcc       dec // account currency
 	against                   string
 	againstType, againstNo    string
+	costCenter, remarks       string // GL Entry cost_center and remarks; "" leaves them NULL
 }
 
 // postGL writes GL Entry documents for a voucher (submit effects, §3.4 step 3).
@@ -37,18 +41,40 @@ func (s *Site) postGL(voucherType string, voucher *record, postingDate string, l
 		if l.againstNo != "" {
 			g.f["against_voucher_type"], g.f["against_voucher"] = l.againstType, l.againstNo
 		}
+		if l.costCenter != "" {
+			g.f["cost_center"] = l.costCenter
+		}
+		if l.remarks != "" {
+			g.f["remarks"] = l.remarks
+		}
 		s.stampNew(g, hashName(), user)
 		g.f["docstatus"] = int64(1)
 		s.put(g)
 	}
 }
 
-// cancelGL marks a voucher's entries cancelled (§3.5).
+// cancelGL is ERPNext's make_reverse_gl_entries (§3.5, recording
+// erpnext-recorded-settlement/64-je-gl-entries-after-cancel): every live entry of the voucher
+// gets a reversing entry (debit and credit swapped, remarks "On cancellation of {voucher}"),
+// and originals and reversals are all is_cancelled 1, so balances leave both out.
 func (s *Site) cancelGL(voucherType, voucherNo string) {
+	var live []*record
 	for _, g := range s.docs["GL Entry"] {
-		if g.str("voucher_type") == voucherType && g.str("voucher_no") == voucherNo {
-			g.f["is_cancelled"] = int64(1)
+		if g.str("voucher_type") == voucherType && g.str("voucher_no") == voucherNo && g.int("is_cancelled") == 0 {
+			live = append(live, g)
 		}
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].str("creation") < live[j].str("creation") })
+	for _, g := range live {
+		g.f["is_cancelled"] = int64(1)
+		rev := g.clone()
+		for _, pair := range [][2]string{{"debit", "credit"}, {"debit_in_account_currency", "credit_in_account_currency"}} {
+			rev.f[pair[0]], rev.f[pair[1]] = g.f[pair[1]], g.f[pair[0]]
+		}
+		rev.f["remarks"] = "On cancellation of " + voucherNo
+		ts := s.stamp()
+		rev.f["name"], rev.f["creation"], rev.f["modified"] = hashName(), ts, ts
+		s.put(rev)
 	}
 }
 

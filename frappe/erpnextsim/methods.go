@@ -83,6 +83,9 @@ func (s *Site) methodHandler(c *call, cmd string) handler {
 			return s.insert(c, dt, cp)
 		})
 	}
+	if h := methodHooks[cmd]; h != nil {
+		return h(s, c)
+	}
 	if fn, ok := strings.CutPrefix(cmd, "frappe.client."); ok && !knownClientFns[fn] {
 		return fail(throw("Failed to get method for command " + cmd + " with module 'frappe.client' has no attribute '" + fn + "'"))
 	}

@@ -177,6 +177,9 @@ func (s *Site) applySubmitPE(c *call, pe *record) {
 // bank line, the deduction lines.
 func peGLLines(pe *record) []glLine {
 	pt := pe.str("payment_type")
+	if pt == "Internal Transfer" {
+		return internalTransferGLLines(pe) // internal_transfer.go
+	}
 	var lines []glLine
 	party, partyType := pe.str("party"), pe.str("party_type")
 	unalloc := pe.dec("unallocated_amount")
@@ -220,6 +223,7 @@ func (s *Site) applyCancelPE(c *call, pe *record) {
 	s.movePaymentRequests(c, pe, +1)
 	s.cancelGL(peDT, pe.name())
 	s.cancelExchangeGainLoss(c, pe)
+	s.removeFromBankTransactions(c, peDT, pe.name()) // bank_transaction.go
 }
 
 func nz(d dec) dec {

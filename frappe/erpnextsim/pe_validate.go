@@ -26,7 +26,7 @@ func (s *Site) validatePE(c *call, pe *record, name string, isNew bool) *fErr {
 	}
 	pe.f["company"] = company.name()
 	if pe.str("payment_type") == "Internal Transfer" {
-		return notModelled("Internal Transfer payment entries")
+		return s.validateInternalTransfer(c, pe, company, name) // internal_transfer.go
 	}
 	firstInv, e := s.peMissingValues(c, pe, company, isNew)
 	if e != nil {

@@ -204,6 +204,9 @@ func (s *Site) insert(c *call, dt string, body map[string]any) (*fErr, step) {
 	case commentDT:
 		return s.insertComment(c, body)
 	}
+	if h := insertHooks[dt]; h != nil {
+		return h(s, c, body)
+	}
 	return notModelled("creating " + dt), nil
 }
 
@@ -222,6 +225,9 @@ func (s *Site) update(c *call, dt, name string, body map[string]any, viaPut bool
 		return s.updatePaymentEntry(c, cur, body)
 	case "Sales Invoice":
 		return s.updateSalesInvoice(c, cur, body)
+	}
+	if h := updateHooks[dt]; h != nil {
+		return h(s, c, cur, body, viaPut)
 	}
 	return notModelled("updating " + dt), nil
 }

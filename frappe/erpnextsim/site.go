@@ -191,10 +191,10 @@ func (s *Site) stampRows(r *record, ts, user string) {
 			continue
 		}
 		for i, row := range r.rows(f.name) {
-			if row.str("name") == "" {
+			if row.str("name") == "" { // a new row takes its parent's owner and creation, as Frappe's set_user_and_timestamp does
 				row.f["name"] = hashName()
-				row.f["owner"] = user
-				row.f["creation"] = ts
+				row.f["owner"] = r.f["owner"]
+				row.f["creation"] = r.f["creation"]
 			}
 			row.f["modified"], row.f["modified_by"] = ts, user
 			row.f["idx"] = int64(i + 1)
@@ -239,7 +239,7 @@ func (s *Site) setupDefaults() {
 	})
 	add("Cost Center", DefaultCompany, map[string]any{"cost_center_name": DefaultCompany, "company": DefaultCompany, "is_group": int64(1), "lft": int64(1), "rgt": int64(4)})
 	add("Cost Center", CostCenter, map[string]any{"cost_center_name": "Main", "company": DefaultCompany, "is_group": int64(0), "parent_cost_center": DefaultCompany, "lft": int64(2), "rgt": int64(3)})
-	s.addChart(add)
+	s.addChart(add, DefaultCompany, DefaultAbbr)
 	s.setupAccountsSettings()
 	s.setupSystemSettings()
 	t := s.now().In(ist)
@@ -350,20 +350,25 @@ Source of Funds (Liabilities)|G|Liability|
    Stock Received But Not Billed|||Stock Received But Not Billed
 `
 
-func (s *Site) addChart(add func(dt, name string, fields map[string]any) *record) {
+// addChart creates the chart for company (account names "… - abbr"), numbering lft/rgt after
+// the accounts already on the site.
+func (s *Site) addChart(add func(dt, name string, fields map[string]any) *record, company, abbr string) {
 	var parents []string
 	var roots []string
 	lft := int64(1)
+	for _, a := range s.docs["Account"] {
+		lft = max(lft, a.int("rgt")+1)
+	}
 	for _, line := range strings.Split(strings.Trim(chart, "\n"), "\n") {
 		depth := len(line) - len(strings.TrimLeft(line, " "))
 		p := strings.Split(strings.TrimSpace(line), "|")
-		name := p[0] + " - " + DefaultAbbr
+		name := p[0] + " - " + abbr
 		parents = append(parents[:depth], name)
 		if p[2] != "" {
 			roots = append(roots[:0], p[2])
 		}
 		f := map[string]any{
-			"account_name": p[0], "company": DefaultCompany, "is_group": int64(b2i(p[1] == "G")),
+			"account_name": p[0], "company": company, "is_group": int64(b2i(p[1] == "G")),
 			"root_type": roots[0], "account_currency": DefaultCurrency, "freeze_account": "No",
 			"disabled": int64(0), "include_in_gross": int64(0), "lft": lft, "rgt": lft + 1,
 		}

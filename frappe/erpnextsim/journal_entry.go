@@ -1,0 +1,216 @@
+package erpnextsim
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Journal Entry over REST (recordings 61-*…65-*), following erpnext v15 journal_entry.py as
+// read in the recorded 15.71.1 tree (nateabowman/frappe-bench, apps/erpnext; not copied). An
+// insert runs, in Frappe's order: link validation (LinkValidationError "Could not find Row
+// #{idx}: Account: {acc}"), validate (je_validate.go), and with docstatus 1 before_submit (the
+// balance: "Total Debit must be equal to Total Credit. The difference is {d}"), the primary key
+// (409 DuplicateEntryError on a repeated client name, 61-je-insert-client-name-duplicate), then
+// on_submit: the Bank Entry reference ("Reference No & Reference Date is required for Bank
+// Entry") and the ledger checks of checkGL (group account, account of another company). A
+// refused insert names the series number it would have taken, and the next insert takes it
+// (63-je-account-of-other-company then -draft).
+//
+// The client-supplied name is kept on 15.72 as for Payment Entry (61-je-insert-client-name-*).
+// POST answers mark every row "__unsaved": 1, as recorded. Cancel (frappe.client.cancel or PUT
+// docstatus 2) posts reversing GL entries (64-je-gl-entries-after-cancel) and unlinks the
+// entry from every Bank Transaction that allocated it (64-je-cancel-reconciled,
+// 64-bt-get-after-je-cancel). Not modelled (501): rows with reference_type, foreign-currency
+// rows without an exchange_rate; merge_similar_account_heads does not merge GL rows.
+
+func init() {
+	insertHooks[jeDT] = (*Site).insertJournalEntry
+	updateHooks[jeDT] = (*Site).updateJournalEntry
+}
+
+func (s *Site) insertJournalEntry(c *call, body map[string]any) (*fErr, step) {
+	je := fromBody(jeDT, body, nil)
+	ds, e := insertDocstatus(je)
+	if e != nil {
+		return e, nil
+	}
+	name, display := s.newDocName(body, "ACC-JV-")
+	s.jeDefaults(je)
+	if e := s.validateLinks(je, false); e != nil {
+		return e, nil
+	}
+	if e := s.validateJE(je, display, true); e != nil {
+		return e, nil
+	}
+	if ds == 1 {
+		if e := jeBalanced(je); e != nil {
+			return e, nil
+		}
+	}
+	if name != "" && s.get(jeDT, name) != nil {
+		return duplicateName(jeDT, name), nil
+	}
+	if ds == 1 {
+		if e := s.checkSubmitJE(c, je, display); e != nil {
+			return e, nil
+		}
+	}
+	return nil, func() any {
+		s.stampNew(je, s.takeDocName(name, "ACC-JV-"), c.user)
+		s.put(je)
+		if ds == 1 {
+			s.postGL(jeDT, je, je.str("posting_date"), jeGLLines(je), c.user)
+		}
+		return withUnsavedRows(je, "accounts").render(c.keepNulls())
+	}
+}
+
+// withUnsavedRows is a copy of r whose rows of table carry "__unsaved": 1, as Frappe marks rows
+// it changed while saving (recorded POST answers).
+func withUnsavedRows(r *record, table string) *record {
+	cp := r.clone()
+	for _, row := range cp.rows(table) {
+		row.f["__unsaved"] = int64(1)
+	}
+	return cp
+}
+
+// jeDefaults are the doctype defaults frappe.new_doc gives a Journal Entry and its rows; the
+// row cost_center default ":Company" is the default company's cost center (61-je-get-submitted:
+// every row has "Main - EC").
+func (s *Site) jeDefaults(je *record) {
+	setDefault(je, "voucher_type", "Journal Entry")
+	setDefault(je, "naming_series", "ACC-JV-.YYYY.-")
+	setDefault(je, "company", s.company)
+	setDefault(je, "posting_date", s.today())
+	setDefault(je, "write_off_based_on", "Accounts Receivable")
+	for _, k := range []string{"apply_tds", "multi_currency", "is_system_generated"} {
+		setDefault(je, k, int64(0))
+	}
+	setDefault(je, "write_off_amount", dec(0))
+	costCenter := ""
+	if co := s.get("Company", s.company); co != nil {
+		costCenter = co.str("cost_center")
+	}
+	for _, row := range je.rows("accounts") {
+		setDefault(row, "is_advance", "No")
+		if costCenter != "" {
+			setDefault(row, "cost_center", costCenter)
+		}
+	}
+}
+
+// jeBalanced is before_submit's validate_total_debit_and_credit (62-je-unbalanced-submitted).
+func jeBalanced(je *record) *fErr {
+	if je.dec("difference") != 0 {
+		return erpThrow("Total Debit must be equal to Total Credit. The difference is " + je.dec("difference").py())
+	}
+	return nil
+}
+
+// checkSubmitJE is on_submit: validate_cheque_info (62-je-bank-entry-no-cheque-no), then the
+// ledger checks of make_gl_entries (63-je-account-of-other-company, 63-je-group-account).
+func (s *Site) checkSubmitJE(c *call, je *record, name string) *fErr {
+	if je.str("voucher_type") == "Bank Entry" && (je.str("cheque_no") == "" || je.str("cheque_date") == "") {
+		return erpThrow("Reference No & Reference Date is required for Bank Entry")
+	}
+	if je.str("cheque_date") != "" && je.str("cheque_no") == "" {
+		return erpThrow("Reference No is mandatory if you entered Reference Date")
+	}
+	return s.checkGL(c, jeDT, name, je.str("company"), je.str("posting_date"), nil, jeGLLines(je))
+}
+
+// jeGLLines is build_gl_map: one line per row with an amount, against = the row's
+// against_account (set only while the entry was a draft, so null on an entry submitted in one
+// call: 61-je-gl-entries), remarks = the row's user_remark and the entry's remark.
+func jeGLLines(je *record) []glLine {
+	var lines []glLine
+	for _, r := range je.rows("accounts") {
+		if r.dec("debit") == 0 && r.dec("credit") == 0 {
+			continue
+		}
+		var remarks []string
+		for _, t := range []string{r.str("user_remark"), je.str("remark")} {
+			if t != "" {
+				remarks = append(remarks, t)
+			}
+		}
+		lines = append(lines, glLine{account: r.str("account"), partyType: r.str("party_type"), party: r.str("party"),
+			debit: r.dec("debit"), credit: r.dec("credit"), debitAcc: r.dec("debit_in_account_currency"),
+			creditAcc: r.dec("credit_in_account_currency"), against: r.str("against_account"),
+			costCenter: r.str("cost_center"), remarks: strings.Join(remarks, "\n")})
+	}
+	return lines
+}
+
+// updateJournalEntry is PUT /api/resource/Journal Entry/{name} and the frappe.client
+// save/submit/cancel helpers (§1.7): save or submit a draft (64-je-submit-draft-put-docstatus-1),
+// cancel (64-je-cancel-frappe-client-cancel), no-op update after submit.
+func (s *Site) updateJournalEntry(c *call, cur *record, body map[string]any, viaPut bool) (*fErr, step) {
+	to, action, e := transition(cur, body)
+	if e != nil {
+		// frappe.client.cancel runs JournalEntry.cancel, ERPNext's own override, so its
+		// refusal carries _exc_source (64-je-cancel-again); a PUT or frappe.client.save does
+		// not pass through ERPNext code.
+		e.excSource = !viaPut && c.args["doc"] == nil && c.args["fieldname"] == nil
+		return e, nil
+	}
+	switch action {
+	case "cancel":
+		if !s.canCancel(c.user, jeDT) {
+			return cancelDenied(c.userName(), jeDT), nil
+		}
+		return nil, func() any {
+			s.cancelJournalEntry(c, cur)
+			return cur.render(c.keepNulls())
+		}
+	case "update_after_submit":
+		next := fromBody(jeDT, body, cur)
+		if e := updateAfterSubmit(cur, next); e != nil {
+			return e, nil
+		}
+		return nil, func() any {
+			s.touch(next, c.user)
+			s.stampRows(next, next.str("modified"), c.user)
+			s.put(next)
+			return next.render(c.keepNulls())
+		}
+	}
+	next := fromBody(jeDT, body, cur)
+	next.f["docstatus"] = to
+	s.jeDefaults(next)
+	if e := s.validateLinks(next, false); e != nil {
+		return e, nil
+	}
+	if e := s.validateJE(next, cur.name(), false); e != nil {
+		return e, nil
+	}
+	if to == 1 {
+		if e := jeBalanced(next); e != nil {
+			return e, nil
+		}
+		if e := s.checkSubmitJE(c, next, cur.name()); e != nil {
+			return e, nil
+		}
+	}
+	return nil, func() any {
+		s.touch(next, c.user)
+		s.stampRows(next, next.str("modified"), c.user)
+		s.put(next)
+		if to == 1 {
+			s.postGL(jeDT, next, next.str("posting_date"), jeGLLines(next), c.user)
+		}
+		c.status = http.StatusOK
+		return next.render(c.keepNulls())
+	}
+}
+
+// cancelJournalEntry is on_cancel: docstatus 2, reversing GL entries, and the entry removed
+// from the Bank Transactions that allocated it (remove_from_bank_transaction).
+func (s *Site) cancelJournalEntry(c *call, je *record) {
+	je.f["docstatus"] = int64(2)
+	s.touch(je, c.user)
+	s.stampRows(je, je.str("modified"), c.user)
+	s.cancelGL(jeDT, je.name())
+	s.removeFromBankTransactions(c, jeDT, je.name())
+}
