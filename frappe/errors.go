@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/throttle"
 )
 
 // Error is every non-2xx answer from the site, decoded from Frappe's v1 error body
@@ -27,7 +29,7 @@ type Error struct {
 	Messages     []string      // each _server_messages "message", HTML tags stripped, entities unescaped, in order
 	ErrorMessage string        // _error_message (permission failures), tags stripped
 	Exception    string        // the `exception` line, e.g. "frappe.exceptions.ValidationError: Cannot edit cancelled document"
-	RetryAfter   time.Duration // from Retry-After (seconds or HTTP date) on 429 and 503; 0 when absent
+	RetryAfter   time.Duration // from Retry-After (seconds or HTTP date) on 429 and 503; on a 429 without it, the pause the client chose; else 0
 	NonJSON      bool          // the body was not a Frappe JSON error (proxy or werkzeug page)
 }
 
@@ -124,6 +126,41 @@ func (c *Client) transportError(method, path string, err error) error {
 	return te
 }
 
+// ThrottledError means the request was not sent: the site had asked the client to pause (a 429,
+// or a 503 with Retry-After, answered to any call through the same Client) and the caller's
+// context ended before the pause did, or its deadline falls before the pause ends (then the call
+// returns at once instead of waiting in vain). Until is when the pause ends; Wait is how much of
+// it was left when the call gave up (0 when it gave up waiting behind the probe that follows a
+// pause); Err is the context's error, so errors.Is(err, context.Canceled) works. Classify gives
+// ClassThrottled: nothing reached the site.
+type ThrottledError struct {
+	Method, Path string
+	Until        time.Time
+	Wait         time.Duration
+	Err          error
+}
+
+// Error formats the error as "frappe: GET /api/resource/Sales Invoice: not sent, the site asked
+// for a pause (3s left): context deadline exceeded".
+func (e *ThrottledError) Error() string {
+	return fmt.Sprintf("frappe: %s %s: not sent, the site asked for a pause (%s left): %v",
+		e.Method, e.Path, e.Wait.Round(time.Millisecond), e.Err)
+}
+
+// Unwrap returns the context's error.
+func (e *ThrottledError) Unwrap() error { return e.Err }
+
+// pausedError turns the gate's refusal into a *ThrottledError.
+func pausedError(k call, err error) error {
+	te := &ThrottledError{Method: k.method, Path: k.path, Err: err}
+	var p *throttle.Paused
+	if errors.As(err, &p) {
+		te.Err, te.Until = p.Err, p.Until
+		te.Wait = max(time.Until(p.Until), 0)
+	}
+	return te
+}
+
 // redactedError keeps the original chain for errors.Is/As but prints redacted text.
 type redactedError struct {
 	err  error
@@ -140,7 +177,7 @@ func (r redactedError) Unwrap() error { return r.err }
 func (c *Client) decodeError(method, path string, status int, header http.Header, body []byte) *Error {
 	e := &Error{Method: method, Path: path, Status: status}
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-		e.RetryAfter = parseRetryAfter(header.Get("Retry-After"), time.Now())
+		e.RetryAfter = throttle.ParseRetryAfter(header.Get("Retry-After"), time.Now())
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil || !isFrappeError(m) {
@@ -210,24 +247,6 @@ func jsonText(raw json.RawMessage) string {
 		return s
 	}
 	return string(raw)
-}
-
-// parseRetryAfter reads Retry-After as delay seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.Atoi(v); err == nil {
-		if n < 0 {
-			return 0
-		}
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }
 
 // blockTags are the tags after which text continues as a separate phrase.
