@@ -23,7 +23,8 @@ const (
 // {"error": {"code", "description", "source", "step", "reason", "metadata", "field"}}
 // (spec/razorpay.md §5.3). Status is the HTTP status; Field is set only for input-validation
 // errors; Source, Step and Reason are often "NA". A body that is not the envelope (a proxy
-// page) leaves Code empty and puts up to 200 bytes of its text in Description. RetryAfter is
+// page) leaves Code empty and puts up to 200 bytes of its text in Description (invalid UTF-8
+// replaced by U+FFFD). RetryAfter is
 // read from a Retry-After header (seconds or HTTP date); on a 429 without one (Razorpay
 // documents none) it is the pause the client chose; otherwise 0. No field ever holds the API
 // key secret, even when the server echoes it. Read it with errors.As, or with IsThrottled,
@@ -189,7 +190,9 @@ func decodeAPIError(status int, header http.Header, body []byte, redact func(str
 		if len(text) > 200 {
 			text = text[:200]
 		}
-		e.Description = redact(text)
+		// A proxy page may be in any encoding and the cut may split a character: keep the text
+		// valid UTF-8 so it can be stored anywhere (issue 10 defect 3).
+		e.Description = strings.ToValidUTF8(redact(text), "\uFFFD")
 		return e
 	}
 	f := func(raw json.RawMessage) string {

@@ -46,12 +46,16 @@ type Payment struct {
 // when a field has an unusable JSON type: id or currency not a string, an amount, fee or
 // timestamp not an integer, a boolean outside the accepted spellings, notes or acquirer_data
 // not object-like.
-func (p *Payment) UnmarshalJSON(data []byte) error {
+func (p *Payment) UnmarshalJSON(data []byte) error { return p.decode(data, nil) }
+
+// decode is UnmarshalJSON appending the warnings of optional fields to *warn.
+func (p *Payment) decode(data []byte, warn *[]string) error {
 	o, ok, err := decodeObject("payment", data)
 	if err != nil || !ok {
 		*p = Payment{Notes: Notes{}, AcquirerData: map[string]string{}}
 		return err
 	}
+	o.warn = warn
 	*p = Payment{
 		ID:               o.str("id"),
 		Entity:           o.text("entity"),
@@ -62,7 +66,7 @@ func (p *Payment) UnmarshalJSON(data []byte) error {
 		Status:           o.text("status"),
 		OrderID:          o.str("order_id"),
 		InvoiceID:        o.text("invoice_id"),
-		International:    o.boolean("international"),
+		International:    opt(o, "international", o.boolean, false),
 		Method:           o.text("method"),
 		AmountRefunded:   o.int64("amount_refunded"),
 		RefundStatus:     o.text("refund_status"),
@@ -74,7 +78,7 @@ func (p *Payment) UnmarshalJSON(data []byte) error {
 		VPA:              o.text("vpa"),
 		Email:            o.text("email"),
 		Contact:          o.text("contact"),
-		Notes:            Notes(o.stringMap("notes")),
+		Notes:            Notes(opt(o, "notes", o.stringMap, map[string]string{})),
 		Fee:              o.int64p("fee"),
 		Tax:              o.int64p("tax"),
 		FeeBearer:        o.text("fee_bearer"),
@@ -83,7 +87,7 @@ func (p *Payment) UnmarshalJSON(data []byte) error {
 		ErrorSource:      o.text("error_source"),
 		ErrorStep:        o.text("error_step"),
 		ErrorReason:      o.text("error_reason"),
-		AcquirerData:     o.stringMap("acquirer_data"),
+		AcquirerData:     opt(o, "acquirer_data", o.stringMap, map[string]string{}),
 		CreatedAt:        o.int64("created_at"),
 	}
 	return o.err
@@ -107,12 +111,16 @@ type Order struct {
 }
 
 // UnmarshalJSON decodes an order leniently, with the same failure rules as Payment.
-func (r *Order) UnmarshalJSON(data []byte) error {
+func (r *Order) UnmarshalJSON(data []byte) error { return r.decode(data, nil) }
+
+// decode is UnmarshalJSON appending the warnings of optional fields to *warn.
+func (r *Order) decode(data []byte, warn *[]string) error {
 	o, ok, err := decodeObject("order", data)
 	if err != nil || !ok {
 		*r = Order{Notes: Notes{}}
 		return err
 	}
+	o.warn = warn
 	*r = Order{
 		ID:         o.str("id"),
 		Entity:     o.text("entity"),
@@ -122,8 +130,8 @@ func (r *Order) UnmarshalJSON(data []byte) error {
 		Currency:   o.str("currency"),
 		Receipt:    o.text("receipt"),
 		Status:     o.text("status"),
-		Attempts:   int(o.int64("attempts")),
-		Notes:      Notes(o.stringMap("notes")),
+		Attempts:   int(opt(o, "attempts", o.int64, 0)),
+		Notes:      Notes(opt(o, "notes", o.stringMap, map[string]string{})),
 		CreatedAt:  o.int64("created_at"),
 	}
 	return o.err
@@ -157,12 +165,16 @@ type PaymentLink struct {
 
 // UnmarshalJSON decodes a payment link leniently, with the same failure rules as Payment;
 // notes may be null here, and customer may be {}, [] or null.
-func (l *PaymentLink) UnmarshalJSON(data []byte) error {
+func (l *PaymentLink) UnmarshalJSON(data []byte) error { return l.decode(data, nil) }
+
+// decode is UnmarshalJSON appending the warnings of optional fields to *warn.
+func (l *PaymentLink) decode(data []byte, warn *[]string) error {
 	o, ok, err := decodeObject("payment_link", data)
 	if err != nil || !ok {
 		*l = PaymentLink{Notes: Notes{}}
 		return err
 	}
+	o.warn = warn
 	*l = PaymentLink{
 		ID:            o.str("id"),
 		Amount:        o.int64("amount"),
@@ -173,17 +185,17 @@ func (l *PaymentLink) UnmarshalJSON(data []byte) error {
 		Description:   o.text("description"),
 		OrderID:       o.str("order_id"),
 		ShortURL:      o.text("short_url"),
-		AcceptPartial: o.boolean("accept_partial"),
-		Notes:         Notes(o.stringMap("notes")),
+		AcceptPartial: opt(o, "accept_partial", o.boolean, false),
+		Notes:         Notes(opt(o, "notes", o.stringMap, map[string]string{})),
 		CreatedAt:     o.int64("created_at"),
-		UpdatedAt:     o.int64("updated_at"),
+		UpdatedAt:     opt(o, "updated_at", o.int64, 0),
 	}
 	if o.err != nil {
 		return o.err
 	}
 	c, ok, err := decodeObject("payment_link.customer", o.raw("customer"))
-	if err != nil {
-		return err
+	if err != nil && warn != nil {
+		*warn = append(*warn, err.Error()+"; treated as absent")
 	}
 	if ok {
 		l.Customer.Name = c.text("name")
@@ -214,12 +226,16 @@ type Refund struct {
 }
 
 // UnmarshalJSON decodes a refund leniently, with the same failure rules as Payment.
-func (r *Refund) UnmarshalJSON(data []byte) error {
+func (r *Refund) UnmarshalJSON(data []byte) error { return r.decode(data, nil) }
+
+// decode is UnmarshalJSON appending the warnings of optional fields to *warn.
+func (r *Refund) decode(data []byte, warn *[]string) error {
 	o, ok, err := decodeObject("refund", data)
 	if err != nil || !ok {
 		*r = Refund{Notes: Notes{}, AcquirerData: map[string]string{}}
 		return err
 	}
+	o.warn = warn
 	*r = Refund{
 		ID:             o.str("id"),
 		Entity:         o.text("entity"),
@@ -231,8 +247,8 @@ func (r *Refund) UnmarshalJSON(data []byte) error {
 		SpeedRequested: o.text("speed_requested"),
 		SpeedProcessed: o.text("speed_processed"),
 		BatchID:        o.text("batch_id"),
-		Notes:          Notes(o.stringMap("notes")),
-		AcquirerData:   o.stringMap("acquirer_data"),
+		Notes:          Notes(opt(o, "notes", o.stringMap, map[string]string{})),
+		AcquirerData:   opt(o, "acquirer_data", o.stringMap, map[string]string{}),
 		CreatedAt:      o.int64("created_at"),
 	}
 	return o.err
@@ -259,12 +275,16 @@ type Dispute struct {
 }
 
 // UnmarshalJSON decodes a dispute leniently, with the same failure rules as Payment.
-func (d *Dispute) UnmarshalJSON(data []byte) error {
+func (d *Dispute) UnmarshalJSON(data []byte) error { return d.decode(data, nil) }
+
+// decode is UnmarshalJSON appending the warnings of optional fields to *warn.
+func (d *Dispute) decode(data []byte, warn *[]string) error {
 	o, ok, err := decodeObject("dispute", data)
 	if err != nil || !ok {
 		*d = Dispute{}
 		return err
 	}
+	o.warn = warn
 	*d = Dispute{
 		ID:                o.str("id"),
 		Entity:            o.text("entity"),
@@ -276,7 +296,7 @@ func (d *Dispute) UnmarshalJSON(data []byte) error {
 		Phase:             o.text("phase"),
 		ReasonCode:        o.text("reason_code"),
 		ReasonDescription: o.text("reason_description"),
-		RespondBy:         o.int64("respond_by"),
+		RespondBy:         opt(o, "respond_by", o.int64, 0),
 		CreatedAt:         o.int64("created_at"),
 	}
 	return o.err

@@ -20,6 +20,11 @@ type Event struct {
 	Contains  []string `json:"contains"`
 	CreatedAt int64    `json:"created_at"`
 
+	// Warnings name optional fields that arrived with an unusable type and were read as absent,
+	// e.g. "payment.notes: expected an object, got a string; treated as absent" (issue 10
+	// defect 7). Required fields (ids, amounts, currencies, created_at, captured) fail instead.
+	Warnings []string `json:"-"`
+
 	Payment     *Payment     `json:"-"` // payload.payment.entity
 	Order       *Order       `json:"-"` // payload.order.entity
 	PaymentLink *PaymentLink `json:"-"` // payload.payment_link.entity
@@ -32,9 +37,16 @@ type Event struct {
 // booleans accept true/false/"1"/"0"/1/0/"true"/"false". Verify the signature over the same raw
 // bytes first (VerifySignature); ParseEvent never re-encodes them.
 //
+// Optional fields of an unusable type (notes or acquirer_data that are not object-like — a
+// non-JSON string, a number —, contains, a payment link's customer, international,
+// accept_partial, attempts, updated_at, respond_by) are read as absent and named in
+// Event.Warnings; the event, its name and its business key are kept.
+//
 // It returns an error only when body is not a JSON object, or when the envelope or a present
-// entity has a field of an unusable JSON type (an amount that is not an integer, an id that is
-// not a string, …); the error names the field, e.g. "payment.amount: not an integer: 10.5".
+// entity has a required field of an unusable JSON type (an amount that is not an integer, an id
+// that is not a string, …); the error names the field, e.g. "payment.amount: not an integer:
+// "10.5"". Error text quotes input bytes escaped (invalid UTF-8 as \xff), so it is always valid
+// UTF-8.
 func ParseEvent(body []byte) (*Event, error) {
 	o, ok, err := decodeObject("event", body)
 	if err != nil {
@@ -46,13 +58,13 @@ func ParseEvent(body []byte) (*Event, error) {
 		}
 		return nil, errors.New("razorpay: parse event: body is not a JSON object")
 	}
-	e := &Event{
-		Entity:    o.str("entity"),
-		AccountID: o.str("account_id"),
-		Event:     o.str("event"),
-		Contains:  o.strings("contains"),
-		CreatedAt: o.int64("created_at"),
-	}
+	e := &Event{}
+	o.warn = &e.Warnings
+	e.Entity = o.str("entity")
+	e.AccountID = o.str("account_id")
+	e.Event = o.str("event")
+	e.Contains = opt(o, "contains", o.strings, nil)
+	e.CreatedAt = o.int64("created_at")
 	if o.err != nil {
 		return nil, fmt.Errorf("razorpay: parse event: %w", o.err)
 	}
@@ -63,12 +75,13 @@ func ParseEvent(body []byte) (*Event, error) {
 	if !ok {
 		return e, nil
 	}
+	w := &e.Warnings
 	if err := firstErr(
-		lift(payload, "payment", &e.Payment),
-		lift(payload, "order", &e.Order),
-		lift(payload, "payment_link", &e.PaymentLink),
-		lift(payload, "refund", &e.Refund),
-		lift(payload, "dispute", &e.Dispute),
+		lift(payload, "payment", &e.Payment, w),
+		lift(payload, "order", &e.Order, w),
+		lift(payload, "payment_link", &e.PaymentLink, w),
+		lift(payload, "refund", &e.Refund, w),
+		lift(payload, "dispute", &e.Dispute, w),
 	); err != nil {
 		return nil, fmt.Errorf("razorpay: parse event: %w", err)
 	}
@@ -78,8 +91,8 @@ func ParseEvent(body []byte) (*Event, error) {
 // lift decodes payload.<key>.entity into *dst, leaving it nil when absent or empty.
 func lift[T any, P interface {
 	*T
-	json.Unmarshaler
-}](payload *object, key string, dst **T) error {
+	decode([]byte, *[]string) error
+}](payload *object, key string, dst **T, warn *[]string) error {
 	wrapper, ok, err := decodeObject("payload."+key, payload.raw(key))
 	if err != nil || !ok {
 		return err
@@ -89,7 +102,7 @@ func lift[T any, P interface {
 		return nil
 	}
 	v := new(T)
-	if err := P(v).UnmarshalJSON(raw); err != nil {
+	if err := P(v).decode(raw, warn); err != nil {
 		return err
 	}
 	*dst = v

@@ -283,7 +283,6 @@ func TestParseEventErrors(t *testing.T) {
 		"FeeObject":          string(paymentEvent(`"fee":{}`)),
 		"IDNumber":           `{"payload":{"payment":{"entity":{"id":12}}}}`,
 		"CapturedNonsense":   string(paymentEvent(`"captured":"maybe"`)),
-		"NotesNumber":        string(paymentEvent(`"notes":5`)),
 		"EventNumber":        `{"event":5}`,
 		"CreatedAtString":    `{"created_at":"yesterday"}`,
 		"PayloadString":      `{"payload":"x"}`,

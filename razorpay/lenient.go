@@ -74,7 +74,7 @@ func decodeStringMap(data []byte) (map[string]string, error) {
 		}
 		return nil, errors.New("expected an object, got a string")
 	default:
-		return nil, fmt.Errorf("expected an object, got %.20s", data)
+		return nil, fmt.Errorf("expected an object, got %s", excerpt(data, 20))
 	}
 }
 
@@ -128,7 +128,7 @@ func parseBool(data []byte) (bool, error) {
 	case "false", "0", "", "null":
 		return false, nil
 	}
-	return false, fmt.Errorf("not a boolean: %.20s", data)
+	return false, fmt.Errorf("not a boolean: %s", excerpt(data, 20))
 }
 
 func isNull(data []byte) bool { return string(data) == "null" }
@@ -146,12 +146,42 @@ func isEmptyValue(data []byte) bool {
 	return len(inner) == 0
 }
 
+// excerpt quotes up to n bytes of raw input as a Go string literal, invalid UTF-8 and control
+// bytes escaped (`"\xff\xfe{}"`), with "…" when cut: error text built from it is always valid
+// UTF-8 and can be stored in any database column (issue 10 defect 3).
+func excerpt(b []byte, n int) string {
+	if len(b) > n {
+		return strconv.Quote(string(b[:n])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
 // object is one decoded JSON object whose fields are read one by one with the typing rule each
 // field needs. The first error is kept (with the field name) and later reads are no-ops.
+// Optional fields read through opt turn a type error into a warning appended to *warn (when
+// warn is not nil) instead.
 type object struct {
 	name string
 	m    map[string]json.RawMessage
 	err  error
+	warn *[]string
+}
+
+// opt reads an optional field with read; a value of an unusable type is recorded as a warning
+// ("payment.notes: expected an object, got a string; treated as absent") and zero is returned.
+func opt[T any](o *object, key string, read func(string) T, zero T) T {
+	if o.err != nil {
+		return zero
+	}
+	v := read(key)
+	if o.err != nil {
+		if o.warn != nil {
+			*o.warn = append(*o.warn, o.err.Error()+"; treated as absent")
+		}
+		o.err = nil
+		return zero
+	}
+	return v
 }
 
 // decodeObject decodes raw into an object. ok=false (and no error) when raw is absent in the
@@ -162,7 +192,7 @@ func decodeObject(name string, raw []byte) (*object, bool, error) {
 	}
 	raw = bytes.TrimSpace(raw)
 	if raw[0] != '{' {
-		return nil, false, fmt.Errorf("%s: expected an object, got %.20s", name, raw)
+		return nil, false, fmt.Errorf("%s: expected an object, got %s", name, excerpt(raw, 20))
 	}
 	o := &object{name: name}
 	if err := json.Unmarshal(raw, &o.m); err != nil {
@@ -223,7 +253,7 @@ func (o *object) int64p(key string) *int64 {
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {
-		o.fail(key, fmt.Errorf("not an integer: %.30s", v))
+		o.fail(key, fmt.Errorf("not an integer: %s", excerpt(v, 30)))
 		return nil
 	}
 	return &n
