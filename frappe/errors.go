@@ -1,6 +1,7 @@
 package frappe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -237,7 +238,8 @@ func serverMessages(raw json.RawMessage) []string {
 }
 
 // jsonText returns a JSON string's value, or the compact text of any other JSON value ("" for
-// null or missing).
+// null or missing). The result is valid UTF-8 (encoding/json lets invalid bytes through inside
+// a raw value; they become U+FFFD), so it can be stored in any text column.
 func jsonText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
@@ -246,7 +248,11 @@ func jsonText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	return string(raw)
+	var b bytes.Buffer
+	if json.Compact(&b, raw) == nil {
+		raw = b.Bytes()
+	}
+	return strings.ToValidUTF8(string(raw), "\uFFFD")
 }
 
 // blockTags are the tags after which text continues as a separate phrase.
@@ -255,11 +261,32 @@ var blockTags = map[string]bool{"br": true, "p": true, "div": true, "li": true, 
 	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true}
 
 // stripTags removes HTML tags (a block-level tag becomes a space), unescapes entities and
-// collapses whitespace. A '<' not starting a tag is kept as text.
+// collapses whitespace. A '<' not starting a tag is kept as text ("Amount <= 100"). Tags are
+// removed until none is left, also where removing one joins another ("<<b>b>") or where an
+// entity spelled one ("&lt;b&gt;"), so the result never holds markup a browser would render.
 func stripTags(s string) string {
-	if !strings.ContainsAny(s, "<&") {
-		return strings.Join(strings.Fields(s), " ")
+	if strings.ContainsAny(s, "<&") {
+		s = html.UnescapeString(removeAllTags(s))
+		if strings.IndexByte(s, '<') >= 0 {
+			s = removeAllTags(s)
+		}
 	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// removeAllTags applies removeTags until nothing changes (each pass that changes s shortens it).
+func removeAllTags(s string) string {
+	for {
+		t := removeTags(s)
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+// removeTags removes each "<x…>" run whose x starts a tag name, a block-level one leaving a space.
+func removeTags(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if s[i] == '<' && i+1 < len(s) && isTagStart(s[i+1]) {
@@ -274,7 +301,7 @@ func stripTags(s string) string {
 		b.WriteByte(s[i])
 		i++
 	}
-	return strings.Join(strings.Fields(html.UnescapeString(b.String())), " ")
+	return b.String()
 }
 
 func isTagStart(c byte) bool {

@@ -186,13 +186,14 @@ func decodeAPIError(status int, header http.Header, body []byte, redact func(str
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(body, &env); err != nil || env.Error == nil {
-		text := strings.TrimSpace(string(body))
+		// Redact before cutting, so that a cut cannot leave part of a secret behind; a proxy page
+		// may be in any encoding and the cut may split a character: keep the text valid UTF-8 so
+		// it can be stored anywhere (issue 10 defect 3).
+		text := redact(strings.TrimSpace(string(body)))
 		if len(text) > 200 {
 			text = text[:200]
 		}
-		// A proxy page may be in any encoding and the cut may split a character: keep the text
-		// valid UTF-8 so it can be stored anywhere (issue 10 defect 3).
-		e.Description = strings.ToValidUTF8(redact(text), "\uFFFD")
+		e.Description = strings.ToValidUTF8(text, "\uFFFD")
 		return e
 	}
 	f := func(raw json.RawMessage) string {

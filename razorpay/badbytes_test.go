@@ -38,6 +38,21 @@ func TestParseErrorsAreValidUTF8(t *testing.T) {
 	}
 }
 
+// TestParsedTextIsValidUTF8: invalid bytes inside a nested notes value (kept as compact JSON
+// text) come out as U+FFFD, like those inside plain strings. Found by reading, not by the fuzzer:
+// FuzzParseEvent now carries this body as a seed.
+func TestParsedTextIsValidUTF8(t *testing.T) {
+	e, err := razorpay.ParseEvent([]byte(nestedInvalidUTF8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Payment.Notes["x"]; got != "{\"a\":\"\uFFFD\"}" || e.Payment.Notes["y"] != "\uFFFD" {
+		t.Errorf("notes = %q", e.Payment.Notes)
+	}
+}
+
+const nestedInvalidUTF8 = "{\"payload\":{\"payment\":{\"entity\":{\"id\":\"pay_X\",\"notes\":{\"x\":{\"a\":\"\xff\"},\"y\":\"\xfe\"}}}}}"
+
 // TestOptionalFieldsOfWrongTypeAreWarnings: an optional field of an unusable type (notes as free
 // text, …) no longer kills the event: it keeps its name and business key, the field reads as
 // absent, and Warnings names it (issue 10 defect 7).

@@ -79,7 +79,7 @@ func decodeStringMap(data []byte) (map[string]string, error) {
 }
 
 // valueText renders one JSON value as text: strings unquoted, null dropped (ok=false),
-// everything else as its compact JSON text.
+// everything else as its compact JSON text; always valid UTF-8 (invalid bytes become U+FFFD).
 func valueText(v json.RawMessage) (string, bool) {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 || isNull(v) {
@@ -93,9 +93,11 @@ func valueText(v json.RawMessage) (string, bool) {
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, v); err != nil {
-		return string(v), true
+		return strings.ToValidUTF8(string(v), "\uFFFD"), true
 	}
-	return buf.String(), true
+	// encoding/json passes invalid UTF-8 inside a nested string through untouched; the text
+	// is stored and shown, so keep it valid.
+	return strings.ToValidUTF8(buf.String(), "\uFFFD"), true
 }
 
 // Bool is a boolean that decodes leniently (spec/razorpay.md §3 typing rules): true, false,
