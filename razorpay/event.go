@@ -1,9 +1,7 @@
 package razorpay
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -35,7 +33,9 @@ type Event struct {
 // ParseEvent decodes a webhook body leniently (spec/razorpay.md §3 typing rules): unknown fields
 // and unknown payload keys are ignored; object fields accept {}, [] or null; "" means absent;
 // booleans accept true/false/"1"/"0"/1/0/"true"/"false". Verify the signature over the same raw
-// bytes first (VerifySignature); ParseEvent never re-encodes them.
+// bytes first (VerifySignature); ParseEvent never re-encodes them. The body is walked once:
+// payload, its wrappers and its entities are read where they stand, and only the fields used
+// are converted (issue 13; PeekEvent is the cheaper read of intake's fields).
 //
 // Optional fields of an unusable type (notes or acquirer_data that are not object-like — a
 // non-JSON string, a number —, contains, a payment link's customer, international,
@@ -48,17 +48,24 @@ type Event struct {
 // "10.5"". Error text quotes input bytes escaped (invalid UTF-8 as \xff), so it is always valid
 // UTF-8.
 func ParseEvent(body []byte) (*Event, error) {
-	o, ok, err := decodeObject("event", body)
+	p := newPass(body, false)
+	e, err := p.event(body)
 	if err != nil {
 		return nil, fmt.Errorf("razorpay: parse event: %w", err)
 	}
-	if !ok {
-		if len(bytes.TrimSpace(body)) > 0 && bytes.TrimSpace(body)[0] == '{' {
-			return &Event{}, nil // "{}": an object with nothing in it
+	return e, nil
+}
+
+// event builds the Event from what the pass found: the envelope's fields, then each entity.
+func (p *pass) event(body []byte) (*Event, error) {
+	if empty, err := p.start(body); err != nil || empty {
+		if empty {
+			return &Event{}, nil
 		}
-		return nil, errors.New("razorpay: parse event: body is not a JSON object")
+		return nil, err
 	}
 	e := &Event{}
+	o := &p.env
 	o.warn = &e.Warnings
 	e.Entity = o.str("entity")
 	e.AccountID = o.str("account_id")
@@ -66,56 +73,40 @@ func ParseEvent(body []byte) (*Event, error) {
 	e.Contains = opt(o, "contains", o.strings, nil)
 	e.CreatedAt = o.int64("created_at")
 	if o.err != nil {
-		return nil, fmt.Errorf("razorpay: parse event: %w", o.err)
+		return nil, o.err
 	}
-	payload, ok, err := decodeObject("payload", o.raw("payload"))
+	err := p.entities(func(k int, o *object) error {
+		o.warn = &e.Warnings
+		return e.setEntity(k, o)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("razorpay: parse event: %w", err)
-	}
-	if !ok {
-		return e, nil
-	}
-	w := &e.Warnings
-	if err := firstErr(
-		lift(payload, "payment", &e.Payment, w),
-		lift(payload, "order", &e.Order, w),
-		lift(payload, "payment_link", &e.PaymentLink, w),
-		lift(payload, "refund", &e.Refund, w),
-		lift(payload, "dispute", &e.Dispute, w),
-	); err != nil {
-		return nil, fmt.Errorf("razorpay: parse event: %w", err)
+		return nil, err
 	}
 	return e, nil
 }
 
-// lift decodes payload.<key>.entity into *dst, leaving it nil when absent or empty.
-func lift[T any, P interface {
-	*T
-	decode([]byte, *[]string) error
-}](payload *object, key string, dst **T, warn *[]string) error {
-	wrapper, ok, err := decodeObject("payload."+key, payload.raw(key))
-	if err != nil || !ok {
-		return err
+// setEntity builds payload entity k from o into e.
+func (e *Event) setEntity(k int, o *object) error {
+	switch k {
+	case kPayment:
+		return setNew(&e.Payment, o)
+	case kOrder:
+		return setNew(&e.Order, o)
+	case kPaymentLink:
+		return setNew(&e.PaymentLink, o)
+	case kRefund:
+		return setNew(&e.Refund, o)
+	case kDispute:
+		return setNew(&e.Dispute, o)
 	}
-	raw := wrapper.raw("entity")
-	if isEmptyValue(raw) {
-		return nil
-	}
-	v := new(T)
-	if err := P(v).decode(raw, warn); err != nil {
-		return err
-	}
-	*dst = v
 	return nil
 }
 
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+// setNew points *dst at a new entity built from o.
+func setNew[T any, P entity[T]](dst **T, o *object) error {
+	v := new(T)
+	*dst = v
+	return P(v).build(o)
 }
 
 // UnmarshalJSON implements json.Unmarshaler with ParseEvent's rules.
@@ -174,20 +165,27 @@ func (e *Event) BusinessKey() string {
 	if e == nil {
 		return ""
 	}
-	switch {
-	case strings.HasPrefix(e.Event, "refund."):
-		if e.Refund != nil {
-			return e.Refund.ID
-		}
-		return ""
-	case strings.HasPrefix(e.Event, "payment.dispute."):
-		if e.Dispute != nil {
-			return e.Dispute.ID
-		}
-		return ""
-	}
+	var pay, refund, dispute string
 	if e.Payment != nil {
-		return e.Payment.ID
+		pay = e.Payment.ID
 	}
-	return ""
+	if e.Refund != nil {
+		refund = e.Refund.ID
+	}
+	if e.Dispute != nil {
+		dispute = e.Dispute.ID
+	}
+	return businessKey(e.Event, pay, refund, dispute)
+}
+
+// businessKey picks the business key of an event named event from its entities' ids ("" for
+// an absent entity).
+func businessKey(event, payment, refund, dispute string) string {
+	switch {
+	case strings.HasPrefix(event, "refund."):
+		return refund
+	case strings.HasPrefix(event, "payment.dispute."):
+		return dispute
+	}
+	return payment
 }

@@ -164,3 +164,45 @@ func expectedVerdict(body []byte, secret, signature string) error {
 	}
 	return nil
 }
+
+// FuzzPeekEvent: PeekEvent agrees with ParseEvent on every input it is given (seeded in
+// testdata/fuzz/FuzzPeekEvent with the sample payloads): when ParseEvent succeeds, PeekEvent
+// does too with the same event, account, created_at, entity ids and business key; when PeekEvent
+// fails, ParseEvent fails with the same text.
+func FuzzPeekEvent(f *testing.F) {
+	f.Add(paymentEvent(`"amount":"not checked by peek"`))
+	f.Add([]byte(`{"event":"refund.processed","payload":{"refund":{"entity":{"id":"rfnd_X"}},"payment":{"entity":{"id":7}}}}`))
+	f.Add([]byte(`{"event":5}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		h, herr := razorpay.PeekEvent(body)
+		e, err := razorpay.ParseEvent(body)
+		if herr != nil {
+			if err == nil || err.Error() != herr.Error() || !utf8.ValidString(herr.Error()) {
+				t.Fatalf("PeekEvent: %v\nParseEvent: %v", herr, err)
+			}
+			return
+		}
+		if err != nil {
+			return // a field PeekEvent does not read
+		}
+		want := razorpay.EventHead{Event: e.Event, AccountID: e.AccountID, CreatedAt: e.CreatedAt}
+		if e.Payment != nil {
+			want.PaymentID = e.Payment.ID
+		}
+		if e.Order != nil {
+			want.OrderID = e.Order.ID
+		}
+		if e.PaymentLink != nil {
+			want.PaymentLinkID = e.PaymentLink.ID
+		}
+		if e.Refund != nil {
+			want.RefundID = e.Refund.ID
+		}
+		if e.Dispute != nil {
+			want.DisputeID = e.Dispute.ID
+		}
+		if h != want || h.BusinessKey() != e.BusinessKey() {
+			t.Fatalf("PeekEvent %+v, ParseEvent says %+v", h, want)
+		}
+	})
+}
