@@ -59,8 +59,8 @@ func (c Class) String() string {
 //     handler runs (spec §8.1, frappe/rate_limiter.py), and a proxy's 429 never reached the site.
 //     A 503 with Retry-After → ClassThrottled too (Frappe's own 503 SessionStopped/InReadOnlyMode
 //     runs nothing), except a proxy page answering a write, which stays ClassAmbiguous.
-//   - *Error from Frappe: 401/403 → ClassAuth; 404 →
-//     ClassNotFound; 409 → ClassConflict; TimestampMismatchError (417) → ClassRetry after
+//   - *Error from Frappe: 401/403 → ClassAuth; 404 → ClassNotFound; 409 → ClassConflict;
+//     TimestampMismatchError (417) → ClassRetry after
 //     re-reading the document (spec §8.3); any JSON 5xx (QueryDeadlockError, QueryTimeoutError,
 //     … Frappe rolled the transaction back, spec §2.1) → ClassRetry; other 4xx → ClassRejected.
 //   - *DecodeError (a 2xx answer that cannot be read): a write is ClassAmbiguous (the site said
