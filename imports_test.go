@@ -13,8 +13,8 @@ const module = "github.com/razorpay-erpnext/razorpay-erpnext"
 // imports flow razorpay, frappe → mapping → connector → connector/store → cmd (DESIGN.md §3);
 // each simulator imports only its own client package.
 var allowed = map[string][]string{
-	"razorpay":             {},
-	"frappe":               {},
+	"razorpay":             {"internal/throttle"},
+	"frappe":               {"internal/throttle"},
 	"razorpay/razorpaysim": {"razorpay"},
 	"frappe/erpnextsim":    {"frappe"},
 	"mapping":              {"razorpay", "frappe"},
@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	// cmd imports it.
 	"console":              {"connector", "connector/store", "razorpay", "frappe"},
 	"internal/browsertest": {}, // test helper: starts headless Chromium for the browser tests
+	"internal/throttle":    {}, // leaf: the shared pace of both API clients (429/Retry-After), knows neither API
 }
 
 // onlyImportedBy lists packages that only the named packages may import (edges of the layout).

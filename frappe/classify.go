@@ -13,12 +13,13 @@ type Class int
 // The classes, from "try again" to "give up on this item".
 const (
 	ClassNone      Class = iota // no error
-	ClassRetry                  // nothing was committed: retry later (429, JSON 5xx, TimestampMismatchError, connection failures, failed reads)
+	ClassRetry                  // nothing was committed: retry later, spending an attempt (JSON 5xx, TimestampMismatchError, connection failures, failed reads)
 	ClassAmbiguous              // a write may have committed although it failed: reconcile (look the record up) before retrying
 	ClassAuth                   // configuration fault (401, 403, unknown site, redirect): pause and alert, do not spend attempts
 	ClassNotFound               // 404 DoesNotExistError from Frappe: the document or route does not exist
 	ClassConflict               // 409 DuplicateEntryError: the name exists (for a client-named insert: probably our own earlier write)
 	ClassRejected               // the site refused the request (417 validation and other 4xx): park with Message(); retrying cannot help
+	ClassThrottled              // the site asked for a slower pace (429, 503 with Retry-After) or the call waited out such a pause in vain: nothing was done; try again after RetryAfter without spending an attempt
 )
 
 // String returns the class name, e.g. "retry".
@@ -38,6 +39,8 @@ func (c Class) String() string {
 		return "conflict"
 	case ClassRejected:
 		return "rejected"
+	case ClassThrottled:
+		return "throttled"
 	}
 	return "unknown"
 }
@@ -51,8 +54,13 @@ func (c Class) String() string {
 //   - *Error, not Frappe JSON: 502/503/504 and other 5xx pages come from a proxy after the worker
 //     may have committed (spec §8.2) → ClassAmbiguous for a write, ClassRetry for a read; an
 //     HTML 404 (unknown site, recording 34-unknown-host) or a redirect → ClassAuth.
-//   - *Error from Frappe: 429 → ClassRetry (wait RetryAfter); 401/403 → ClassAuth; 404 →
-//     ClassNotFound; 409 → ClassConflict; TimestampMismatchError (417) → ClassRetry after
+//   - *ThrottledError (the call was never sent) → ClassThrottled.
+//   - *Error 429 → ClassThrottled: Frappe's limiter refuses in before_request, before any
+//     handler runs (spec §8.1, frappe/rate_limiter.py), and a proxy's 429 never reached the site.
+//     A 503 with Retry-After → ClassThrottled too (Frappe's own 503 SessionStopped/InReadOnlyMode
+//     runs nothing), except a proxy page answering a write, which stays ClassAmbiguous.
+//   - *Error from Frappe: 401/403 → ClassAuth; 404 → ClassNotFound; 409 → ClassConflict;
+//     TimestampMismatchError (417) → ClassRetry after
 //     re-reading the document (spec §8.3); any JSON 5xx (QueryDeadlockError, QueryTimeoutError,
 //     … Frappe rolled the transaction back, spec §2.1) → ClassRetry; other 4xx → ClassRejected.
 //   - *DecodeError (a 2xx answer that cannot be read): a write is ClassAmbiguous (the site said
@@ -69,6 +77,10 @@ func Classify(err error, write bool) Class {
 		}
 		return ClassAmbiguous
 	}
+	var thr *ThrottledError
+	if errors.As(err, &thr) {
+		return ClassThrottled
+	}
 	var de *DecodeError
 	if errors.As(err, &de) {
 		if write {
@@ -80,10 +92,11 @@ func Classify(err error, write bool) Class {
 	if !errors.As(err, &fe) {
 		return ClassRejected
 	}
+	if fe.Status == http.StatusTooManyRequests || (fe.Status == http.StatusServiceUnavailable && fe.RetryAfter > 0 && !(fe.NonJSON && write)) {
+		return ClassThrottled
+	}
 	if fe.NonJSON {
 		switch {
-		case fe.Status == http.StatusTooManyRequests:
-			return ClassRetry
 		case fe.Status >= 500:
 			if write {
 				return ClassAmbiguous
@@ -95,8 +108,6 @@ func Classify(err error, write bool) Class {
 		return ClassRejected
 	}
 	switch {
-	case fe.Status == http.StatusTooManyRequests:
-		return ClassRetry
 	case fe.Status == http.StatusUnauthorized || fe.Status == http.StatusForbidden:
 		return ClassAuth
 	case fe.Status == http.StatusNotFound:
@@ -111,9 +122,16 @@ func Classify(err error, write bool) Class {
 	return ClassRejected
 }
 
-// RetryAfter returns how long the site asked the client to wait (the Retry-After header of a
-// 429 or 503, spec §8.1), or 0 when err carries no such hint.
+// RetryAfter returns how long to wait before trying again: for a 429 or 503 *Error the site's
+// Retry-After (spec §8.1; for a 429 without one, the backoff the client applied: 1 s doubling to
+// 32 s), for a *ThrottledError what was left of the pause; 0 when err carries no such hint.
+// Calls through the same Client wait out the pause by themselves, so a caller that snoozes its
+// work for RetryAfter never sends inside it.
 func RetryAfter(err error) time.Duration {
+	var thr *ThrottledError
+	if errors.As(err, &thr) {
+		return thr.Wait
+	}
 	var fe *Error
 	if errors.As(err, &fe) {
 		return fe.RetryAfter

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-resty/resty/v2"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/throttle"
 )
 
 // DefaultTimeout is the per-call deadline used when Config.Timeout is zero.
@@ -35,11 +37,17 @@ type Config struct {
 
 // Client talks to one Frappe site with token authentication
 // (`Authorization: token <key>:<secret>`, spec/erpnext.md §1.2). It is safe for concurrent use.
+//
+// Every call through one Client shares one pace (see Throttle): after the site answers 429, or
+// 503 with Retry-After, no call starts before the instant it named; the call that got the
+// answer returns it as an *Error that Classify sorts as ClassThrottled. Share one Client
+// between all workers of a process so that they pause together.
 type Client struct {
 	rc      *resty.Client
 	base    string
 	timeout time.Duration
 	secrets []string // redacted from every error text
+	gate    *throttle.Gate
 }
 
 // New checks cfg and returns a Client. It fails when URL is empty, not an absolute http(s) URL,
@@ -82,6 +90,7 @@ func New(cfg Config) (*Client, error) {
 		base:    strings.TrimRight(u.String(), "/"),
 		timeout: timeout,
 		secrets: []string{cfg.APISecret},
+		gate:    throttle.New(nil),
 	}
 	if len(cfg.APIKey) >= 4 { // a shorter key would turn redaction into noise
 		c.secrets = append(c.secrets, cfg.APIKey)
@@ -102,24 +111,29 @@ type call struct {
 	out     any
 }
 
-// do runs one request with the client deadline and turns every failure into *Error,
-// *TransportError or a plain error (bad arguments, undecodable 2xx body).
+// do runs one request through the client's pace (waiting out a pause the site asked for) with
+// the client deadline, and turns every failure into *Error, *ThrottledError, *TransportError or
+// a plain error (bad arguments, undecodable 2xx body).
 func (c *Client) do(ctx context.Context, k call) error {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req := c.rc.R().SetContext(ctx)
-	if len(k.query) > 0 {
-		req.SetQueryParamsFromValues(k.query)
-	}
+	var body []byte
 	if k.body != nil {
 		b, err := json.Marshal(k.body)
 		if err != nil {
 			return fmt.Errorf("frappe: %s %s: encode body: %w", k.method, k.path, err)
 		}
-		req.SetHeader("Content-Type", "application/json").SetBody(b)
+		body = b
 	}
-	resp, err := req.Execute(k.method, c.base+k.rawPath)
+	tk, err := c.gate.Wait(ctx)
 	if err != nil {
+		return pausedError(k, err)
+	}
+	resp, err := c.send(ctx, k, body)
+	if err != nil {
+		outcome := throttle.Answered
+		if ctx.Err() != nil {
+			outcome = throttle.Abandoned
+		}
+		tk.Done(outcome, 0)
 		if errors.Is(err, resty.ErrResponseBodyTooLarge) {
 			return fmt.Errorf("frappe: %s %s: response body larger than %d bytes", k.method, k.path, maxResponseBytes)
 		}
@@ -127,8 +141,17 @@ func (c *Client) do(ctx context.Context, k call) error {
 	}
 	status := resp.StatusCode()
 	if status < 200 || status > 299 {
-		return c.decodeError(k.method, k.path, status, resp.Header(), resp.Body())
+		e := c.decodeError(k.method, k.path, status, resp.Header(), resp.Body())
+		if throttle.Asks(status, e.RetryAfter) {
+			if pause := tk.Done(throttle.Throttled, e.RetryAfter); e.RetryAfter == 0 {
+				e.RetryAfter = pause // a 429 without Retry-After: the backoff the client chose
+			}
+			return e
+		}
+		tk.Done(throttle.Answered, 0)
+		return e
 	}
+	tk.Done(throttle.Answered, 0)
 	if k.out == nil {
 		return nil
 	}
@@ -137,6 +160,28 @@ func (c *Client) do(ctx context.Context, k call) error {
 	}
 	return nil
 }
+
+// send makes the HTTP request with the client deadline.
+func (c *Client) send(ctx context.Context, k call, body []byte) (*resty.Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req := c.rc.R().SetContext(ctx)
+	if len(k.query) > 0 {
+		req.SetQueryParamsFromValues(k.query)
+	}
+	if body != nil {
+		req.SetHeader("Content-Type", "application/json").SetBody(body)
+	}
+	return req.Execute(k.method, c.base+k.rawPath)
+}
+
+// ThrottleState is a snapshot of the client's shared pace, for metrics and the console: Until
+// (no call starts before it; zero or past when open), Throttled (429s and 503s with
+// Retry-After seen), Pauses, Waiting (calls blocked right now) and LastPause.
+type ThrottleState = throttle.State
+
+// Throttle returns the state of the client's shared pace.
+func (c *Client) Throttle() ThrottleState { return c.gate.State() }
 
 // DecodeError is a 2xx answer whose body could not be read (not JSON, no "data"/"message", a
 // shape that does not fit). For a write the site did answer success, so the write may well have

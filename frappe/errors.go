@@ -1,6 +1,7 @@
 package frappe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/throttle"
 )
 
 // Error is every non-2xx answer from the site, decoded from Frappe's v1 error body
@@ -27,7 +30,7 @@ type Error struct {
 	Messages     []string      // each _server_messages "message", HTML tags stripped, entities unescaped, in order
 	ErrorMessage string        // _error_message (permission failures), tags stripped
 	Exception    string        // the `exception` line, e.g. "frappe.exceptions.ValidationError: Cannot edit cancelled document"
-	RetryAfter   time.Duration // from Retry-After (seconds or HTTP date) on 429 and 503; 0 when absent
+	RetryAfter   time.Duration // from Retry-After (seconds or HTTP date) on 429 and 503; on a 429 without it, the pause the client chose; else 0
 	NonJSON      bool          // the body was not a Frappe JSON error (proxy or werkzeug page)
 }
 
@@ -124,6 +127,41 @@ func (c *Client) transportError(method, path string, err error) error {
 	return te
 }
 
+// ThrottledError means the request was not sent: the site had asked the client to pause (a 429,
+// or a 503 with Retry-After, answered to any call through the same Client) and the caller's
+// context ended before the pause did, or its deadline falls before the pause ends (then the call
+// returns at once instead of waiting in vain). Until is when the pause ends; Wait is how much of
+// it was left when the call gave up (0 when it gave up waiting behind the probe that follows a
+// pause); Err is the context's error, so errors.Is(err, context.Canceled) works. Classify gives
+// ClassThrottled: nothing reached the site.
+type ThrottledError struct {
+	Method, Path string
+	Until        time.Time
+	Wait         time.Duration
+	Err          error
+}
+
+// Error formats the error as "frappe: GET /api/resource/Sales Invoice: not sent, the site asked
+// for a pause (3s left): context deadline exceeded".
+func (e *ThrottledError) Error() string {
+	return fmt.Sprintf("frappe: %s %s: not sent, the site asked for a pause (%s left): %v",
+		e.Method, e.Path, e.Wait.Round(time.Millisecond), e.Err)
+}
+
+// Unwrap returns the context's error.
+func (e *ThrottledError) Unwrap() error { return e.Err }
+
+// pausedError turns the gate's refusal into a *ThrottledError.
+func pausedError(k call, err error) error {
+	te := &ThrottledError{Method: k.method, Path: k.path, Err: err}
+	var p *throttle.Paused
+	if errors.As(err, &p) {
+		te.Err, te.Until = p.Err, p.Until
+		te.Wait = max(time.Until(p.Until), 0)
+	}
+	return te
+}
+
 // redactedError keeps the original chain for errors.Is/As but prints redacted text.
 type redactedError struct {
 	err  error
@@ -140,7 +178,7 @@ func (r redactedError) Unwrap() error { return r.err }
 func (c *Client) decodeError(method, path string, status int, header http.Header, body []byte) *Error {
 	e := &Error{Method: method, Path: path, Status: status}
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-		e.RetryAfter = parseRetryAfter(header.Get("Retry-After"), time.Now())
+		e.RetryAfter = throttle.ParseRetryAfter(header.Get("Retry-After"), time.Now())
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil || !isFrappeError(m) {
@@ -200,7 +238,8 @@ func serverMessages(raw json.RawMessage) []string {
 }
 
 // jsonText returns a JSON string's value, or the compact text of any other JSON value ("" for
-// null or missing).
+// null or missing). The result is valid UTF-8 (encoding/json lets invalid bytes through inside
+// a raw value; they become U+FFFD), so it can be stored in any text column.
 func jsonText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
@@ -209,25 +248,11 @@ func jsonText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	return string(raw)
-}
-
-// parseRetryAfter reads Retry-After as delay seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
+	var b bytes.Buffer
+	if json.Compact(&b, raw) == nil {
+		raw = b.Bytes()
 	}
-	if n, err := strconv.Atoi(v); err == nil {
-		if n < 0 {
-			return 0
-		}
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
+	return strings.ToValidUTF8(string(raw), "\uFFFD")
 }
 
 // blockTags are the tags after which text continues as a separate phrase.
@@ -236,11 +261,32 @@ var blockTags = map[string]bool{"br": true, "p": true, "div": true, "li": true, 
 	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true}
 
 // stripTags removes HTML tags (a block-level tag becomes a space), unescapes entities and
-// collapses whitespace. A '<' not starting a tag is kept as text.
+// collapses whitespace. A '<' not starting a tag is kept as text ("Amount <= 100"). Tags are
+// removed until none is left, also where removing one joins another ("<<b>b>") or where an
+// entity spelled one ("&lt;b&gt;"), so the result never holds markup a browser would render.
 func stripTags(s string) string {
-	if !strings.ContainsAny(s, "<&") {
-		return strings.Join(strings.Fields(s), " ")
+	if strings.ContainsAny(s, "<&") {
+		s = html.UnescapeString(removeAllTags(s))
+		if strings.IndexByte(s, '<') >= 0 {
+			s = removeAllTags(s)
+		}
 	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// removeAllTags applies removeTags until nothing changes (each pass that changes s shortens it).
+func removeAllTags(s string) string {
+	for {
+		t := removeTags(s)
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+// removeTags removes each "<x…>" run whose x starts a tag name, a block-level one leaving a space.
+func removeTags(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if s[i] == '<' && i+1 < len(s) && isTagStart(s[i+1]) {
@@ -255,7 +301,7 @@ func stripTags(s string) string {
 		b.WriteByte(s[i])
 		i++
 	}
-	return strings.Join(strings.Fields(html.UnescapeString(b.String())), " ")
+	return b.String()
 }
 
 func isTagStart(c byte) bool {

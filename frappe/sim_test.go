@@ -59,7 +59,7 @@ func TestClassifyAgainstSimulator(t *testing.T) {
 		check func(t *testing.T, err error)
 	}{
 		{name: "Success", call: list, want: frappe.ClassNone},
-		{name: "RateLimitedIsRetry", setup: func() { site.FailNext(1, 429) }, call: list, want: frappe.ClassRetry,
+		{name: "RateLimitedIsThrottled", setup: func() { site.FailNext(1, 429) }, call: list, want: frappe.ClassThrottled,
 			check: func(t *testing.T, err error) {
 				if frappe.RetryAfter(err) != time.Second {
 					t.Errorf("RetryAfter = %v", frappe.RetryAfter(err))

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-resty/resty/v2"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/throttle"
 )
 
 // DefaultBaseURL is the Razorpay API host used when ClientConfig.BaseURL is empty
@@ -45,15 +47,22 @@ type ClientConfig struct {
 // and is safe for concurrent use.
 //
 // Every method returns, on failure, an error wrapping an *APIError (non-2xx answer), a
-// *TransportError (no answer, or the client's own deadline), the caller's context error, or a
-// plain error (bad argument, undecodable 2xx body). Classify with IsNotFound, Retryable and
-// IsAuthFault.
+// *TransportError (no answer, or the client's own deadline), a *ThrottledError (not sent: a
+// pause Razorpay asked for outlasted the caller's context), the caller's context error, or a
+// plain error (bad argument, undecodable 2xx body). Classify with IsThrottled, IsNotFound,
+// Retryable and IsAuthFault.
+//
+// Every call through one Client shares one pace (see Throttle): after a 429 (or a 503 with
+// Retry-After) no call starts until the pause ends — the Retry-After instant, or, since Razorpay
+// documents no Retry-After (spec/razorpay.md §5.3), a backoff of 1 s doubling to 32 s with
+// jitter; then one call probes alone and the others follow spaced.
 type Client struct {
 	rc      *resty.Client
 	base    string
 	timeout time.Duration
 	secret  string
 	basic   string // base64(key_id:key_secret), the Authorization value a server may echo
+	gate    *throttle.Gate
 }
 
 // NewClient checks cfg and returns a Client. It fails when KeyID or KeySecret is empty, or when
@@ -95,35 +104,50 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		timeout: timeout,
 		secret:  cfg.KeySecret,
 		basic:   base64.StdEncoding.EncodeToString([]byte(cfg.KeyID + ":" + cfg.KeySecret)),
+		gate:    throttle.New(nil),
 	}, nil
 }
 
-// do runs one request with the client deadline and decodes a 2xx JSON body into out.
+// do runs one request through the client's pace with the client deadline and decodes a 2xx
+// JSON body into out.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, body, out any) error {
 	op := method + " " + path
-	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req := c.rc.R().SetContext(callCtx)
-	if len(query) > 0 {
-		req.SetQueryParamsFromValues(query)
-	}
+	var payload []byte
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return fmt.Errorf("razorpay: %s: encode body: %w", op, err)
 		}
-		req.SetHeader("Content-Type", "application/json").SetBody(b)
+		payload = b
 	}
-	resp, err := req.Execute(method, c.base+path)
+	tk, err := c.gate.Wait(ctx)
 	if err != nil {
+		return fmt.Errorf("razorpay: %s: %w", op, pausedError(err))
+	}
+	resp, err := c.send(ctx, method, path, query, payload)
+	if err != nil {
+		outcome := throttle.Answered
+		if ctx.Err() != nil {
+			outcome = throttle.Abandoned
+		}
+		tk.Done(outcome, 0)
 		if errors.Is(err, resty.ErrResponseBodyTooLarge) {
 			return fmt.Errorf("razorpay: %s: response body larger than %d bytes", op, maxResponseBytes)
 		}
 		return fmt.Errorf("razorpay: %s: %w", op, transportError(ctx, err, c.redact))
 	}
 	if status := resp.StatusCode(); status < 200 || status > 299 {
-		return fmt.Errorf("razorpay: %s: %w", op, decodeAPIError(status, resp.Header(), resp.Body(), c.redact))
+		e := decodeAPIError(status, resp.Header(), resp.Body(), c.redact)
+		if throttle.Asks(status, e.RetryAfter) {
+			if pause := tk.Done(throttle.Throttled, e.RetryAfter); e.RetryAfter == 0 {
+				e.RetryAfter = pause // Razorpay sends no Retry-After: the backoff the client chose
+			}
+		} else {
+			tk.Done(throttle.Answered, 0)
+		}
+		return fmt.Errorf("razorpay: %s: %w", op, e)
 	}
+	tk.Done(throttle.Answered, 0)
 	if out == nil {
 		return nil
 	}
@@ -132,6 +156,28 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	return nil
 }
+
+// send makes the HTTP request with the client deadline.
+func (c *Client) send(ctx context.Context, method, path string, query url.Values, payload []byte) (*resty.Response, error) {
+	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req := c.rc.R().SetContext(callCtx)
+	if len(query) > 0 {
+		req.SetQueryParamsFromValues(query)
+	}
+	if payload != nil {
+		req.SetHeader("Content-Type", "application/json").SetBody(payload)
+	}
+	return req.Execute(method, c.base+path)
+}
+
+// ThrottleState is a snapshot of the client's shared pace, for metrics and the console: Until
+// (no call starts before it; zero or past when open), Throttled (429s and 503s with
+// Retry-After seen), Pauses, Waiting (calls blocked right now) and LastPause.
+type ThrottleState = throttle.State
+
+// Throttle returns the state of the client's shared pace.
+func (c *Client) Throttle() ThrottleState { return c.gate.State() }
 
 // redact removes the key secret from text a server or the network stack produced: the secret
 // itself and the Basic credentials it travels in (base64 of key_id:key_secret), which a server

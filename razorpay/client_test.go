@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
@@ -99,6 +100,14 @@ func TestClientErrors(t *testing.T) {
 		"ServerError": {
 			status: 500, retryable: true,
 			body: `{"error":{"code":"SERVER_ERROR","description":"We are facing some trouble completing your request at the moment. Please try again shortly.","source":"NA","step":"NA","reason":"NA","metadata":{}}}`,
+		},
+		"ProxyPageInvalidUTF8": {
+			status: 502, retryable: true, body: "<html>Passerelle d\xe9faillante " + strings.Repeat("é", 100) + "</html>",
+			check: func(t *testing.T, e *razorpay.APIError) {
+				if !utf8.ValidString(e.Description) || !strings.HasPrefix(e.Description, "<html>Passerelle d\uFFFDfaillante éé") {
+					t.Errorf("description %q: want valid UTF-8", e.Description)
+				}
+			},
 		},
 		"ProxyPage": {
 			status: 502, retryable: true, body: "<html>502 Bad Gateway</html>",

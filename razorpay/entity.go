@@ -43,15 +43,19 @@ type Payment struct {
 }
 
 // UnmarshalJSON decodes a payment leniently (spec/razorpay.md §3 typing rules). It fails only
-// when a field has an unusable JSON type: id or currency not a string, an amount, fee or
-// timestamp not an integer, a boolean outside the accepted spellings, notes or acquirer_data
-// not object-like.
+// when a required field has an unusable JSON type: id or currency not a string, an amount, fee
+// or timestamp not an integer, captured outside the accepted spellings. Optional fields of an
+// unusable type (notes, acquirer_data, international) read as absent; ParseEvent names them in
+// Event.Warnings, a standalone decode (an API answer) drops the warning.
 func (p *Payment) UnmarshalJSON(data []byte) error {
-	o, ok, err := decodeObject("payment", data)
-	if err != nil || !ok {
-		*p = Payment{Notes: Notes{}, AcquirerData: map[string]string{}}
-		return err
-	}
+	return decodeEntity(p, "payment", paymentKeys, data)
+}
+
+// setEmpty sets the value an absent payment decodes to.
+func (p *Payment) setEmpty() { *p = Payment{Notes: Notes{}, AcquirerData: map[string]string{}} }
+
+// build reads the fields of o (a payment object) into p.
+func (p *Payment) build(o *object) error {
 	*p = Payment{
 		ID:               o.str("id"),
 		Entity:           o.text("entity"),
@@ -62,7 +66,7 @@ func (p *Payment) UnmarshalJSON(data []byte) error {
 		Status:           o.text("status"),
 		OrderID:          o.str("order_id"),
 		InvoiceID:        o.text("invoice_id"),
-		International:    o.boolean("international"),
+		International:    opt(o, "international", o.boolean, false),
 		Method:           o.text("method"),
 		AmountRefunded:   o.int64("amount_refunded"),
 		RefundStatus:     o.text("refund_status"),
@@ -74,7 +78,7 @@ func (p *Payment) UnmarshalJSON(data []byte) error {
 		VPA:              o.text("vpa"),
 		Email:            o.text("email"),
 		Contact:          o.text("contact"),
-		Notes:            Notes(o.stringMap("notes")),
+		Notes:            Notes(opt(o, "notes", o.stringMap, map[string]string{})),
 		Fee:              o.int64p("fee"),
 		Tax:              o.int64p("tax"),
 		FeeBearer:        o.text("fee_bearer"),
@@ -83,7 +87,7 @@ func (p *Payment) UnmarshalJSON(data []byte) error {
 		ErrorSource:      o.text("error_source"),
 		ErrorStep:        o.text("error_step"),
 		ErrorReason:      o.text("error_reason"),
-		AcquirerData:     o.stringMap("acquirer_data"),
+		AcquirerData:     opt(o, "acquirer_data", o.stringMap, map[string]string{}),
 		CreatedAt:        o.int64("created_at"),
 	}
 	return o.err
@@ -107,12 +111,13 @@ type Order struct {
 }
 
 // UnmarshalJSON decodes an order leniently, with the same failure rules as Payment.
-func (r *Order) UnmarshalJSON(data []byte) error {
-	o, ok, err := decodeObject("order", data)
-	if err != nil || !ok {
-		*r = Order{Notes: Notes{}}
-		return err
-	}
+func (r *Order) UnmarshalJSON(data []byte) error { return decodeEntity(r, "order", orderKeys, data) }
+
+// setEmpty sets the value an absent order decodes to.
+func (r *Order) setEmpty() { *r = Order{Notes: Notes{}} }
+
+// build reads the fields of o (a order object) into r.
+func (r *Order) build(o *object) error {
 	*r = Order{
 		ID:         o.str("id"),
 		Entity:     o.text("entity"),
@@ -122,8 +127,8 @@ func (r *Order) UnmarshalJSON(data []byte) error {
 		Currency:   o.str("currency"),
 		Receipt:    o.text("receipt"),
 		Status:     o.text("status"),
-		Attempts:   int(o.int64("attempts")),
-		Notes:      Notes(o.stringMap("notes")),
+		Attempts:   int(opt(o, "attempts", o.int64, 0)),
+		Notes:      Notes(opt(o, "notes", o.stringMap, map[string]string{})),
 		CreatedAt:  o.int64("created_at"),
 	}
 	return o.err
@@ -158,11 +163,14 @@ type PaymentLink struct {
 // UnmarshalJSON decodes a payment link leniently, with the same failure rules as Payment;
 // notes may be null here, and customer may be {}, [] or null.
 func (l *PaymentLink) UnmarshalJSON(data []byte) error {
-	o, ok, err := decodeObject("payment_link", data)
-	if err != nil || !ok {
-		*l = PaymentLink{Notes: Notes{}}
-		return err
-	}
+	return decodeEntity(l, "payment_link", paymentLinkKeys, data)
+}
+
+// setEmpty sets the value an absent payment_link decodes to.
+func (l *PaymentLink) setEmpty() { *l = PaymentLink{Notes: Notes{}} }
+
+// build reads the fields of o (a payment_link object) into l.
+func (l *PaymentLink) build(o *object) error {
 	*l = PaymentLink{
 		ID:            o.str("id"),
 		Amount:        o.int64("amount"),
@@ -173,17 +181,17 @@ func (l *PaymentLink) UnmarshalJSON(data []byte) error {
 		Description:   o.text("description"),
 		OrderID:       o.str("order_id"),
 		ShortURL:      o.text("short_url"),
-		AcceptPartial: o.boolean("accept_partial"),
-		Notes:         Notes(o.stringMap("notes")),
+		AcceptPartial: opt(o, "accept_partial", o.boolean, false),
+		Notes:         Notes(opt(o, "notes", o.stringMap, map[string]string{})),
 		CreatedAt:     o.int64("created_at"),
-		UpdatedAt:     o.int64("updated_at"),
+		UpdatedAt:     opt(o, "updated_at", o.int64, 0),
 	}
 	if o.err != nil {
 		return o.err
 	}
-	c, ok, err := decodeObject("payment_link.customer", o.raw("customer"))
-	if err != nil {
-		return err
+	c, ok, err := decodeObject("payment_link.customer", customerKeys, o.raw("customer"))
+	if err != nil && o.warn != nil {
+		*o.warn = append(*o.warn, err.Error()+"; treated as absent")
 	}
 	if ok {
 		l.Customer.Name = c.text("name")
@@ -214,12 +222,13 @@ type Refund struct {
 }
 
 // UnmarshalJSON decodes a refund leniently, with the same failure rules as Payment.
-func (r *Refund) UnmarshalJSON(data []byte) error {
-	o, ok, err := decodeObject("refund", data)
-	if err != nil || !ok {
-		*r = Refund{Notes: Notes{}, AcquirerData: map[string]string{}}
-		return err
-	}
+func (r *Refund) UnmarshalJSON(data []byte) error { return decodeEntity(r, "refund", refundKeys, data) }
+
+// setEmpty sets the value an absent refund decodes to.
+func (r *Refund) setEmpty() { *r = Refund{Notes: Notes{}, AcquirerData: map[string]string{}} }
+
+// build reads the fields of o (a refund object) into r.
+func (r *Refund) build(o *object) error {
 	*r = Refund{
 		ID:             o.str("id"),
 		Entity:         o.text("entity"),
@@ -231,8 +240,8 @@ func (r *Refund) UnmarshalJSON(data []byte) error {
 		SpeedRequested: o.text("speed_requested"),
 		SpeedProcessed: o.text("speed_processed"),
 		BatchID:        o.text("batch_id"),
-		Notes:          Notes(o.stringMap("notes")),
-		AcquirerData:   o.stringMap("acquirer_data"),
+		Notes:          Notes(opt(o, "notes", o.stringMap, map[string]string{})),
+		AcquirerData:   opt(o, "acquirer_data", o.stringMap, map[string]string{}),
 		CreatedAt:      o.int64("created_at"),
 	}
 	return o.err
@@ -260,11 +269,14 @@ type Dispute struct {
 
 // UnmarshalJSON decodes a dispute leniently, with the same failure rules as Payment.
 func (d *Dispute) UnmarshalJSON(data []byte) error {
-	o, ok, err := decodeObject("dispute", data)
-	if err != nil || !ok {
-		*d = Dispute{}
-		return err
-	}
+	return decodeEntity(d, "dispute", disputeKeys, data)
+}
+
+// setEmpty sets the value an absent dispute decodes to.
+func (d *Dispute) setEmpty() { *d = Dispute{} }
+
+// build reads the fields of o (a dispute object) into d.
+func (d *Dispute) build(o *object) error {
 	*d = Dispute{
 		ID:                o.str("id"),
 		Entity:            o.text("entity"),
@@ -276,10 +288,48 @@ func (d *Dispute) UnmarshalJSON(data []byte) error {
 		Phase:             o.text("phase"),
 		ReasonCode:        o.text("reason_code"),
 		ReasonDescription: o.text("reason_description"),
-		RespondBy:         o.int64("respond_by"),
+		RespondBy:         opt(o, "respond_by", o.int64, 0),
 		CreatedAt:         o.int64("created_at"),
 	}
 	return o.err
+}
+
+// The fields each builder reads, in the order it reads them.
+var (
+	paymentKeys = newKeySet("id", "entity", "amount", "currency", "base_amount", "base_currency", "status",
+		"order_id", "invoice_id", "international", "method", "amount_refunded", "refund_status", "captured",
+		"description", "card_id", "bank", "wallet", "vpa", "email", "contact", "notes", "fee", "tax",
+		"fee_bearer", "error_code", "error_description", "error_source", "error_step", "error_reason",
+		"acquirer_data", "created_at")
+	orderKeys = newKeySet("id", "entity", "amount", "amount_paid", "amount_due", "currency", "receipt",
+		"status", "attempts", "notes", "created_at")
+	paymentLinkKeys = newKeySet("id", "amount", "amount_paid", "currency", "status", "reference_id",
+		"description", "order_id", "short_url", "accept_partial", "notes", "created_at", "updated_at", "customer")
+	customerKeys = newKeySet("name", "email", "contact")
+	refundKeys   = newKeySet("id", "entity", "amount", "currency", "payment_id", "status", "receipt",
+		"speed_requested", "speed_processed", "batch_id", "notes", "acquirer_data", "created_at")
+	disputeKeys = newKeySet("id", "entity", "payment_id", "amount", "amount_deducted", "currency", "status",
+		"phase", "reason_code", "reason_description", "respond_by", "created_at")
+	idKeys = newKeySet("id") // PeekEvent reads only the id of each entity
+)
+
+// entity is what decodeEntity needs of an entity type.
+type entity[T any] interface {
+	*T
+	build(*object) error
+	setEmpty()
+}
+
+// decodeEntity decodes one entity standalone (an API answer, or json.Unmarshal meeting an
+// entity): an object is built; an absent value (null, "", [], {}) gives the empty entity; any
+// other value, or text that is not JSON, is an error.
+func decodeEntity[T any, P entity[T]](p P, name string, keys keySet, data []byte) error {
+	o, ok, err := decodeObject(name, keys, data)
+	if err != nil || !ok {
+		p.setEmpty()
+		return err
+	}
+	return p.build(o)
 }
 
 // compile-time checks that the entities decode leniently wherever encoding/json meets them.

@@ -1,9 +1,7 @@
 package razorpay
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -20,6 +18,11 @@ type Event struct {
 	Contains  []string `json:"contains"`
 	CreatedAt int64    `json:"created_at"`
 
+	// Warnings name optional fields that arrived with an unusable type and were read as absent,
+	// e.g. "payment.notes: expected an object, got a string; treated as absent" (issue 10
+	// defect 7). Required fields (ids, amounts, currencies, created_at, captured) fail instead.
+	Warnings []string `json:"-"`
+
 	Payment     *Payment     `json:"-"` // payload.payment.entity
 	Order       *Order       `json:"-"` // payload.order.entity
 	PaymentLink *PaymentLink `json:"-"` // payload.payment_link.entity
@@ -31,80 +34,82 @@ type Event struct {
 // ParseEvent decodes a webhook body leniently (spec/razorpay.md §3 typing rules): unknown fields
 // and unknown payload keys are ignored; object fields accept {}, [] or null; "" means absent;
 // booleans accept true/false/"1"/"0"/1/0/"true"/"false". Verify the signature over the same raw
-// bytes first (VerifySignature); ParseEvent never re-encodes them.
+// bytes first (VerifySignature); ParseEvent never re-encodes them. The body is walked once:
+// payload, its wrappers and its entities are read where they stand, and only the fields used
+// are converted (issue 13; PeekEvent is the cheaper read of intake's fields).
+//
+// Optional fields of an unusable type (notes or acquirer_data that are not object-like — a
+// non-JSON string, a number —, contains, a payment link's customer, international,
+// accept_partial, attempts, updated_at, respond_by) are read as absent and named in
+// Event.Warnings; the event, its name and its business key are kept.
 //
 // It returns an error only when body is not a JSON object, or when the envelope or a present
-// entity has a field of an unusable JSON type (an amount that is not an integer, an id that is
-// not a string, …); the error names the field, e.g. "payment.amount: not an integer: 10.5".
+// entity has a required field of an unusable JSON type (an amount that is not an integer, an id
+// that is not a string, …); the error names the field, e.g. "payment.amount: not an integer:
+// "10.5"". Error text quotes input bytes escaped (invalid UTF-8 as \xff), so it is always valid
+// UTF-8.
 func ParseEvent(body []byte) (*Event, error) {
-	o, ok, err := decodeObject("event", body)
+	p := newPass(body, false)
+	e, err := p.event(body)
 	if err != nil {
-		return nil, fmt.Errorf("razorpay: parse event: %w", err)
-	}
-	if !ok {
-		if len(bytes.TrimSpace(body)) > 0 && bytes.TrimSpace(body)[0] == '{' {
-			return &Event{}, nil // "{}": an object with nothing in it
-		}
-		return nil, errors.New("razorpay: parse event: body is not a JSON object")
-	}
-	e := &Event{
-		Entity:    o.str("entity"),
-		AccountID: o.str("account_id"),
-		Event:     o.str("event"),
-		Contains:  o.strings("contains"),
-		CreatedAt: o.int64("created_at"),
-	}
-	if o.err != nil {
-		return nil, fmt.Errorf("razorpay: parse event: %w", o.err)
-	}
-	payload, ok, err := decodeObject("payload", o.raw("payload"))
-	if err != nil {
-		return nil, fmt.Errorf("razorpay: parse event: %w", err)
-	}
-	if !ok {
-		return e, nil
-	}
-	if err := firstErr(
-		lift(payload, "payment", &e.Payment),
-		lift(payload, "order", &e.Order),
-		lift(payload, "payment_link", &e.PaymentLink),
-		lift(payload, "refund", &e.Refund),
-		lift(payload, "dispute", &e.Dispute),
-		lift(payload, "settlement", &e.Settlement),
-	); err != nil {
 		return nil, fmt.Errorf("razorpay: parse event: %w", err)
 	}
 	return e, nil
 }
 
-// lift decodes payload.<key>.entity into *dst, leaving it nil when absent or empty.
-func lift[T any, P interface {
-	*T
-	json.Unmarshaler
-}](payload *object, key string, dst **T) error {
-	wrapper, ok, err := decodeObject("payload."+key, payload.raw(key))
-	if err != nil || !ok {
-		return err
+// event builds the Event from what the pass found: the envelope's fields, then each entity.
+func (p *pass) event(body []byte) (*Event, error) {
+	if empty, err := p.start(body); err != nil || empty {
+		if empty {
+			return &Event{}, nil
+		}
+		return nil, err
 	}
-	raw := wrapper.raw("entity")
-	if isEmptyValue(raw) {
-		return nil
+	e := &Event{}
+	o := &p.env
+	o.warn = &e.Warnings
+	e.Entity = o.str("entity")
+	e.AccountID = o.str("account_id")
+	e.Event = o.str("event")
+	e.Contains = opt(o, "contains", o.strings, nil)
+	e.CreatedAt = o.int64("created_at")
+	if o.err != nil {
+		return nil, o.err
 	}
-	v := new(T)
-	if err := P(v).UnmarshalJSON(raw); err != nil {
-		return err
+	err := p.entities(func(k int, o *object) error {
+		o.warn = &e.Warnings
+		return e.setEntity(k, o)
+	})
+	if err != nil {
+		return nil, err
 	}
-	*dst = v
+	return e, nil
+}
+
+// setEntity builds payload entity k from o into e.
+func (e *Event) setEntity(k int, o *object) error {
+	switch k {
+	case kPayment:
+		return setNew(&e.Payment, o)
+	case kOrder:
+		return setNew(&e.Order, o)
+	case kPaymentLink:
+		return setNew(&e.PaymentLink, o)
+	case kRefund:
+		return setNew(&e.Refund, o)
+	case kDispute:
+		return setNew(&e.Dispute, o)
+	case kSettlement:
+		return setNew(&e.Settlement, o)
+	}
 	return nil
 }
 
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+// setNew points *dst at a new entity built from o.
+func setNew[T any, P entity[T]](dst **T, o *object) error {
+	v := new(T)
+	*dst = v
+	return P(v).build(o)
 }
 
 // UnmarshalJSON implements json.Unmarshaler with ParseEvent's rules.
@@ -159,32 +164,39 @@ func (e Event) MarshalJSON() ([]byte, error) {
 
 // BusinessKey returns the id of the business fact the event is about, which is what bookings
 // are keyed on (DESIGN.md §4): the refund id for refund.* events, the dispute id for
-// payment.dispute.* events, the settlement id (setl_…) for settlement.* events, otherwise the
-// payment id. It returns "" when that entity is absent (a refund event without a refund is
-// never keyed by its payment id, which would collide with the receipt).
+// payment.dispute.* events, otherwise the payment id. It returns "" when that entity is absent
+// (a refund event without a refund is never keyed by its payment id, which would collide with
+// the receipt).
 func (e *Event) BusinessKey() string {
 	if e == nil {
 		return ""
 	}
-	switch {
-	case strings.HasPrefix(e.Event, "refund."):
-		if e.Refund != nil {
-			return e.Refund.ID
-		}
-		return ""
-	case strings.HasPrefix(e.Event, "payment.dispute."):
-		if e.Dispute != nil {
-			return e.Dispute.ID
-		}
-		return ""
-	case strings.HasPrefix(e.Event, "settlement."):
-		if e.Settlement != nil {
-			return e.Settlement.ID
-		}
-		return ""
-	}
+	var pay, refund, dispute, settlement string
 	if e.Payment != nil {
-		return e.Payment.ID
+		pay = e.Payment.ID
 	}
-	return ""
+	if e.Refund != nil {
+		refund = e.Refund.ID
+	}
+	if e.Dispute != nil {
+		dispute = e.Dispute.ID
+	}
+	if e.Settlement != nil {
+		settlement = e.Settlement.ID
+	}
+	return businessKey(e.Event, pay, refund, dispute, settlement)
+}
+
+// businessKey picks the business key of an event named event from its entities' ids ("" for
+// an absent entity).
+func businessKey(event, payment, refund, dispute, settlement string) string {
+	switch {
+	case strings.HasPrefix(event, "refund."):
+		return refund
+	case strings.HasPrefix(event, "payment.dispute."):
+		return dispute
+	case strings.HasPrefix(event, "settlement."):
+		return settlement
+	}
+	return payment
 }

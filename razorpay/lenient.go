@@ -30,42 +30,42 @@ func (n *Notes) UnmarshalJSON(data []byte) error {
 }
 
 // decodeStringMap implements the lenient object-of-strings decoding shared by Notes and
-// acquirer_data. The result is never nil.
+// acquirer_data, in one scan of data. Duplicate keys keep the last value (a last null drops the
+// key), as encoding/json does for maps. The result is never nil.
 func decodeStringMap(data []byte) (map[string]string, error) {
 	data = bytes.TrimSpace(data)
 	out := map[string]string{}
 	if len(data) == 0 || isNull(data) {
 		return out, nil
 	}
+	s := &scanner{data: data}
 	switch data[0] {
 	case '{':
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return nil, err
-		}
-		for k, v := range raw {
-			if s, ok := valueText(v); ok {
-				out[k] = s
+		s.i++
+		s.enter()
+		for key, escaped := range s.members() {
+			k := decodeString(key, escaped)
+			if v, ok := valueText(s.value()); ok {
+				out[k] = v
+			} else {
+				delete(out, k)
 			}
 		}
-		return out, nil
 	case '[':
-		var raw []json.RawMessage
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return nil, err
-		}
-		for i, v := range raw {
-			if s, ok := valueText(v); ok {
-				out[strconv.Itoa(i)] = s
+		s.i++
+		s.enter()
+		for i := 0; s.element(i == 0); i++ {
+			if v, ok := valueText(s.value()); ok {
+				out[strconv.Itoa(i)] = v
 			}
 		}
-		return out, nil
 	case '"':
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
-			return nil, err
+		content, escaped := s.str()
+		s.end()
+		if s.err != nil {
+			return nil, s.err
 		}
-		t := strings.TrimSpace(s)
+		t := strings.TrimSpace(decodeString(content, escaped))
 		if t == "" {
 			return out, nil
 		}
@@ -74,28 +74,34 @@ func decodeStringMap(data []byte) (map[string]string, error) {
 		}
 		return nil, errors.New("expected an object, got a string")
 	default:
-		return nil, fmt.Errorf("expected an object, got %.20s", data)
+		return nil, fmt.Errorf("expected an object, got %s", excerpt(data, 20))
 	}
+	s.end()
+	if s.err != nil {
+		return nil, s.err
+	}
+	return out, nil
 }
 
-// valueText renders one JSON value as text: strings unquoted, null dropped (ok=false),
-// everything else as its compact JSON text.
-func valueText(v json.RawMessage) (string, bool) {
-	v = bytes.TrimSpace(v)
+// valueText renders one JSON value (validated, no surrounding space) as text: strings
+// unquoted, null dropped (ok=false), numbers and booleans as they are written, objects and
+// arrays as their compact JSON text; always valid UTF-8 (encoding/json lets invalid bytes
+// through inside a nested value; they become U+FFFD here).
+func valueText(v []byte) (string, bool) {
 	if len(v) == 0 || isNull(v) {
 		return "", false
 	}
-	if v[0] == '"' {
-		var s string
-		if err := json.Unmarshal(v, &s); err == nil {
-			return s, true
+	switch v[0] {
+	case '"':
+		content := v[1 : len(v)-1]
+		return decodeString(content, bytes.IndexByte(content, '\\') >= 0), true
+	case '{', '[':
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, v); err == nil {
+			v = buf.Bytes()
 		}
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, v); err != nil {
-		return string(v), true
-	}
-	return buf.String(), true
+	return strings.ToValidUTF8(string(v), "\uFFFD"), true
 }
 
 // Bool is a boolean that decodes leniently (spec/razorpay.md §3 typing rules): true, false,
@@ -116,11 +122,9 @@ func (b *Bool) UnmarshalJSON(data []byte) error {
 func parseBool(data []byte) (bool, error) {
 	data = bytes.TrimSpace(data)
 	s := string(data)
-	if len(data) > 0 && data[0] == '"' {
-		if err := json.Unmarshal(data, &s); err != nil {
-			return false, err
-		}
-		s = strings.TrimSpace(s)
+	if len(data) >= 2 && data[0] == '"' {
+		content := data[1 : len(data)-1]
+		s = strings.TrimSpace(decodeString(content, bytes.IndexByte(content, '\\') >= 0))
 	}
 	switch strings.ToLower(s) {
 	case "true", "1":
@@ -128,7 +132,7 @@ func parseBool(data []byte) (bool, error) {
 	case "false", "0", "", "null":
 		return false, nil
 	}
-	return false, fmt.Errorf("not a boolean: %.20s", data)
+	return false, fmt.Errorf("not a boolean: %s", excerpt(data, 20))
 }
 
 func isNull(data []byte) bool { return string(data) == "null" }
@@ -144,136 +148,4 @@ func isEmptyValue(data []byte) bool {
 	}
 	inner := bytes.TrimSpace(data[1 : len(data)-1])
 	return len(inner) == 0
-}
-
-// object is one decoded JSON object whose fields are read one by one with the typing rule each
-// field needs. The first error is kept (with the field name) and later reads are no-ops.
-type object struct {
-	name string
-	m    map[string]json.RawMessage
-	err  error
-}
-
-// decodeObject decodes raw into an object. ok=false (and no error) when raw is absent in the
-// §3 sense (null, "", [], {}); an error when raw is any other non-object value.
-func decodeObject(name string, raw []byte) (*object, bool, error) {
-	if isEmptyValue(raw) {
-		return nil, false, nil
-	}
-	raw = bytes.TrimSpace(raw)
-	if raw[0] != '{' {
-		return nil, false, fmt.Errorf("%s: expected an object, got %.20s", name, raw)
-	}
-	o := &object{name: name}
-	if err := json.Unmarshal(raw, &o.m); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", name, err)
-	}
-	return o, true, nil
-}
-
-func (o *object) fail(key string, err error) {
-	if o.err == nil {
-		o.err = fmt.Errorf("%s.%s: %w", o.name, key, err)
-	}
-}
-
-// raw returns the field's bytes, or nil when it is missing.
-func (o *object) raw(key string) []byte {
-	if o.err != nil {
-		return nil
-	}
-	v, ok := o.m[key]
-	if !ok {
-		return nil
-	}
-	return bytes.TrimSpace(v)
-}
-
-// str reads a field that must be a string (or null, or missing).
-func (o *object) str(key string) string {
-	v := o.raw(key)
-	if len(v) == 0 || isNull(v) {
-		return ""
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		o.fail(key, errors.New("not a string"))
-		return ""
-	}
-	return s
-}
-
-// text reads a free-text field leniently: strings as they are, numbers and booleans as their
-// JSON text, null/objects/arrays as "".
-func (o *object) text(key string) string {
-	v := o.raw(key)
-	if len(v) == 0 || v[0] == '{' || v[0] == '[' {
-		return ""
-	}
-	s, _ := valueText(v)
-	return s
-}
-
-// int64p reads an integer field: a JSON integer; null, "" or missing → nil; anything else
-// (a fraction, an exponent, other text, overflow) is an error.
-func (o *object) int64p(key string) *int64 {
-	v := o.raw(key)
-	if len(v) == 0 || isNull(v) || string(v) == `""` {
-		return nil
-	}
-	n, err := strconv.ParseInt(string(v), 10, 64)
-	if err != nil {
-		o.fail(key, fmt.Errorf("not an integer: %.30s", v))
-		return nil
-	}
-	return &n
-}
-
-// int64 is int64p with absent read as 0.
-func (o *object) int64(key string) int64 {
-	if p := o.int64p(key); p != nil {
-		return *p
-	}
-	return 0
-}
-
-func (o *object) boolean(key string) Bool {
-	v := o.raw(key)
-	if len(v) == 0 {
-		return false
-	}
-	b, err := parseBool(v)
-	if err != nil {
-		o.fail(key, err)
-	}
-	return Bool(b)
-}
-
-func (o *object) stringMap(key string) map[string]string {
-	v := o.raw(key)
-	m, err := decodeStringMap(v)
-	if err != nil {
-		o.fail(key, err)
-		return map[string]string{}
-	}
-	return m
-}
-
-func (o *object) strings(key string) []string {
-	v := o.raw(key)
-	if isEmptyValue(v) {
-		return nil
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(v, &raw); err != nil {
-		o.fail(key, errors.New("not a list"))
-		return nil
-	}
-	out := make([]string, 0, len(raw))
-	for _, r := range raw {
-		if s, ok := valueText(r); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -42,11 +42,14 @@ type Settlement struct {
 
 // UnmarshalJSON decodes a settlement leniently, with the same failure rules as Payment.
 func (s *Settlement) UnmarshalJSON(data []byte) error {
-	o, ok, err := decodeObject("settlement", data)
-	if err != nil || !ok {
-		*s = Settlement{}
-		return err
-	}
+	return decodeEntity(s, "settlement", settlementKeys, data)
+}
+
+// setEmpty sets the value an absent settlement decodes to.
+func (s *Settlement) setEmpty() { *s = Settlement{} }
+
+// build reads the fields of o (a settlement object) into s.
+func (s *Settlement) build(o *object) error {
 	*s = Settlement{
 		ID:        o.str("id"),
 		Entity:    o.text("entity"),
@@ -129,11 +132,14 @@ type ReconItem struct {
 // UnmarshalJSON decodes a recon row leniently, with the same failure rules as Payment. Notes
 // keeps a string as it is and turns an object or array into its compact JSON text.
 func (r *ReconItem) UnmarshalJSON(data []byte) error {
-	o, ok, err := decodeObject("recon_item", data)
-	if err != nil || !ok {
-		*r = ReconItem{}
-		return err
-	}
+	return decodeEntity(r, "recon_item", reconItemKeys, data)
+}
+
+// setEmpty sets the value an absent recon row decodes to.
+func (r *ReconItem) setEmpty() { *r = ReconItem{} }
+
+// build reads the fields of o (a recon row) into r.
+func (r *ReconItem) build(o *object) error {
 	*r = ReconItem{
 		EntityID:      o.str("entity_id"),
 		Type:          o.text("type"),
@@ -183,4 +189,13 @@ func jsonText(raw []byte) string {
 var (
 	_ json.Unmarshaler = (*Settlement)(nil)
 	_ json.Unmarshaler = (*ReconItem)(nil)
+)
+
+// The fields the settlement builders read, in the order they read them.
+var (
+	settlementKeys = newKeySet("id", "entity", "amount", "status", "fees", "tax", "utr", "created_at")
+	reconItemKeys  = newKeySet("entity_id", "type", "debit", "credit", "amount", "currency", "fee", "tax",
+		"on_hold", "settled", "created_at", "settled_at", "settlement_id", "settlement_utr", "posted_at",
+		"credit_type", "description", "notes", "payment_id", "order_id", "order_receipt", "method",
+		"card_network", "card_issuer", "card_type", "dispute_id")
 )
