@@ -305,7 +305,7 @@ func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, started time.Time, err
 		l = c.log.Warn().Err(err)
 	}
 	l = l.Str("event_id", ev.EventID).Str("event", ev.Event).Str("payment_id", ev.BusinessKey).
-		Int("attempt", ev.Attempts+1).Str("status", o.Status).Int64("took_ms", c.now().Sub(started).Milliseconds())
+		Int("attempt", ev.Attempts+1).Str("status", string(o.Status)).Int64("took_ms", c.now().Sub(started).Milliseconds())
 	if o.ResultName != "" {
 		l = l.Str("payment_entry", o.ResultName)
 	}

@@ -45,14 +45,14 @@ type ExplainedField struct {
 // an error only when ERPNext or Razorpay cannot be read.
 func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanation, error) {
 	x := &Explanation{Event: e.Event, Key: e.BusinessKey()}
-	switch {
-	case receiptEvents[e.Event]:
+	switch RouteOf(e.Event) {
+	case RouteReceipt:
 		return x, c.explainReceipt(ctx, e, x)
-	case e.Event == "refund.processed" || e.Event == "refund.created" || e.Event == "refund.failed":
+	case RouteRefund:
 		return x, c.explainRefund(ctx, e, x)
-	case strings.HasPrefix(e.Event, "payment.dispute."):
+	case RouteDispute:
 		x.Action, x.Reason = ExplainPark, mapping.ReasonDispute+": disputes are parked for a person"
-	case e.Event == "payment.authorized" || e.Event == "payment.failed":
+	case RouteState:
 		x.Action, x.Reason = ExplainSkip, "recorded only; a later capture books the payment"
 	default:
 		x.Action, x.Reason = ExplainSkip, "event "+e.Event+" is not booked"

@@ -160,7 +160,7 @@ func (s *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	up := true
 	if counts, err := c.store.CountByStatus(ctx); err == nil {
 		for status, n := range counts {
-			ch <- prometheus.MustNewConstMetric(s.depth, prometheus.GaugeValue, float64(n), status)
+			ch <- prometheus.MustNewConstMetric(s.depth, prometheus.GaugeValue, float64(n), string(status))
 		}
 	} else {
 		up = false
@@ -240,32 +240,16 @@ func (c *Connector) ObserveReconcile(o ReconcileObservation) {
 // want to push the same series).
 func (c *Connector) Metrics() *prometheus.Registry { return c.metrics.reg }
 
-// bookingKind is the booking kind an event leads to ("" for events that book nothing).
-func bookingKind(event string) string {
-	switch {
-	case receiptEvents[event]:
-		return KindReceipt
-	case event == "refund.processed" || event == "refund.created" || event == "refund.failed":
-		return KindRefund
-	}
-	return ""
-}
-
 // observeOutcome counts one processed event: its status, the booking outcome and, when it was
 // booked, the lag since the webhook arrived.
 func (c *Connector) observeOutcome(ev *InboxEvent, o Outcome) {
 	m := c.metrics
-	m.outcomes.WithLabelValues(eventLabel(ev.Event), o.Status).Inc()
-	kind := bookingKind(ev.Event)
+	m.outcomes.WithLabelValues(eventLabel(ev.Event), string(o.Status)).Inc()
+	kind := RouteOf(ev.Event).Kind()
 	if kind == "" {
 		return
 	}
-	outcome := map[string]string{StatusDone: "booked", StatusDuplicate: "duplicate", StatusParked: "parked",
-		StatusPending: "retry", StatusDead: "dead", StatusSkipped: "skipped"}[o.Status]
-	if outcome == "" {
-		outcome = o.Status
-	}
-	m.bookings.WithLabelValues(kind, outcome).Inc()
+	m.bookings.WithLabelValues(kind, o.Status.bookingOutcome()).Inc()
 	if o.Status == StatusDone && !ev.ReceivedAt.IsZero() {
 		lag := c.now().Sub(ev.ReceivedAt).Seconds()
 		if lag < 0 {

@@ -4,20 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
-
-// Events that book a customer receipt for their payment (DESIGN.md §4 step 4).
-var receiptEvents = map[string]bool{
-	"payment.captured":            true,
-	"order.paid":                  true,
-	"payment_link.paid":           true,
-	"payment_link.partially_paid": true,
-}
 
 // process decides what one claimed event means and carries it out. It never panics on bad
 // data: anything it cannot book becomes parked or dead with a reason.
@@ -30,14 +21,14 @@ func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) O
 		return Outcome{Status: StatusDead, LastError: "webhook body does not parse: " + err.Error()}
 	}
 	state := c.recordState(ctx, ev, parsed.Payment)
-	switch {
-	case receiptEvents[parsed.Event]:
+	switch RouteOf(parsed.Event) {
+	case RouteReceipt:
 		return c.bookReceipt(ctx, ev, parsed, owner)
-	case parsed.Event == "refund.processed" || parsed.Event == "refund.created" || parsed.Event == "refund.failed":
+	case RouteRefund:
 		return c.bookRefund(ctx, ev, parsed, owner)
-	case strings.HasPrefix(parsed.Event, "payment.dispute."):
+	case RouteDispute:
 		return c.dispute(ctx, ev, parsed)
-	case parsed.Event == "payment.authorized" || parsed.Event == "payment.failed":
+	case RouteState:
 		if parsed.Payment == nil {
 			return Outcome{Status: StatusSkipped, LastError: "no payment in " + parsed.Event}
 		}

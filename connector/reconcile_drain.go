@@ -12,16 +12,6 @@ import (
 // drainWorkerBase numbers the drain's workers apart from Run's in lease owners and logs.
 const drainWorkerBase = 100
 
-// finalStatus reports whether an inbox status is final (no worker will touch the row again
-// unless a person replays it).
-func finalStatus(s string) bool {
-	switch s {
-	case StatusPending, StatusProcessing:
-		return false
-	}
-	return true
-}
-
 // DrainEvents runs the worker's own loop (ProcessNext, on erpnext.max_concurrency-bounded
 // workers: cfg.Workers of them) until every inbox row in ids is final, or ctx ends. Workers may
 // process other due rows on the way: this process is one more worker (DESIGN.md §4 step 3).
@@ -75,7 +65,7 @@ func (c *Connector) DrainEvents(ctx context.Context, ids []int64, progress func(
 				}
 				return fmt.Errorf("drain: read event %d: %w", id, err)
 			}
-			if finalStatus(ev.Status) {
+			if ev.Status.Final() {
 				done++
 			}
 		}
@@ -132,7 +122,7 @@ func (r *reconcileRun) drain(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("drain: read event %s: %w", it.EventID, err)
 		}
-		it.Status, it.Reason, it.Result = ev.Status, ev.LastError, resultOf(ev)
+		it.Status, it.Reason, it.Result = string(ev.Status), ev.LastError, resultOf(ev)
 		cnt := r.counts(it)
 		switch ev.Status {
 		case StatusDone, StatusDuplicate:

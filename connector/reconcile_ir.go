@@ -98,13 +98,13 @@ func (r *reconcileRun) integrationRequest(ctx context.Context, ir integrationReq
 	if r.handled[d.PaymentID] {
 		return nil // a second Integration Request naming the same payment
 	}
-	cov, _, _, err := r.cover(ctx, d.PaymentID, receiptEvents)
+	cov, _, _, err := r.cover(ctx, d.PaymentID, RouteReceipt)
 	if err != nil {
 		return err
 	}
 	if cov != uncovered {
 		r.rep.IntegrationRequests.Scanned++
-		_, _, err := r.judge(ctx, base, receiptEvents)
+		_, _, err := r.judge(ctx, base, RouteReceipt)
 		return err
 	}
 	var p *razorpay.Payment

@@ -19,9 +19,6 @@ const (
 	sourceIntegrationRequest = "integration_request"
 )
 
-// refundEvents are the events whose business key is a refund id.
-var refundEvents = map[string]bool{"refund.created": true, "refund.processed": true, "refund.failed": true}
-
 // coverage is what the store already holds for a business key.
 type coverage int
 
@@ -35,10 +32,10 @@ const (
 )
 
 // cover reports how far key is on its way: the bookings row first, then the inbox rows of key
-// whose event is one of events. row is the inbox row that decided (nil for a booking); anyRow
+// whose event has that route. row is the inbox row that decided (nil for a booking); anyRow
 // is true when some inbox row has key at all (then InsertEventIfNoKey would refuse, and a
 // synthetic row is inserted by its own event id instead).
-func (r *reconcileRun) cover(ctx context.Context, key string, events map[string]bool) (cov coverage, row *InboxEvent, anyRow bool, err error) {
+func (r *reconcileRun) cover(ctx context.Context, key string, route Route) (cov coverage, row *InboxEvent, anyRow bool, err error) {
 	b, err := r.c.store.GetBooking(ctx, key)
 	switch {
 	case err == nil && (b.State == BookingBooked || b.State == BookingVoid):
@@ -58,7 +55,7 @@ func (r *reconcileRun) cover(ctx context.Context, key string, events map[string]
 			continue
 		}
 		anyRow = true
-		if !events[ev.Event] {
+		if RouteOf(ev.Event) != route {
 			continue
 		}
 		var c coverage
@@ -82,19 +79,19 @@ func (r *reconcileRun) cover(ctx context.Context, key string, events map[string]
 }
 
 // judge counts key by its coverage and returns true when it needs a synthetic row.
-func (r *reconcileRun) judge(ctx context.Context, it ReconcileItem, events map[string]bool) (need, anyRow bool, err error) {
+func (r *reconcileRun) judge(ctx context.Context, it ReconcileItem, route Route) (need, anyRow bool, err error) {
 	cnt := r.counts(&it)
 	if r.handled[it.ID] {
 		cnt.InInbox++ // queued or judged earlier in this run, by another sweep
 		return false, true, nil
 	}
-	cov, row, anyRow, err := r.cover(ctx, it.ID, events)
+	cov, row, anyRow, err := r.cover(ctx, it.ID, route)
 	if err != nil {
 		return false, false, err
 	}
 	r.handled[it.ID] = true
 	if row != nil {
-		it.EventID, it.Status, it.Reason, it.Result = row.EventID, row.Status, row.LastError, resultOf(row)
+		it.EventID, it.Status, it.Reason, it.Result = row.EventID, string(row.Status), row.LastError, resultOf(row)
 	}
 	switch cov {
 	case covBooked:
@@ -150,7 +147,7 @@ func (r *reconcileRun) enqueue(ctx context.Context, it ReconcileItem, event stri
 		cnt.InInbox++
 		return nil
 	}
-	it.rowID, it.Status = ev.ID, StatusPending
+	it.rowID, it.Status = ev.ID, string(StatusPending)
 	cnt.Queued++
 	r.rep.Queued = append(r.rep.Queued, it)
 	r.c.Wake()
@@ -197,7 +194,7 @@ func (r *reconcileRun) payment(ctx context.Context, p *razorpay.Payment, source,
 		cnt.BeforeSince++
 		return nil
 	}
-	need, anyRow, err := r.judge(ctx, it, receiptEvents)
+	need, anyRow, err := r.judge(ctx, it, RouteReceipt)
 	if err != nil || !need {
 		return err
 	}
@@ -263,7 +260,7 @@ func (r *reconcileRun) refund(ctx context.Context, rf *razorpay.Refund) error {
 		cnt.BeforeSince++
 		return nil
 	}
-	need, anyRow, err := r.judge(ctx, it, refundEvents)
+	need, anyRow, err := r.judge(ctx, it, RouteRefund)
 	if err != nil || !need {
 		return err
 	}

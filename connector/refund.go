@@ -174,7 +174,7 @@ func (c *Connector) receiptOf(ctx context.Context, ev *InboxEvent, paymentID str
 	receiptRows := 0
 	stuck := ""
 	for _, row := range rows {
-		if !receiptEvents[row.Event] {
+		if RouteOf(row.Event) != RouteReceipt {
 			continue
 		}
 		receiptRows++

@@ -24,14 +24,14 @@ func TestRetentionPurgesRawBodies(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	insert := func(id, status string, age time.Duration) int64 {
+	insert := func(id string, status connector.Status, age time.Duration) int64 {
 		e := &connector.InboxEvent{AccountID: "acc_1", EventID: id, Event: "payment.captured", BusinessKey: "pay_" + id,
 			RawBody: []byte(`{"email":"customer@example.com","contact":"+919000000001"}`), ReceivedAt: now.Add(-age)}
 		if _, err := db.InsertEvent(ctx, e); err != nil {
 			t.Fatal(err)
 		}
 		if status != connector.StatusPending {
-			if err := db.SetEventStatus(ctx, e.ID, status, status+" reason", now); err != nil {
+			if err := db.SetEventStatus(ctx, e.ID, status, string(status)+" reason", now); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -6,19 +6,6 @@ import (
 	"time"
 )
 
-// Inbox statuses (DESIGN.md §8). An event moves pending → processing → one of the final
-// statuses; retries go back to pending with a later NextAttemptAt.
-const (
-	StatusPending    = "pending"
-	StatusProcessing = "processing"
-	StatusDone       = "done"
-	StatusParked     = "parked"
-	StatusDead       = "dead"
-	StatusSkipped    = "skipped"
-	StatusDismissed  = "dismissed"
-	StatusDuplicate  = "duplicate"
-)
-
 // Booking states and kinds (DESIGN.md §8).
 const (
 	BookingInFlight = "in_flight"
@@ -30,10 +17,6 @@ const (
 	KindReceipt = "receipt"
 	KindRefund  = "refund"
 )
-
-// EventRefundFailed shares its business key (the refund id) with the refund's booking but
-// means the opposite: it is final and reverses that booking (DESIGN.md §4 step 4).
-const EventRefundFailed = "refund.failed"
 
 // ErrStoreUnavailable wraps every store failure that means "the database could not be reached
 // or did not answer"; intake answers 503 for it so Razorpay retries (DESIGN.md §2 invariant 2).
@@ -57,7 +40,7 @@ type InboxEvent struct {
 	RawBody        []byte     `db:"raw_body"`     // exact bytes received; nil after retention purge
 	ReceivedAt     time.Time  `db:"received_at"`
 	EventCreatedAt *time.Time `db:"event_created_at"` // envelope created_at, nil when absent
-	Status         string     `db:"status"`
+	Status         Status     `db:"status"`
 	Attempts       int        `db:"attempts"`
 	NextAttemptAt  time.Time  `db:"next_attempt_at"`
 	LeaseOwner     string     `db:"lease_owner"`
@@ -70,7 +53,7 @@ type InboxEvent struct {
 
 // Outcome is what a worker writes back for a claimed event.
 type Outcome struct {
-	Status        string    // StatusPending (retry), StatusDone, StatusParked, StatusDead, StatusSkipped
+	Status        Status    // StatusPending (retry), StatusDone, StatusParked, StatusDead, StatusSkipped, StatusDuplicate
 	LastError     string    // reason a person can read; ERPNext's message verbatim (tags stripped)
 	ResultDoctype string    // e.g. "Payment Entry"
 	ResultName    string    // e.g. "ACC-PAY-2026-00001"
@@ -96,7 +79,7 @@ type Booking struct {
 
 // EventFilter selects inbox rows for listing.
 type EventFilter struct {
-	Status string    // "" = any
+	Status Status    // "" = any
 	Since  time.Time // zero = any; compared with received_at
 	Limit  int       // 0 = no limit
 }
@@ -127,13 +110,13 @@ type Store interface {
 	// ListEvents returns rows matching f, newest first.
 	ListEvents(ctx context.Context, f EventFilter) ([]InboxEvent, error)
 	// CountByStatus returns the number of inbox rows per status.
-	CountByStatus(ctx context.Context) (map[string]int, error)
+	CountByStatus(ctx context.Context) (map[Status]int, error)
 	// SetEventStatus moves a row to status (replay → pending with NextAttemptAt now and
 	// Attempts 0, dismiss → dismissed with reason in LastError); ErrNotFound when absent. A row
 	// processing under a lease still live at now is left unchanged and an error wrapping
 	// ErrLeaseLost is returned (the lease is another's; connector/store also wraps
 	// store.ErrBusy): overwriting it would drop the worker's outcome. Try again later.
-	SetEventStatus(ctx context.Context, id int64, status, reason string, now time.Time) error
+	SetEventStatus(ctx context.Context, id int64, status Status, reason string, now time.Time) error
 	// MarkDuplicates turns the parked, pending and dead rows of businessKey other than exceptID into
 	// StatusDuplicate, with LastError naming the booked document; returns how many changed.
 	// Rows of EventRefundFailed are never touched: they reverse the booking, not repeat it.

@@ -14,14 +14,6 @@ import (
 // console (consoleBackend), so both allow and refuse exactly the same things in the same
 // words. (Branch refactor moves this policy into the core; both callers then call that.)
 
-// replayable are the statuses a person may send back to pending.
-var replayable = map[string]bool{connector.StatusParked: true, connector.StatusDead: true,
-	connector.StatusSkipped: true, connector.StatusDismissed: true}
-
-// dismissible are the statuses a person may dismiss: never a booked or in-progress one.
-var dismissible = map[string]bool{connector.StatusParked: true, connector.StatusDead: true,
-	connector.StatusPending: true, connector.StatusSkipped: true}
-
 // rowAction is what a replay or dismiss did to one row. Exactly one of Changed, Busy, Refused
 // is true, or none (already pending or processing: nothing to do). Message is the line the
 // CLI prints, e.g. "EvtX: parked → pending".
@@ -39,8 +31,8 @@ func replayRefusal(r connector.InboxEvent, rebook bool) (why string, refused boo
 	case r.RawBody == nil:
 		return "not replayed: its raw body is gone (purged by retention after it finished, or never stored); reconcile does not re-create an event that has an inbox row", true
 	case r.Status == connector.StatusPending || r.Status == connector.StatusProcessing:
-		return "already " + r.Status, false
-	case !replayable[r.Status] && !(rebook && (r.Status == connector.StatusDone || r.Status == connector.StatusDuplicate)):
+		return "already " + string(r.Status), false
+	case !r.Status.Replayable() && !(rebook && (r.Status == connector.StatusDone || r.Status == connector.StatusDuplicate)):
 		return fmt.Sprintf("not replayed: it is %s (%s)", r.Status, shorten(firstNonEmpty(r.ResultDoctype+" "+r.ResultName, r.LastError), 120)), true
 	}
 	return "", false
@@ -52,13 +44,13 @@ func replayRow(ctx context.Context, db *store.DB, r connector.InboxEvent, rebook
 	if why, refused := replayRefusal(r, rebook); why != "" {
 		return rowAction{Refused: refused, Message: r.EventID + ": " + why}, nil
 	}
-	reason := "replayed by " + by + " (was " + r.Status + ": " + shorten(r.LastError, 500) + ")"
+	reason := "replayed by " + by + " (was " + string(r.Status) + ": " + shorten(r.LastError, 500) + ")"
 	return setRowStatus(ctx, db, r, connector.StatusPending, reason, "replayed", now)
 }
 
 // dismissRow marks r dismissed with "dismissed by <who>: <why>" unless its status forbids it.
 func dismissRow(ctx context.Context, db *store.DB, r connector.InboxEvent, who, why string, now time.Time) (rowAction, error) {
-	if !dismissible[r.Status] {
+	if !r.Status.Dismissible() {
 		return rowAction{Refused: true, Message: fmt.Sprintf("%s: not dismissed: it is %s", r.EventID, r.Status)}, nil
 	}
 	return setRowStatus(ctx, db, r, connector.StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), "dismissed", now)
@@ -66,7 +58,7 @@ func dismissRow(ctx context.Context, db *store.DB, r connector.InboxEvent, who, 
 
 // setRowStatus moves one row to status; Busy (no error) when a worker claimed it meanwhile and
 // the store refused to overwrite its lease (store.ErrBusy).
-func setRowStatus(ctx context.Context, db *store.DB, r connector.InboxEvent, status, reason, verb string, now time.Time) (rowAction, error) {
+func setRowStatus(ctx context.Context, db *store.DB, r connector.InboxEvent, status connector.Status, reason, verb string, now time.Time) (rowAction, error) {
 	err := db.SetEventStatus(ctx, r.ID, status, reason, now)
 	if errors.Is(err, store.ErrBusy) {
 		return rowAction{Busy: true, Message: fmt.Sprintf("%s: not %s: it is being processed right now; try again", r.EventID, verb)}, nil

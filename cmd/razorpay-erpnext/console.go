@@ -61,7 +61,7 @@ func newConsoleBackend(ctx context.Context, d *daemon, loc *time.Location) *cons
 const documentTimeout = 10 * time.Second
 
 func (b *consoleBackend) Events(ctx context.Context, q console.EventQuery) ([]console.EventRow, error) {
-	rows, err := b.d.db.SearchEvents(ctx, store.EventQuery{Status: q.Status, Event: q.Event, Key: q.Key, Invoice: q.Invoice,
+	rows, err := b.d.db.SearchEvents(ctx, store.EventQuery{Status: connector.Status(q.Status), Event: q.Event, Key: q.Key, Invoice: q.Invoice,
 		From: q.From, To: q.To, Limit: q.Limit, Offset: q.Offset})
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (b *consoleBackend) Events(ctx context.Context, q console.EventQuery) ([]co
 }
 
 func eventRow(e connector.InboxEvent, purged bool) console.EventRow {
-	return console.EventRow{ID: e.ID, EventID: e.EventID, Event: e.Event, BusinessKey: e.BusinessKey, Status: e.Status,
+	return console.EventRow{ID: e.ID, EventID: e.EventID, Event: e.Event, BusinessKey: e.BusinessKey, Status: string(e.Status),
 		Attempts: e.Attempts, ReceivedAt: e.ReceivedAt, UpdatedAt: e.UpdatedAt, Reason: e.LastError,
 		ResultDoctype: e.ResultDoctype, ResultName: e.ResultName, BodyPurged: purged}
 }
@@ -148,7 +148,7 @@ func (b *consoleBackend) actions(e connector.InboxEvent, doc *console.Document) 
 		(doc.State == console.DocCancelled || doc.State == console.DocDeleted) {
 		a.Rebook = true
 	}
-	a.Dismiss = dismissible[e.Status]
+	a.Dismiss = e.Status.Dismissible()
 	return a
 }
 
@@ -210,7 +210,7 @@ func (b *consoleBackend) Dismiss(ctx context.Context, id int64, actor, reason st
 	}
 	msgs := []string{first.Message}
 	for _, r := range rows {
-		if r.ID == e.ID || r.BusinessKey != e.BusinessKey || !dismissible[r.Status] {
+		if r.ID == e.ID || r.BusinessKey != e.BusinessKey || !r.Status.Dismissible() {
 			continue
 		}
 		a, err := dismissRow(ctx, b.d.db, r, actor, reason, b.now())

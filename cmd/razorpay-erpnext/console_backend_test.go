@@ -47,7 +47,7 @@ func TestConsoleTodayFigures(t *testing.T) {
 	if want := []console.Money{{Currency: "INR", AmountMinor: 1200000, Count: 1}}; !reflect.DeepEqual(today.BookedToday, want) {
 		t.Errorf("booked today %+v; want %+v", today.BookedToday, want)
 	}
-	if today.Statuses[connector.StatusParked] != 1 || today.Statuses[connector.StatusDone] != 1 || !today.OldestPending.IsZero() {
+	if today.Statuses[string(connector.StatusParked)] != 1 || today.Statuses[string(connector.StatusDone)] != 1 || !today.OldestPending.IsZero() {
 		t.Errorf("statuses %v, oldest pending %v", today.Statuses, today.OldestPending)
 	}
 	rows, _ := d.db.FindEvents(context.Background(), "T3stEvtToday02")

@@ -134,7 +134,7 @@ func invoiceSpec() erpnextsim.InvoiceSpec {
 }
 
 // waitStatus polls the inbox row id until it has status, failing after limit.
-func waitStatus(t *testing.T, d *daemon, id int64, status string, limit time.Duration) *connector.InboxEvent {
+func waitStatus(t *testing.T, d *daemon, id int64, status connector.Status, limit time.Duration) *connector.InboxEvent {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {

@@ -41,8 +41,13 @@ func (b *consoleBackend) Today(ctx context.Context) (console.Today, error) {
 		return t, err
 	}
 	t.StoredWebhooks, t.ReconcileRows, t.LastWebhook = act.Webhooks, act.ReconcileRows, act.Last
-	if t.Statuses, err = b.d.db.CountByStatus(ctx); err != nil {
+	counts, err := b.d.db.CountByStatus(ctx)
+	if err != nil {
 		return t, err
+	}
+	t.Statuses = make(map[string]int, len(counts))
+	for s, n := range counts {
+		t.Statuses[string(s)] = n
 	}
 	if oldest, ok, err := b.d.db.OldestPending(ctx); err != nil {
 		return t, err

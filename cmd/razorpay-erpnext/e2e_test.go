@@ -26,7 +26,7 @@ func amountMinor(t *testing.T, v any) int64 {
 	return n
 }
 
-func sum(counts map[string]int) int {
+func sum(counts map[connector.Status]int) int {
 	n := 0
 	for _, v := range counts {
 		n += v

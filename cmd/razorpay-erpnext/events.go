@@ -56,21 +56,21 @@ func (m *Main) openStoreConfig(ctx context.Context, path string) (*store.DB, con
 
 // eventView is one inbox row as `events list --json` and `events show --json` print it.
 type eventView struct {
-	ID            int64           `json:"id"`
-	AccountID     string          `json:"account_id"`
-	EventID       string          `json:"event_id"`
-	Event         string          `json:"event"`
-	BusinessKey   string          `json:"business_key"`
-	Status        string          `json:"status"`
-	Attempts      int             `json:"attempts"`
-	ReceivedAt    time.Time       `json:"received_at"`
-	NextAttemptAt *time.Time      `json:"next_attempt_at,omitempty"`
-	LastError     string          `json:"last_error,omitempty"`
-	ResultDoctype string          `json:"result_doctype,omitempty"`
-	ResultName    string          `json:"result_name,omitempty"`
-	UpdatedAt     time.Time       `json:"updated_at"`
-	BodyPurged    bool            `json:"body_purged,omitempty"`
-	Body          json.RawMessage `json:"body,omitempty"`
+	ID            int64            `json:"id"`
+	AccountID     string           `json:"account_id"`
+	EventID       string           `json:"event_id"`
+	Event         string           `json:"event"`
+	BusinessKey   string           `json:"business_key"`
+	Status        connector.Status `json:"status"`
+	Attempts      int              `json:"attempts"`
+	ReceivedAt    time.Time        `json:"received_at"`
+	NextAttemptAt *time.Time       `json:"next_attempt_at,omitempty"`
+	LastError     string           `json:"last_error,omitempty"`
+	ResultDoctype string           `json:"result_doctype,omitempty"`
+	ResultName    string           `json:"result_name,omitempty"`
+	UpdatedAt     time.Time        `json:"updated_at"`
+	BodyPurged    bool             `json:"body_purged,omitempty"`
+	Body          json.RawMessage  `json:"body,omitempty"`
 }
 
 func viewOf(e connector.InboxEvent, withBody bool) eventView {
@@ -96,9 +96,9 @@ func (m *Main) eventsListCmd(path *string) *cobra.Command {
 		Short: "List inbox events, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f := connector.EventFilter{Status: status, Limit: limit}
-			if status != "" && !knownStatus(status) {
-				return usageErr("--status %q: want one of %s", status, strings.Join(allStatuses, ", "))
+			f := connector.EventFilter{Status: connector.Status(status), Limit: limit}
+			if status != "" && !connector.Status(status).Known() {
+				return usageErr("--status %q: want one of %s", status, statusWords())
 			}
 			if since != "" {
 				t, err := parseSince(since, time.Now())
@@ -127,23 +127,20 @@ func (m *Main) eventsListCmd(path *string) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&status, "status", "", "only this status ("+strings.Join(allStatuses, ", ")+")")
+	c.Flags().StringVar(&status, "status", "", "only this status ("+statusWords()+")")
 	c.Flags().StringVar(&since, "since", "", "only events received since T: RFC 3339 time, YYYY-MM-DD, or a duration back from now (36h, 7d)")
 	c.Flags().IntVar(&limit, "limit", 200, "at most N rows (0 = all)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }
 
-var allStatuses = []string{connector.StatusPending, connector.StatusProcessing, connector.StatusDone, connector.StatusParked,
-	connector.StatusDead, connector.StatusSkipped, connector.StatusDismissed, connector.StatusDuplicate}
-
-func knownStatus(s string) bool {
-	for _, k := range allStatuses {
-		if s == k {
-			return true
-		}
+// statusWords lists connector.Statuses for usage messages.
+func statusWords() string {
+	words := make([]string, 0, len(connector.Statuses))
+	for _, s := range connector.Statuses {
+		words = append(words, string(s))
 	}
-	return false
+	return strings.Join(words, ", ")
 }
 
 // parseSince reads an RFC 3339 time, a date (midnight UTC) or a duration back from now.
@@ -263,7 +260,7 @@ func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEv
 	field("account", r.AccountID)
 	field("event", r.Event)
 	field("business key", r.BusinessKey)
-	field("status", r.Status)
+	field("status", string(r.Status))
 	field("attempts", strconv.Itoa(r.Attempts))
 	field("received", r.ReceivedAt.UTC().Format(time.RFC3339))
 	if r.Status == connector.StatusPending {
@@ -308,7 +305,7 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 			if (len(args) == 1) == (status != "") {
 				return usageErr("give either an ID or --status (e.g. --status parked)")
 			}
-			if status != "" && !replayable[status] {
+			if status != "" && !connector.Status(status).Replayable() {
 				return usageErr("--status %q: only parked, dead, skipped or dismissed events can be replayed", status)
 			}
 			if rebook && len(args) == 0 {
@@ -336,7 +333,7 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 			defer db.Close()
 			var rows []connector.InboxEvent
 			if status != "" {
-				rows, err = db.ListEvents(ctx, connector.EventFilter{Status: status})
+				rows, err = db.ListEvents(ctx, connector.EventFilter{Status: connector.Status(status)})
 			} else {
 				rows, err = findRows(ctx, db, args[0])
 			}

@@ -230,7 +230,7 @@ func (e *env) entries(ref string) (submitted, other []map[string]any) {
 	return submitted, other
 }
 
-func (e *env) waitIdle(d *daemon, limit time.Duration) map[string]int {
+func (e *env) waitIdle(d *daemon, limit time.Duration) map[connector.Status]int {
 	e.t.Helper()
 	if err := waitIdle(context.Background(), d.db, limit); err != nil {
 		e.t.Fatalf("%v\nlogs:\n%s", err, e.logs.String())

@@ -266,7 +266,7 @@ func printItems(w io.Writer, title string, items []connector.ReconcileItem) {
 		if it.Result != "" {
 			line += " → " + it.Result
 		}
-		if it.Reason != "" && it.Status != connector.StatusDone {
+		if it.Reason != "" && it.Status != string(connector.StatusDone) {
 			line += ": " + it.Reason
 		}
 		fmt.Fprintln(w, line)

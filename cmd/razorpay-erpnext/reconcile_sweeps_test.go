@@ -62,7 +62,7 @@ func TestReconcileBooksLostRefundOnce(t *testing.T) {
 				queued = &rep.Queued[i]
 			}
 		}
-		if queued == nil || queued.Kind != "refund" || queued.EventID != "reconcile:"+processed || queued.Status != connector.StatusDone {
+		if queued == nil || queued.Kind != "refund" || queued.EventID != "reconcile:"+processed || queued.Status != string(connector.StatusDone) {
 			t.Errorf("queued %+v: want %s as a done reconcile row", rep.Queued, processed)
 		}
 		sub, other := e.entries(processed)

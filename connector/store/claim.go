@@ -78,7 +78,7 @@ func (d *DB) pickDue(ctx context.Context, tx *sqlx.Tx, now time.Time) (int64, er
 		`SELECT id FROM inbox WHERE status = ? AND lease_until < ? ORDER BY lease_until, id LIMIT 1` + lock,
 		`SELECT id FROM inbox WHERE status = ? AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 1` + lock,
 	}
-	statuses := []string{connector.StatusProcessing, connector.StatusPending}
+	statuses := []connector.Status{connector.StatusProcessing, connector.StatusPending}
 	for i, q := range queries {
 		var id int64
 		err := tx.GetContext(ctx, &id, q, statuses[i], d.arg(now))

@@ -18,20 +18,8 @@ const (
 	maxLastError   = 64 << 10 // bytes; longer reasons are cut at a rune boundary
 )
 
-// statuses are the inbox statuses the connector defines (DESIGN.md §8).
-var statuses = []string{
-	connector.StatusPending, connector.StatusProcessing, connector.StatusDone, connector.StatusParked,
-	connector.StatusDead, connector.StatusSkipped, connector.StatusDismissed, connector.StatusDuplicate,
-}
-
-func knownStatus(s string) bool {
-	for _, k := range statuses {
-		if s == k {
-			return true
-		}
-	}
-	return false
-}
+// knownStatus reports whether s is an inbox status the connector defines (DESIGN.md §8).
+func knownStatus[S ~string](s S) bool { return connector.Status(s).Known() }
 
 // truncateRunes cuts s to at most n characters.
 func truncateRunes(s string, n int) string {

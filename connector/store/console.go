@@ -16,10 +16,10 @@ import (
 
 // EventQuery selects inbox rows for the console. Zero fields do not filter.
 type EventQuery struct {
-	Status string    // inbox status, e.g. connector.StatusParked
-	Event  string    // event name, e.g. "payment.captured"
-	From   time.Time // received_at >= From
-	To     time.Time // received_at < To
+	Status connector.Status // inbox status, e.g. connector.StatusParked
+	Event  string           // event name, e.g. "payment.captured"
+	From   time.Time        // received_at >= From
+	To     time.Time        // received_at < To
 	// Key is an event id, a business key (pay_…, rfnd_…) or the name of the resulting ERPNext
 	// document (ACC-PAY-…), compared exactly (case-sensitively).
 	Key string

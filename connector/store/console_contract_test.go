@@ -42,7 +42,7 @@ func seedSearch(t *testing.T, db *store.DB) []*connector.InboxEvent {
 		r.ReceivedAt = t0.Add(time.Duration(i) * time.Minute)
 		mustInsert(t, db, r)
 	}
-	set := func(id int64, status, reason string) {
+	set := func(id int64, status connector.Status, reason string) {
 		wantNoErr(t, "SetEventStatus", db.SetEventStatus(ctx, id, status, reason, t0.Add(time.Hour)))
 	}
 	set(rows[0].ID, connector.StatusParked, "no invoice matched: ACC-SINV-2026-00010 does not exist")

@@ -42,7 +42,7 @@ var claimCases = []contractCase{
 	}},
 	{"FinalRowsAreNeverClaimed", func(t *testing.T, b backend) {
 		db := b.fresh(t)
-		for i, status := range []string{connector.StatusDone, connector.StatusParked, connector.StatusDead,
+		for i, status := range []connector.Status{connector.StatusDone, connector.StatusParked, connector.StatusDead,
 			connector.StatusSkipped, connector.StatusDismissed, connector.StatusDuplicate} {
 			e := newEvent("acc_1", fmt.Sprintf("evt_%d", i), "", t0)
 			e.Status = status

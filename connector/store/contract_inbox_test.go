@@ -150,7 +150,7 @@ var inboxCases = []contractCase{
 	{"ListEventsFiltersNewestFirst", func(t *testing.T, b backend) {
 		db := b.fresh(t)
 		var rows []*connector.InboxEvent
-		for i, status := range []string{connector.StatusPending, connector.StatusDead, connector.StatusPending,
+		for i, status := range []connector.Status{connector.StatusPending, connector.StatusDead, connector.StatusPending,
 			connector.StatusParked, connector.StatusPending} {
 			e := newEvent("acc_1", "evt_"+string(rune('a'+i)), "pay_1", t0.Add(time.Duration(i)*time.Minute))
 			e.Status = status
@@ -180,7 +180,7 @@ var inboxCases = []contractCase{
 	}},
 	{"CountByStatusCountsEveryStatus", func(t *testing.T, b backend) {
 		db := b.fresh(t)
-		for i, status := range []string{connector.StatusPending, connector.StatusPending, connector.StatusDead} {
+		for i, status := range []connector.Status{connector.StatusPending, connector.StatusPending, connector.StatusDead} {
 			e := newEvent("acc_1", "evt_"+string(rune('a'+i)), "", t0)
 			e.Status = status
 			mustInsert(t, db, e)
@@ -188,7 +188,7 @@ var inboxCases = []contractCase{
 		mustClaim(t, db, "w1", t0, time.Minute)
 		counts, err := db.CountByStatus(ctx)
 		wantNoErr(t, "CountByStatus", err)
-		want := map[string]int{connector.StatusPending: 1, connector.StatusProcessing: 1, connector.StatusDead: 1,
+		want := map[connector.Status]int{connector.StatusPending: 1, connector.StatusProcessing: 1, connector.StatusDead: 1,
 			connector.StatusDone: 0, connector.StatusParked: 0, connector.StatusSkipped: 0,
 			connector.StatusDismissed: 0, connector.StatusDuplicate: 0}
 		if len(counts) != len(want) {
@@ -246,11 +246,11 @@ var inboxCases = []contractCase{
 		db := b.fresh(t)
 		e := mustInsert(t, db, newEvent("acc_1", "evt_1", "pay_1", t0))
 		claimed := mustClaim(t, db, "w1", t0, time.Minute)
-		for _, status := range []string{connector.StatusDismissed, connector.StatusPending, connector.StatusParked} {
+		for _, status := range []connector.Status{connector.StatusDismissed, connector.StatusPending, connector.StatusParked} {
 			for _, at := range []time.Time{t0, t0.Add(30 * time.Second), t0.Add(time.Minute)} {
 				err := db.SetEventStatus(ctx, e.ID, status, "by hand", at)
-				wantErr(t, "SetEventStatus("+status+") under a live lease", err, store.ErrBusy)
-				wantErr(t, "SetEventStatus("+status+") under a live lease", err, connector.ErrLeaseLost)
+				wantErr(t, "SetEventStatus("+string(status)+") under a live lease", err, store.ErrBusy)
+				wantErr(t, "SetEventStatus("+string(status)+") under a live lease", err, connector.ErrLeaseLost)
 				if errors.Is(err, connector.ErrNotFound) || errors.Is(err, connector.ErrStoreUnavailable) {
 					t.Fatalf("SetEventStatus under a live lease: err = %v; want neither not found nor unavailable", err)
 				}
@@ -271,8 +271,8 @@ var inboxCases = []contractCase{
 	}},
 	{"MarkDuplicatesTouchesOnlyParkedPendingAndDeadRows", func(t *testing.T, b backend) {
 		db := b.fresh(t)
-		byStatus := map[string]*connector.InboxEvent{}
-		for i, status := range []string{connector.StatusParked, connector.StatusPending, connector.StatusDead,
+		byStatus := map[connector.Status]*connector.InboxEvent{}
+		for i, status := range []connector.Status{connector.StatusParked, connector.StatusPending, connector.StatusDead,
 			connector.StatusDone, connector.StatusSkipped, connector.StatusDismissed} {
 			e := newEvent("acc_1", "evt_"+string(rune('a'+i)), "pay_1", t0)
 			e.Status = status
@@ -302,7 +302,7 @@ var inboxCases = []contractCase{
 				}
 			}
 		}
-		for want, e := range map[string]*connector.InboxEvent{connector.StatusProcessing: processing,
+		for want, e := range map[connector.Status]*connector.InboxEvent{connector.StatusProcessing: processing,
 			connector.StatusPending: booked, connector.StatusPending + " (other key)": otherKey,
 			connector.StatusPending + " (case)": caseKey} {
 			if got := mustGet(t, db, e.ID); got.Status == connector.StatusDuplicate {

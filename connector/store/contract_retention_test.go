@@ -14,17 +14,17 @@ var retentionCases = []contractCase{
 		db := b.fresh(t)
 		old := t0.Add(-100 * 24 * time.Hour)
 		cutoff := t0.Add(-90 * 24 * time.Hour)
-		wantBody := map[string]bool{
+		wantBody := map[connector.Status]bool{
 			connector.StatusPending: true, connector.StatusProcessing: true,
 			connector.StatusParked: true, connector.StatusDead: true,
 			connector.StatusDone: false, connector.StatusDuplicate: false,
 			connector.StatusSkipped: false, connector.StatusDismissed: false,
 		}
-		ids := map[string]int64{}
+		ids := map[connector.Status]int64{}
 		// Processing first: it is inserted pending and is then the oldest due row to claim.
-		for _, status := range []string{connector.StatusProcessing, connector.StatusPending, connector.StatusParked,
+		for _, status := range []connector.Status{connector.StatusProcessing, connector.StatusPending, connector.StatusParked,
 			connector.StatusDead, connector.StatusDone, connector.StatusDuplicate, connector.StatusSkipped, connector.StatusDismissed} {
-			e := newEvent("acc_1", "evt_"+status, "pay_"+status, old)
+			e := newEvent("acc_1", "evt_"+string(status), "pay_"+string(status), old)
 			if status != connector.StatusProcessing {
 				e.Status = status
 			}

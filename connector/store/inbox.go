@@ -47,7 +47,7 @@ func (r *eventRow) event() *connector.InboxEvent {
 		RawBody:        r.RawBody,
 		ReceivedAt:     r.ReceivedAt.Time,
 		EventCreatedAt: r.EventCreatedAt.Time,
-		Status:         r.Status,
+		Status:         connector.Status(r.Status),
 		Attempts:       r.Attempts,
 		NextAttemptAt:  r.NextAttemptAt.Time,
 		LeaseOwner:     r.LeaseOwner,
@@ -230,7 +230,7 @@ func (d *DB) selectEvents(ctx context.Context, op, query string, args ...any) ([
 
 // CountByStatus returns the number of inbox rows per status. Every status the connector
 // defines is present, with 0 when it has no rows, so gauges drop to zero.
-func (d *DB) CountByStatus(ctx context.Context) (map[string]int, error) {
+func (d *DB) CountByStatus(ctx context.Context) (map[connector.Status]int, error) {
 	var rows []struct {
 		Status string `db:"status"`
 		N      int    `db:"n"`
@@ -238,12 +238,12 @@ func (d *DB) CountByStatus(ctx context.Context) (map[string]int, error) {
 	if err := d.db.SelectContext(ctx, &rows, `SELECT status, COUNT(*) AS n FROM inbox GROUP BY status`); err != nil {
 		return nil, d.unavailable("count events by status", err)
 	}
-	counts := make(map[string]int, len(statuses))
-	for _, s := range statuses {
+	counts := make(map[connector.Status]int, len(connector.Statuses))
+	for _, s := range connector.Statuses {
 		counts[s] = 0
 	}
 	for _, r := range rows {
-		counts[r.Status] = r.N
+		counts[connector.Status(r.Status)] = r.N
 	}
 	return counts, nil
 }
@@ -259,7 +259,7 @@ func (d *DB) CountByStatus(ctx context.Context) (map[string]int, error) {
 // would otherwise lose its outcome (CompleteEvent fails with ErrLeaseLost), perhaps a booking
 // it has just made. A processing row whose lease has ended (its worker died) may be changed.
 // The check is part of the UPDATE, so it holds against a worker claiming the row meanwhile.
-func (d *DB) SetEventStatus(ctx context.Context, id int64, status, reason string, now time.Time) error {
+func (d *DB) SetEventStatus(ctx context.Context, id int64, status connector.Status, reason string, now time.Time) error {
 	if status == connector.StatusProcessing || !knownStatus(status) {
 		return fmt.Errorf("store: set event %d status: cannot set status %q", id, status)
 	}

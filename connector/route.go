@@ -1,0 +1,62 @@
+package connector
+
+import "strings"
+
+// Route is what an event means for the books (DESIGN.md §4 step 4). RouteOf is the one routing
+// table: the worker, Explain, the metrics and reconcile all read it.
+type Route int
+
+// The routes.
+const (
+	// RouteSkip: anything else is skipped ("not booked by this version").
+	RouteSkip Route = iota
+	// RouteReceipt: a customer receipt for the payment id.
+	RouteReceipt
+	// RouteRefund: a refund for the refund id; refund.failed is final and reverses it.
+	RouteRefund
+	// RouteDispute: recorded, counted and parked for a person.
+	RouteDispute
+	// RouteState: the payment's state is recorded only; a later capture books it.
+	RouteState
+)
+
+// EventRefundFailed shares its business key (the refund id) with the refund's booking but
+// means the opposite: it is final and reverses that booking (DESIGN.md §4 step 4).
+const EventRefundFailed = "refund.failed"
+
+// routes maps every event name that is not skipped to its route; payment.dispute.* is matched
+// by its prefix in RouteOf.
+var routes = map[string]Route{
+	"payment.captured":            RouteReceipt,
+	"order.paid":                  RouteReceipt,
+	"payment_link.paid":           RouteReceipt,
+	"payment_link.partially_paid": RouteReceipt,
+	"refund.processed":            RouteRefund,
+	"refund.created":              RouteRefund, // booked when the refund is already processed
+	EventRefundFailed:             RouteRefund,
+	"payment.authorized":          RouteState,
+	"payment.failed":              RouteState,
+}
+
+// RouteOf returns the route of an event name ("payment.captured", …).
+func RouteOf(event string) Route {
+	if r, ok := routes[event]; ok {
+		return r
+	}
+	if strings.HasPrefix(event, "payment.dispute.") {
+		return RouteDispute
+	}
+	return RouteSkip
+}
+
+// Kind is the booking kind the route leads to: KindReceipt, KindRefund, or "" when it books
+// nothing.
+func (r Route) Kind() string {
+	switch r {
+	case RouteReceipt:
+		return KindReceipt
+	case RouteRefund:
+		return KindRefund
+	}
+	return ""
+}
