@@ -68,24 +68,6 @@ func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
 	l.Str("event_id", ev.EventID).Str("payment_id", ev.BusinessKey).Str("invoice", invoice).Bool("added", err == nil).Msg("comment on parked payment")
 }
 
-// commentEmail is the API user's id (frappe.auth.get_logged_user), cached; "razorpay-erpnext"
-// when the site does not say.
-func (c *Connector) commentEmail(ctx context.Context) string {
-	c.mu.Lock()
-	user := c.apiUser
-	c.mu.Unlock()
-	if user != "" {
-		return user
-	}
-	if err := c.erp.Call(ctx, frappe.MethodGetLoggedUser, nil, &user); err != nil || user == "" {
-		return "razorpay-erpnext"
-	}
-	c.mu.Lock()
-	c.apiUser = user
-	c.mu.Unlock()
-	return user
-}
-
 // outcomeInvoice is the invoice a log line names: the one the booking was allocated to when the
 // event was booked, else the first one the payment names ("" when none).
 func (c *Connector) outcomeInvoice(ev *InboxEvent, o Outcome) string {

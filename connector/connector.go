@@ -8,9 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	mrand "math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -104,13 +102,13 @@ func New(o Options) (*Connector, error) {
 	_, _ = rand.Read(id[:])
 	m := newMetrics()
 	if o.ERP != nil {
-		o.ERP = instrumentedERP{ERPNext: o.ERP, m: m}
+		o.ERP = erpEdge{ERPNext: o.ERP, m: m}
 	}
 	c := &Connector{
 		cfg:       o.Config,
 		store:     o.Store,
 		erp:       o.ERP,
-		rzp:       instrumentRazorpay(o.Razorpay, m),
+		rzp:       razorpayEdgeOf(o.Razorpay, m),
 		log:       o.Log,
 		now:       o.Now,
 		loc:       loc,
@@ -124,215 +122,4 @@ func New(o Options) (*Connector, error) {
 	}
 	m.reg.MustRegister(newStateCollector(c))
 	return c, nil
-}
-
-// Wake tells an idle worker that an event is due now.
-func (c *Connector) Wake() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-// Paused reports whether work is paused by a configuration fault (401/403 from ERPNext) and why.
-func (c *Connector) Paused() (bool, string) {
-	if c.now().UnixNano() < c.pausedUntil.Load() {
-		r, _ := c.pauseReason.Load().(string)
-		return true, r
-	}
-	return false, ""
-}
-
-func (c *Connector) pause(reason string) {
-	until := c.now().Add(c.cfg.Worker.PauseRecheck.D())
-	c.pausedUntil.Store(until.UnixNano())
-	c.pauseReason.Store(reason)
-	c.log.Error().Str("reason", reason).Time("until", until).Msg("configuration fault: all work paused")
-}
-
-// Run starts cfg.Workers workers and blocks until ctx is cancelled and they have stopped.
-func (c *Connector) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	for i := 0; i < c.cfg.Workers; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			c.work(ctx, i)
-		}(i)
-	}
-	wg.Wait()
-}
-
-// Drain makes every worker stop claiming events; an event already claimed is finished and its
-// outcome written, then Run returns. Cancelling Run's context instead also interrupts the
-// events in progress (their outcome is still written, as a retry, so nothing stays leased).
-// Safe to call more than once.
-func (c *Connector) Drain() { c.drainOnce.Do(func() { close(c.draining) }) }
-
-func (c *Connector) drained() bool {
-	select {
-	case <-c.draining:
-		return true
-	default:
-		return false
-	}
-}
-
-func (c *Connector) work(ctx context.Context, worker int) {
-	poll := c.cfg.Worker.Poll.D()
-	for ctx.Err() == nil && !c.drained() {
-		if paused, _ := c.Paused(); paused {
-			sleep(ctx, time.Unix(0, c.pausedUntil.Load()).Sub(c.now()))
-			continue
-		}
-		did, err := c.ProcessNext(ctx, worker)
-		if err != nil && ctx.Err() == nil {
-			c.log.Warn().Err(err).Int("worker", worker).Msg("worker: store error")
-		}
-		if did {
-			continue
-		}
-		t := time.NewTimer(poll + time.Duration(mrand.Int64N(int64(poll)/4+1)))
-		select {
-		case <-ctx.Done():
-		case <-c.draining:
-		case <-c.wake:
-		case <-t.C:
-		}
-		t.Stop()
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
-
-// ProcessNext claims the next due event, processes it and writes its outcome. It returns false
-// when nothing was due.
-func (c *Connector) ProcessNext(ctx context.Context, worker int) (bool, error) {
-	owner := fmt.Sprintf("%s/w%d/%d", c.instance, worker, c.seq.Add(1))
-	now := c.now()
-	ev, err := c.store.ClaimNextEvent(ctx, owner, now, c.cfg.Worker.Lease.D())
-	if err != nil || ev == nil {
-		return false, err
-	}
-	started := c.now()
-	stopHeartbeat := c.heartbeat(ctx, ev.ID, owner)
-	o := c.process(ctx, ev, owner)
-	stopHeartbeat()
-	o = c.finalize(ev, o)
-	// The outcome is written even when ctx was cancelled mid-way (shutdown): use a fresh context.
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	err = c.store.CompleteEvent(wctx, ev.ID, owner, c.now(), o)
-	c.logOutcome(ev, o, started, err)
-	if errors.Is(err, ErrLeaseLost) {
-		// Another worker holds the event now (this one stalled past its lease); its outcome wins.
-		return true, nil
-	}
-	c.observeOutcome(ev, o)
-	if err != nil {
-		return true, fmt.Errorf("complete event %s: %w", ev.EventID, err)
-	}
-	if o.Status == StatusParked {
-		c.afterPark(ctx, ev, o)
-	}
-	return true, nil
-}
-
-// heartbeat keeps the event's lease alive while this worker processes it, so a slow ERPNext
-// never lets another worker take a live worker's event; only a crashed or stalled process
-// loses its lease. The returned function stops it and waits for it.
-func (c *Connector) heartbeat(ctx context.Context, id int64, owner string) func() {
-	lease := c.cfg.Worker.Lease.D()
-	if c.cfg.Worker.NoHeartbeat || lease <= 0 {
-		return func() {}
-	}
-	return repeat(ctx, lease/3, func(ctx context.Context) bool {
-		return !errors.Is(c.store.ExtendLease(ctx, id, owner, c.now().Add(lease)), ErrLeaseLost)
-	})
-}
-
-// repeat calls tick every interval in a goroutine until tick returns false or the returned
-// stop function is called; stop waits for the goroutine to end.
-func repeat(ctx context.Context, interval time.Duration, tick func(context.Context) bool) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if !tick(ctx) {
-					return
-				}
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
-}
-
-// finalize turns a retry past the attempt limit into a dead letter.
-func (c *Connector) finalize(ev *InboxEvent, o Outcome) Outcome {
-	if o.Status == StatusPending && o.CountAttempt && ev.Attempts+1 >= c.cfg.Worker.MaxAttempts {
-		o.Status = StatusDead
-		o.LastError = fmt.Sprintf("gave up after %d attempts: %s", ev.Attempts+1, o.LastError)
-	}
-	return o
-}
-
-func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, started time.Time, err error) {
-	l := c.log.Info()
-	switch o.Status {
-	case StatusParked, StatusDead:
-		l = c.log.Warn()
-	}
-	if errors.Is(err, ErrLeaseLost) {
-		l = c.log.Info().Str("note", "lease lost: another worker took the event; this outcome is dropped")
-	} else if err != nil {
-		l = c.log.Warn().Err(err)
-	}
-	l = l.Str("event_id", ev.EventID).Str("event", ev.Event).Str("payment_id", ev.BusinessKey).
-		Int("attempt", ev.Attempts+1).Str("status", string(o.Status)).Int64("took_ms", c.now().Sub(started).Milliseconds())
-	if o.ResultName != "" {
-		l = l.Str("payment_entry", o.ResultName)
-	}
-	if inv := c.outcomeInvoice(ev, o); inv != "" {
-		l = l.Str("invoice", inv)
-	}
-	if o.LastError != "" {
-		l = l.Str("reason", o.LastError)
-	}
-	if o.Status == StatusPending {
-		l = l.Time("next_attempt_at", o.NextAttemptAt)
-	}
-	l.Msg("event outcome")
-}
-
-// backoff is the capped exponential delay before attempt n+1 (n ≥ 1), with jitter in [d/2, d).
-func (c *Connector) backoff(attempts int) time.Duration {
-	base, max := c.cfg.Worker.BackoffBase.D(), c.cfg.Worker.BackoffMax.D()
-	d := base
-	for i := 1; i < attempts && d < max; i++ {
-		d *= 2
-	}
-	if d > max {
-		d = max
-	}
-	if d <= 1 {
-		return d
-	}
-	return d/2 + time.Duration(mrand.Int64N(int64(d/2)))
 }

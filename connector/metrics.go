@@ -2,7 +2,6 @@ package connector
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -284,25 +283,4 @@ func (c *Connector) countWebhook(event, outcome string) {
 	if outcome == "accepted" {
 		c.metrics.lastOK.SetToCurrentTime()
 	}
-}
-
-// errorClass names a failure's class for metrics, from the one classification (classify.go).
-func errorClass(err error, write bool) string {
-	if errors.Is(err, context.Canceled) {
-		return "canceled"
-	}
-	kind, _ := classify(err, write)
-	switch kind {
-	case failAmbiguous:
-		return "ambiguous"
-	case failAuth:
-		return "auth"
-	case failNotFound:
-		return "not_found"
-	case failConflict:
-		return "conflict"
-	case failPark:
-		return "rejected"
-	}
-	return "retry"
 }

@@ -2,23 +2,21 @@ package connector
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-// process decides what one claimed event means and carries it out. It never panics on bad
-// data: anything it cannot book becomes parked or dead with a reason.
-func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) Outcome {
+// process decides what one claimed event means (RouteOf) and carries it out. It never panics
+// on bad data: anything it cannot book comes back as an error settle makes parked or dead.
+func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) (result, error) {
 	if len(ev.RawBody) == 0 {
-		return Outcome{Status: StatusDead, LastError: "raw body no longer stored (retention); replay is not possible"}
+		return result{}, &deadError{reason: "raw body no longer stored (retention); replay is not possible"}
 	}
 	parsed, err := razorpay.ParseEvent(ev.RawBody)
 	if err != nil {
-		return Outcome{Status: StatusDead, LastError: "webhook body does not parse: " + err.Error()}
+		return result{}, &deadError{reason: "webhook body does not parse: " + err.Error()}
 	}
 	state := c.recordState(ctx, ev, parsed.Payment)
 	switch RouteOf(parsed.Event) {
@@ -27,87 +25,56 @@ func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) O
 	case RouteRefund:
 		return c.bookRefund(ctx, ev, parsed, owner)
 	case RouteDispute:
-		return c.dispute(ctx, ev, parsed)
+		c.metrics.disputes.WithLabelValues(parsed.Event).Inc()
+		pl, err := c.disputePlan(ctx, parsed)
+		return c.applyOrFail(ctx, ev, pl, err)
 	case RouteState:
-		if parsed.Payment == nil {
-			return Outcome{Status: StatusSkipped, LastError: "no payment in " + parsed.Event}
-		}
-		msg := fmt.Sprintf("recorded: payment %s was %s in this snapshot; a capture books it", parsed.Payment.ID, parsed.Payment.Status)
-		if state != nil && state.State != parsed.Payment.Status {
-			msg += fmt.Sprintf(" (furthest state known: %s, from %s)", state.State, state.EventID)
-		}
-		return Outcome{Status: StatusSkipped, LastError: msg}
+		return c.apply(ctx, ev, nil, statePlan(parsed, state))
 	}
-	return Outcome{Status: StatusSkipped, LastError: fmt.Sprintf("event %s is not booked by this version", parsed.Event)}
+	return c.apply(ctx, ev, nil, skipPlan(parsed))
 }
 
-// parkOutcome is a parked event with the reason a person reads.
-func parkOutcome(format string, a ...any) Outcome {
-	return Outcome{Status: StatusParked, LastError: fmt.Sprintf(format, a...)}
+// skipPlan is the plan of an event this version does not book.
+func skipPlan(e *razorpay.Event) *Plan {
+	return (&Plan{Event: e.Event, Key: e.BusinessKey()}).skip(fmt.Sprintf("event %s is not booked by this version", e.Event))
 }
 
-// retryAt is a retry that counts as a failed attempt.
-func (c *Connector) retry(ev *InboxEvent, after time.Duration, format string, a ...any) Outcome {
-	if after <= 0 {
-		after = c.backoff(ev.Attempts + 1)
-	}
-	return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: c.now().Add(after), LastError: fmt.Sprintf(format, a...)}
-}
-
-// waitUntil is a retry that is not a failure: contention on a claim or lock, or a pause.
-func (c *Connector) waitUntil(t time.Time, format string, a ...any) Outcome {
-	return Outcome{Status: StatusPending, NextAttemptAt: t, LastError: fmt.Sprintf(format, a...)}
-}
-
-// failOutcome turns an ERPNext failure of a read or a definite (non-ambiguous) write failure
-// into an outcome: retry, pause, or park with ERPNext's message.
-func (c *Connector) failOutcome(ev *InboxEvent, op string, err error) Outcome {
-	if errors.Is(err, context.Canceled) {
-		// Shutdown interrupted the call: not the event's failure, so no attempt is spent.
-		return c.waitUntil(c.now(), "%s: interrupted by shutdown", op)
-	}
-	kind, after := classify(err, false)
-	switch kind {
-	case failAuth:
-		c.pause(fmt.Sprintf("ERPNext refused the API credentials (%s)", reason(err)))
-		return c.waitUntil(c.now().Add(c.cfg.Worker.PauseRecheck.D()), "paused: %s: %s", op, reason(err))
-	case failPark, failNotFound, failConflict:
-		return parkOutcome("%s: %s", op, reason(err))
-	}
-	if errors.Is(err, ErrStoreUnavailable) {
-		return c.retry(ev, 0, "%s: %v", op, err)
-	}
-	return c.retry(ev, after, "%s: %s", op, reason(err))
-}
-
-// asPark reports whether err is a mapping park reason.
-func asPark(err error) (*mapping.Park, bool) {
-	var p *mapping.Park
-	ok := errors.As(err, &p)
-	return p, ok
-}
-
-// dispute records a chargeback event and parks it for a person (DESIGN.md §4 step 4): the
-// connector never books dispute money movements itself. With the Razorpay API configured the
-// dispute is re-fetched first (GET /v1/disputes/{id}), so the reason shows its current status
-// and deduction whatever order the snapshots arrived in.
-func (c *Connector) dispute(ctx context.Context, ev *InboxEvent, e *razorpay.Event) Outcome {
+// disputePlan parks a chargeback event for a person (DESIGN.md §4 step 4): the connector never
+// books dispute money movements itself. With the Razorpay API configured the dispute is
+// re-fetched first (GET /v1/disputes/{id}), so the reason shows its current status and
+// deduction whatever order the snapshots arrived in.
+func (c *Connector) disputePlan(ctx context.Context, e *razorpay.Event) (*Plan, error) {
+	pl := &Plan{Event: e.Event, Key: e.BusinessKey()}
 	d := e.Dispute
-	c.metrics.disputes.WithLabelValues(e.Event).Inc()
 	if d == nil {
-		return parkOutcome("%s: %s carries no dispute entity", mapping.ReasonDispute, e.Event)
+		return pl.park(fmt.Sprintf("%s: %s carries no dispute entity", mapping.ReasonDispute, e.Event)), nil
 	}
 	if c.rzp != nil {
 		fresh, err := c.rzp.GetDispute(ctx, d.ID)
 		if err != nil {
-			return c.razorpayFailure(ev, "re-fetch dispute "+d.ID, err)
+			return nil, failed("re-fetch dispute "+d.ID, err)
 		}
 		d = fresh
 	}
 	exp, _ := razorpay.Exponent(d.Currency)
-	return parkOutcome("%s: %s %s on payment %s: %s %s, phase %s, status %s, reason %s, deducted %s; handle it in the Razorpay Dashboard and ERPNext, then dismiss",
+	return pl.park(fmt.Sprintf("%s: %s %s on payment %s: %s %s, phase %s, status %s, reason %s, deducted %s; handle it in the Razorpay Dashboard and ERPNext, then dismiss",
 		mapping.ReasonDispute, e.Event, d.ID, d.PaymentID, d.Currency, razorpay.FormatMinor(d.Amount, exp), d.Phase, d.Status, d.ReasonCode,
-		razorpay.FormatMinor(d.AmountDeducted, exp))
+		razorpay.FormatMinor(d.AmountDeducted, exp))), nil
+}
+
+// statePlan is the plan of payment.authorized and payment.failed: the state is recorded
+// (recordState), nothing is booked; a later capture books the payment. state is the furthest
+// state stored, nil when unknown.
+func statePlan(e *razorpay.Event, state *PaymentState) *Plan {
+	pl := &Plan{Event: e.Event, Key: e.BusinessKey()}
+	if e.Payment == nil {
+		return pl.skip("no payment in " + e.Event)
+	}
+	msg := fmt.Sprintf("recorded: payment %s was %s in this snapshot; a capture books it", e.Payment.ID, e.Payment.Status)
+	if state != nil && state.State != e.Payment.Status {
+		msg += fmt.Sprintf(" (furthest state known: %s, from %s)", state.State, state.EventID)
+	}
+	return pl.skip(msg)
 }
 
 // paymentRanks orders a payment's states: they only move forward (DESIGN.md §4 step 4, spec

@@ -20,8 +20,6 @@ const (
 	// reconcileLockTTL is how long the lock row outlives a reconciler that died (kill -9):
 	// a live one extends it every TTL/4, so it can be short.
 	reconcileLockTTL = 30 * time.Second
-	// reconcileEventPrefix starts the event id of every synthetic inbox row (DESIGN.md §8).
-	reconcileEventPrefix = "reconcile:"
 )
 
 // ReconcileRun is one row of reconcile_runs (DESIGN.md §8): the window swept and the counts of

@@ -2,35 +2,14 @@ package connector
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
-
-// integrationRequest is the part of a Frappe Integration Request the sweep reads
-// (spec/erpnext.md §5.1). Data is JSON text (or, from some serialisers, a JSON object).
-type integrationRequest struct {
-	Name             string          `json:"name"`
-	Status           string          `json:"status"`
-	Data             json.RawMessage `json:"data"`
-	ReferenceDoctype string          `json:"reference_doctype"`
-	ReferenceDocname string          `json:"reference_docname"`
-	Modified         string          `json:"modified"`
-}
-
-// irData is what the payments app merges into an Integration Request's data
-// (spec/erpnext.md §5.2): the Razorpay payment id and the document paid.
-type irData struct {
-	PaymentID        string `json:"razorpay_payment_id"`
-	ReferenceDoctype string `json:"reference_doctype"`
-	ReferenceDocname string `json:"reference_docname"`
-}
 
 // frappeTime is how Frappe writes datetimes in filters and `modified` (the site's time zone).
 const frappeTime = "2006-01-02 15:04:05.000000"
@@ -44,9 +23,9 @@ const frappeTime = "2006-01-02 15:04:05.000000"
 // reconcile.capture_authorized). A 403 or 501 from ERPNext (the API user lacks System Manager
 // read, or the site does not have the doctype) skips the sweep with a warning.
 func (r *reconcileRun) sweepIntegrationRequests(ctx context.Context) error {
-	var irs []integrationRequest
+	var irs []IntegrationRequest
 	err := r.c.erp.List(ctx, frappe.DoctypeIntegrationRequest, frappe.ListOptions{
-		Fields: []string{"name", "status", "data", "reference_doctype", "reference_docname", "modified"},
+		Fields: IntegrationRequestFields,
 		Filters: []frappe.Filter{
 			{"integration_request_service", "=", "Razorpay"},
 			{"status", "in", []string{"Queued", "Authorized", "Completed"}},
@@ -78,8 +57,8 @@ func (r *reconcileRun) sweepIntegrationRequests(ctx context.Context) error {
 	return nil
 }
 
-func (r *reconcileRun) integrationRequest(ctx context.Context, ir integrationRequest) error {
-	d, ok := parseIRData(ir.Data)
+func (r *reconcileRun) integrationRequest(ctx context.Context, ir IntegrationRequest) error {
+	d, ok := ParseIRData(ir.Data)
 	if !ok {
 		r.warn("Integration Request %s: data is not JSON; skipped", ir.Name)
 		return nil
@@ -87,13 +66,7 @@ func (r *reconcileRun) integrationRequest(ctx context.Context, ir integrationReq
 	if d.PaymentID == "" {
 		return nil // checkout not completed: nothing was paid
 	}
-	pr := ""
-	switch {
-	case ir.ReferenceDoctype == frappe.DoctypePaymentRequest:
-		pr = ir.ReferenceDocname
-	case d.ReferenceDoctype == frappe.DoctypePaymentRequest:
-		pr = d.ReferenceDocname
-	}
+	pr := ir.PaymentRequest(d)
 	base := ReconcileItem{Kind: itemPayment, ID: d.PaymentID, Source: sourceIntegrationRequest, IntegrationRequest: ir.Name, PaymentRequest: pr}
 	if r.handled[d.PaymentID] {
 		return nil // a second Integration Request naming the same payment
@@ -164,36 +137,6 @@ func (r *reconcileRun) authorized(ctx context.Context, it ReconcileItem, p *razo
 	r.handled[p.ID] = true
 	r.rep.Authorized = append(r.rep.Authorized, it)
 	return nil, nil
-}
-
-// parseIRData reads an Integration Request's data: JSON text in a string (as Frappe stores it)
-// or a JSON object.
-func parseIRData(raw json.RawMessage) (irData, bool) {
-	var d irData
-	s := strings.TrimSpace(string(raw))
-	if s == "" || s == "null" {
-		return d, true
-	}
-	if strings.HasPrefix(s, `"`) {
-		var text string
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return d, false
-		}
-		if strings.TrimSpace(text) == "" {
-			return d, true
-		}
-		raw = json.RawMessage(text)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return d, false
-	}
-	str := func(k string) string {
-		v, _ := m[k].(string)
-		return strings.TrimSpace(v)
-	}
-	d.PaymentID, d.ReferenceDoctype, d.ReferenceDocname = str("razorpay_payment_id"), str("reference_doctype"), str("reference_docname")
-	return d, true
 }
 
 // capture captures an authorized payment for its whole amount (POST /v1/payments/{id}/capture,

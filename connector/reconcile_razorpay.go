@@ -2,7 +2,6 @@ package connector
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -123,7 +122,7 @@ func resultOf(ev *InboxEvent) string {
 // it. A row that another process inserted first (a webhook arriving now) counts as in the inbox.
 func (r *reconcileRun) enqueue(ctx context.Context, it ReconcileItem, event string, body []byte, anyRow bool) error {
 	cnt := r.counts(&it)
-	it.EventID = reconcileEventPrefix + it.ID
+	it.EventID = ReconcileEventPrefix + it.ID
 	if r.req.DryRun {
 		it.Status = "would queue"
 		cnt.Queued++
@@ -282,29 +281,6 @@ func (r *reconcileRun) refund(ctx context.Context, rf *razorpay.Refund) error {
 		}
 	}
 	return r.enqueue(ctx, it, "refund.processed", body, anyRow)
-}
-
-// SyntheticEvent builds a well-formed webhook envelope (spec/razorpay.md §2.1) for an inbox row
-// reconcile creates: entity "event", accountID, event, created_at = at (unix seconds), and the
-// given entities under payload.<name>.entity (nil ones left out; contains lists the present
-// ones, refund before payment as Razorpay sends refund events). razorpay.ParseEvent reads it
-// back; it is never signed and never sent anywhere.
-func SyntheticEvent(accountID, event string, at time.Time, p *razorpay.Payment, o *razorpay.Order, rf *razorpay.Refund) ([]byte, error) {
-	e := razorpay.Event{Entity: "event", AccountID: accountID, Event: event, CreatedAt: at.Unix(), Payment: p, Order: o, Refund: rf}
-	if rf != nil {
-		e.Contains = append(e.Contains, "refund")
-	}
-	if p != nil {
-		e.Contains = append(e.Contains, "payment")
-	}
-	if o != nil {
-		e.Contains = append(e.Contains, "order")
-	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		return nil, fmt.Errorf("build %s envelope: %w", event, err)
-	}
-	return b, nil
 }
 
 // reconcileReadAttempts bounds the retries of one Razorpay read (429, 5xx, transport).

@@ -2,10 +2,7 @@ package connector
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
@@ -13,227 +10,132 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-// bookRefund books refund.processed (and refund.created already processed) as one Pay entry
-// per refund id against the credit note of the paid invoice, and makes refund.failed final
-// (DESIGN.md §4 step 4, §5). When the Razorpay API is configured the refund is re-fetched
-// before acting: snapshots arrive in any order.
-func (c *Connector) bookRefund(ctx context.Context, ev *InboxEvent, e *razorpay.Event, owner string) Outcome {
+// Refunds (DESIGN.md §4 step 4, §5): refund.processed (and refund.created already processed)
+// books one Pay entry per refund id against the credit note of the paid invoice; refund.failed
+// is final (void.go). With the Razorpay API configured the refund is re-fetched before acting:
+// snapshots arrive in any order.
+
+// refundBooking is the bookings row a refund r claims.
+func refundBooking(r *razorpay.Refund) Booking {
+	return Booking{BusinessKey: r.ID, Kind: KindRefund, AmountMinor: r.Amount, Currency: r.Currency}
+}
+
+// refundOf is the event's refund as Razorpay reports it now (re-fetched when the API is
+// configured), or the plan of an event that carries none.
+func (c *Connector) refundOf(ctx context.Context, e *razorpay.Event) (*razorpay.Refund, *Plan, error) {
 	r := e.Refund
 	if r == nil || r.ID == "" {
-		return parkOutcome("%s carries no refund entity", e.Event)
+		return nil, (&Plan{Event: e.Event, Key: e.BusinessKey()}).park(e.Event + " carries no refund entity"), nil
 	}
 	if c.rzp != nil {
 		fresh, err := c.rzp.GetRefund(ctx, r.ID)
 		if err != nil {
-			return c.razorpayFailure(ev, "re-fetch refund "+r.ID, err)
+			return nil, nil, failed("re-fetch refund "+r.ID, err)
 		}
 		r = fresh
 	}
-	if e.Event == "refund.failed" || r.Status == "failed" {
-		return c.voidRefund(ctx, ev, r, owner)
+	return r, nil, nil
+}
+
+// refundFailed reports whether e reports the refund r failed: final, whatever came before.
+func refundFailed(e *razorpay.Event, r *razorpay.Refund) bool {
+	return e.Event == EventRefundFailed || r.Status == "failed"
+}
+
+// bookRefund follows DESIGN.md §4 steps 3–7 for a refund event.
+func (c *Connector) bookRefund(ctx context.Context, ev *InboxEvent, e *razorpay.Event, owner string) (result, error) {
+	r, pl, err := c.refundOf(ctx, e)
+	if err != nil || pl != nil {
+		return c.applyOrFail(ctx, ev, pl, err)
+	}
+	if refundFailed(e, r) {
+		return c.voidRefund(ctx, ev, e, r, owner)
 	}
 	if r.Status != "processed" {
-		return Outcome{Status: StatusSkipped, LastError: fmt.Sprintf("refund %s is %s; it is booked when Razorpay reports it processed", r.ID, r.Status)}
+		return c.apply(ctx, ev, nil, newPlan(e, refundBooking(r)).skip(notProcessed(r)))
 	}
-	now := c.now()
-	row, claimed, err := c.store.ClaimBooking(ctx, Booking{BusinessKey: r.ID, Kind: KindRefund, Owner: owner,
-		FenceUntil: now.Add(c.writeFence()), AmountMinor: r.Amount, Currency: r.Currency, CreatedAt: now}, now)
+	w, held, err := c.claim(ctx, ev, owner, refundBooking(r))
 	if err != nil {
-		return c.retry(ev, 0, "claim %s: %v", r.ID, err)
+		return result{}, err
 	}
-	if !claimed {
-		switch row.State {
-		case BookingBooked:
-			return c.confirmBooked(ctx, ev, row)
-		case BookingVoid:
-			return Outcome{Status: StatusSkipped, LastError: fmt.Sprintf("refund %s failed at Razorpay; it is never booked", r.ID)}
+	if w == nil {
+		pl, err := c.heldPlan(ctx, e, *held)
+		return c.applyOrFail(ctx, ev, pl, err)
+	}
+	return w.hold(ctx, func(ctx context.Context) (result, error) {
+		pl, err := c.decideRefund(ctx, e, r, ev.ReceivedAt, w)
+		if err != nil {
+			return result{}, err
 		}
-		return c.waitUntil(row.FenceUntil.Add(time.Second), "waiting: refund %s is being booked by another worker", r.ID)
-	}
-	j := &refundJob{writeClaim: c.newClaim(ev, r.ID, owner, KindRefund, r.Amount, r.Currency), r: r}
-	return j.hold(ctx, j.run)
+		return c.apply(ctx, ev, w, pl)
+	})
 }
 
-type refundJob struct {
-	*writeClaim
-	r *razorpay.Refund
+func notProcessed(r *razorpay.Refund) string {
+	return fmt.Sprintf("refund %s is %s; it is booked when Razorpay reports it processed", r.ID, r.Status)
 }
 
-func (j *refundJob) run(ctx context.Context) Outcome {
-	c, ev, r := j.c, j.ev, j.r
+// decideRefund decides the refund r (processed, its id claimed or looked at) of an event that
+// arrived at receivedAt: lookup before create, the receipt it reverses, the credit note, lock,
+// plan, build.
+func (c *Connector) decideRefund(ctx context.Context, e *razorpay.Event, r *razorpay.Refund, receivedAt time.Time, lk locker) (*Plan, error) {
+	pl := newPlan(e, refundBooking(r))
 	found, err := c.findByReference(ctx, r.ID)
 	if err != nil {
-		return c.failOutcome(ev, "look up Payment Entry by reference_no "+r.ID, err)
+		return nil, err
 	}
 	if found.submitted != "" {
-		return c.recordBooked(ctx, ev, Booking{BusinessKey: r.ID, Kind: KindRefund, Doctype: frappe.DoctypePaymentEntry,
-			Name: found.submitted, AmountMinor: r.Amount, Currency: r.Currency}, "found in ERPNext by reference_no")
+		return pl.reuse(found.submitted, "found in ERPNext by reference_no"), nil
 	}
 	if found.draft != "" {
-		return parkOutcome("%s: draft Payment Entry %s has reference_no %s; submit or delete it in ERPNext, then replay", mapping.ReasonDraftMismatch, found.draft, r.ID)
+		return pl.park(fmt.Sprintf("%s: draft Payment Entry %s has reference_no %s; submit or delete it in ERPNext, then replay", mapping.ReasonDraftMismatch, found.draft, r.ID)), nil
 	}
-	receipt, o, ok := c.receiptOf(ctx, ev, r.PaymentID)
-	if !ok {
-		return o
+	receipt, waiting, err := c.receiptOf(ctx, pl, receivedAt, r.PaymentID)
+	if err != nil || waiting != nil {
+		return waiting, err
 	}
 	var cn *mapping.Invoice
 	if receipt.Invoice != "" { // an advance has no invoice, so no credit note
 		if cn, err = c.creditNote(ctx, receipt.Invoice); err != nil {
-			return c.failOutcome(ev, "find the credit note of "+receipt.Invoice, err)
+			return nil, failed("find the credit note of "+receipt.Invoice, err)
 		}
 	}
-	lockDoc := receipt.Invoice
-	if cn != nil {
-		lockDoc = cn.Name
+	lock, what := "payment:"+r.PaymentID, "payment "+r.PaymentID // a refund of an advance: no invoice to lock
+	switch {
+	case cn != nil:
+		lock, what = "invoice:"+cn.Name, "Sales Invoice "+cn.Name
+	case receipt.Invoice != "":
+		lock, what = "invoice:"+receipt.Invoice, "Sales Invoice "+receipt.Invoice
 	}
-	lock := "invoice:" + lockDoc
-	if lockDoc == "" {
-		lock = "payment:" + r.PaymentID // a refund of an advance: no invoice to lock
+	if err := lk.lockDocument(ctx, lock, what); err != nil {
+		return nil, err
 	}
-	now := c.now()
-	held, err := c.store.AcquireLock(ctx, lock, j.owner, now, now.Add(c.writeFence()))
-	if err != nil {
-		return c.retry(ev, 0, "lock %s: %v", lock, err)
-	}
-	if !held {
-		return c.waitUntil(now.Add(2*time.Second), "waiting for the lock on %s", lockDoc)
-	}
-	defer func() {
-		if !j.keep {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			_ = c.store.ReleaseLock(rctx, lock, j.owner)
-		}
-	}()
 	if cn != nil { // re-read under the lock
 		if cn, err = c.creditNote(ctx, receipt.Invoice); err != nil {
-			return c.failOutcome(ev, "re-read the credit note of "+receipt.Invoice, err)
+			return nil, failed("re-read the credit note of "+receipt.Invoice, err)
 		}
 	}
+	return c.refundPlan(ctx, pl, r, receipt, cn)
+}
+
+// refundPlan plans and builds the refund entry.
+func (c *Connector) refundPlan(ctx context.Context, pl *Plan, r *razorpay.Refund, receipt mapping.ReceiptFacts, cn *mapping.Invoice) (*Plan, error) {
 	plan, err := mapping.PlanRefund(c.rules(receipt.PaidTo), r, receipt, cn)
-	if err != nil {
-		if p, ok := asPark(err); ok {
-			return parkOutcome("%s", p.Error())
-		}
-		return c.retry(ev, 0, "plan refund: %v", err)
+	if p, ok := asPark(err); ok {
+		return pl.park(p.Error()), nil
+	} else if err != nil {
+		return nil, failed("plan refund", err)
 	}
 	doc, err := c.buildRefund(ctx, plan)
-	if err != nil {
-		if p, ok := asPark(err); ok {
-			return parkOutcome("%s", p.Error())
-		}
-		return c.failOutcome(ev, "get_payment_entry for credit note "+plan.CreditNote, err)
+	if p, ok := asPark(err); ok {
+		return pl.park(p.Error()), nil
+	} else if err != nil {
+		return nil, failed("get_payment_entry for credit note "+plan.CreditNote, err)
 	}
-	if c.cfg.ERPNext.NameEntriesByPaymentID {
-		doc["name"] = r.ID
-	}
-	if o, ok := j.fence(ctx, lock); !ok {
-		return o
-	}
-	var pe frappe.PaymentEntry
-	if err := c.erp.Insert(ctx, frappe.DoctypePaymentEntry, doc, &pe); err != nil {
-		return j.writeFailed(ctx, "insert refund Payment Entry for "+r.ID, err)
-	}
-	return c.recordBooked(ctx, ev, Booking{BusinessKey: r.ID, Kind: KindRefund, Doctype: frappe.DoctypePaymentEntry, Name: pe.Name,
-		AmountMinor: r.Amount, Currency: r.Currency, Invoice: plan.CreditNote}, "created")
-}
-
-// receiptOf finds the booked receipt a refund reverses. A refund that arrives before its
-// payment's receipt waits — and, with the Razorpay API configured and no inbox row for the
-// payment, queues the payment itself — so it ends with receipt then refund, never dropped. A
-// receipt that parked or died parks the refund with that reason.
-func (c *Connector) receiptOf(ctx context.Context, ev *InboxEvent, paymentID string) (mapping.ReceiptFacts, Outcome, bool) {
-	b, err := c.store.GetBooking(ctx, paymentID)
-	if err == nil && b.State == BookingBooked {
-		var pe frappe.PaymentEntry
-		if err := c.erp.Get(ctx, b.Doctype, b.Name, &pe); err != nil {
-			return mapping.ReceiptFacts{}, c.failOutcome(ev, "read receipt "+b.Name, err), false
-		}
-		if pe.Docstatus != 1 {
-			return mapping.ReceiptFacts{}, parkOutcome("%s: receipt %s of payment %s is not submitted in ERPNext", mapping.ReasonReceiptMissing, pe.Name, paymentID), false
-		}
-		facts := mapping.ReceiptFacts{PaymentEntry: pe.Name, Customer: pe.Party, Company: pe.Company, PaidTo: pe.PaidTo, Receivable: pe.PaidFrom}
-		for _, ref := range pe.References {
-			if ref.ReferenceDoctype == frappe.DoctypeSalesInvoice {
-				facts.Invoice = ref.ReferenceName
-				break
-			}
-		}
-		if facts.Invoice == "" {
-			facts.Invoice = b.Invoice
-		}
-		return facts, Outcome{}, true
-	}
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return mapping.ReceiptFacts{}, c.retry(ev, 0, "booking of %s: %v", paymentID, err), false
-	}
-	rows, err := c.store.FindEvents(ctx, paymentID)
-	if err != nil {
-		return mapping.ReceiptFacts{}, c.retry(ev, 0, "events of %s: %v", paymentID, err), false
-	}
-	receiptRows := 0
-	stuck := ""
-	for _, row := range rows {
-		if RouteOf(row.Event) != RouteReceipt {
-			continue
-		}
-		receiptRows++
-		if row.Status == StatusParked || row.Status == StatusDead {
-			stuck = fmt.Sprintf("; its receipt event %s is %s (%s)", row.EventID, row.Status, shortReason(row.LastError))
-		}
-	}
-	// Waiting for the receipt is not a failure: it spends no attempt, backs off with the time
-	// already waited, and parks (never dies) once mapping.refunds.wait_for_receipt has passed.
-	// A parked receipt is waited for too: another event, a replay or reconcile may still book
-	// it, and the refund must then follow without a person having to find it.
-	waited := c.now().Sub(ev.ReceivedAt)
-	if limit := c.cfg.Mapping.Refunds.WaitForReceipt.D(); waited > limit {
-		return mapping.ReceiptFacts{}, parkOutcome("%s: payment %s has no booked receipt after %s%s; book it (or replay its webhook), then replay this refund",
-			mapping.ReasonReceiptMissing, paymentID, limit, stuck), false
-	}
-	delay := min(max(waited/4, c.cfg.Worker.BackoffBase.D()), c.cfg.Worker.BackoffMax.D())
-	wait := c.now().Add(delay)
-	if receiptRows == 0 && c.rzp != nil {
-		if err := c.queuePayment(ctx, paymentID); err != nil {
-			return mapping.ReceiptFacts{}, c.razorpayFailure(ev, "fetch payment "+paymentID, err), false
-		}
-		return mapping.ReceiptFacts{}, c.waitUntil(wait, "refund waits for the receipt of %s (queued from Razorpay)", paymentID), false
-	}
-	return mapping.ReceiptFacts{}, c.waitUntil(wait, "%s: refund waits for the receipt of payment %s%s", mapping.ReasonReceiptMissing, paymentID, stuck), false
-}
-
-// shortReason cuts a reason for quoting inside another.
-func shortReason(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
-}
-
-// queuePayment fetches a payment from Razorpay and inserts a synthetic payment.captured inbox
-// row for it (event id reconcile:<payment id>, the id reconcile uses too, so it is inserted once).
-func (c *Connector) queuePayment(ctx context.Context, paymentID string) error {
-	p, err := c.rzp.GetPayment(ctx, paymentID)
-	if err != nil {
-		return err
-	}
-	if p.Status != "captured" && p.Status != "refunded" {
-		return nil
-	}
-	body, err := SyntheticEvent(c.cfg.Razorpay.AccountID, "payment.captured", c.now(), p, nil, nil)
-	if err != nil {
-		return err
-	}
-	now := c.now().UTC()
-	created := time.Unix(p.CreatedAt, 0).UTC()
-	// By event id: the payment may have rows already (payment.authorized) that book nothing.
-	_, err = c.store.InsertEvent(ctx, &InboxEvent{AccountID: c.cfg.Razorpay.AccountID, EventID: "reconcile:" + p.ID,
-		Event: "payment.captured", BusinessKey: p.ID, RawBody: body, ReceivedAt: now, EventCreatedAt: &created,
-		Status: StatusPending, NextAttemptAt: now})
-	if err == nil {
-		c.Wake()
-	}
-	return err
+	b := refundBooking(r)
+	b.Invoice = plan.CreditNote
+	pl.Fields = refundFields(plan, receipt)
+	return c.create(pl, doc, refundLedger(plan), b, "insert refund Payment Entry for "+r.ID, "created"), nil
 }
 
 // creditNote returns the submitted return against invoice with the most negative outstanding
@@ -260,140 +162,4 @@ func (c *Connector) creditNote(ctx context.Context, invoice string) (*mapping.In
 		}
 	}
 	return best, nil
-}
-
-// buildRefund makes the refund entry: get_payment_entry on the credit note (party_amount = the
-// refund, bank_account = the receipt's paid_to), whose positive allocation ERPNext would refuse,
-// with the row set to −Allocated (recordings 40-*…43-*); or, without a credit note, a Pay entry
-// with no references.
-func (c *Connector) buildRefund(ctx context.Context, plan mapping.Refund) (map[string]any, error) {
-	exp, _ := razorpay.Exponent(plan.Currency)
-	amount := json.Number(razorpay.FormatMinor(plan.Paid, exp))
-	var doc map[string]any
-	if plan.CreditNote == "" {
-		doc = map[string]any{"payment_type": "Pay", "party_type": "Customer", "party": plan.Customer,
-			"paid_from": plan.PaidFrom, "paid_to": plan.PaidTo, "references": []any{}}
-	} else {
-		err := c.erp.Call(ctx, frappe.MethodGetPaymentEntry, map[string]any{
-			"dt": frappe.DoctypeSalesInvoice, "dn": plan.CreditNote, "party_amount": amount, "bank_account": plan.PaidFrom,
-		}, &doc)
-		if err != nil {
-			return nil, err
-		}
-		if pt, _ := doc["payment_type"].(string); pt != "Pay" {
-			return nil, &mapping.Park{Reason: mapping.ReasonNoCreditNote, Detail: fmt.Sprintf("ERPNext proposes a %q entry for credit note %s", pt, plan.CreditNote)}
-		}
-		rows, _ := doc["references"].([]any)
-		var keep []any
-		for _, r := range rows {
-			row, ok := r.(map[string]any)
-			if !ok || row["reference_name"] != plan.CreditNote {
-				continue
-			}
-			delete(row, "__islocal")
-			delete(row, "__unsaved")
-			row["allocated_amount"] = json.Number("-" + razorpay.FormatMinor(plan.Allocated, exp))
-			row["payment_request"] = ""
-			keep = append(keep, row)
-			break
-		}
-		if len(keep) != 1 {
-			return nil, &mapping.Park{Reason: mapping.ReasonNoCreditNote, Detail: "get_payment_entry proposed no row for credit note " + plan.CreditNote}
-		}
-		doc["references"] = keep
-		delete(doc, "__islocal")
-		delete(doc, "__unsaved")
-	}
-	doc["company"] = plan.Company
-	doc["posting_date"] = plan.PostingDate
-	doc["reference_date"] = plan.ReferenceDate
-	doc["reference_no"] = plan.ReferenceNo
-	doc["mode_of_payment"] = plan.ModeOfPayment
-	doc["paid_from"] = plan.PaidFrom
-	doc["paid_amount"] = amount
-	doc["received_amount"] = amount
-	doc["deductions"] = []any{}
-	doc["remarks"] = plan.Remarks
-	doc["custom_remarks"] = 1
-	doc["docstatus"] = 1
-	return doc, nil
-}
-
-// voidRefund makes a failed refund final: its booking becomes void, so no later snapshot books
-// it, and an entry already booked for it is cancelled. It first takes the refund id's claim like
-// a booking does, so no worker can be posting the refund while it is voided (one in flight is
-// waited for). ERPNext refusing the cancel parks.
-func (c *Connector) voidRefund(ctx context.Context, ev *InboxEvent, r *razorpay.Refund, owner string) Outcome {
-	now := c.now()
-	row, claimed, err := c.store.ClaimBooking(ctx, Booking{BusinessKey: r.ID, Kind: KindRefund, Owner: owner,
-		FenceUntil: now.Add(c.writeFence()), AmountMinor: r.Amount, Currency: r.Currency, CreatedAt: now}, now)
-	if err != nil {
-		return c.retry(ev, 0, "claim %s: %v", r.ID, err)
-	}
-	name := ""
-	switch {
-	case claimed:
-		// Nobody holds it: an entry may still exist (a worker that died after ERPNext committed).
-		found, ferr := c.findByReference(ctx, r.ID)
-		if ferr != nil {
-			_ = c.store.ReleaseBooking(context.WithoutCancel(ctx), r.ID, owner)
-			return c.failOutcome(ev, "look up Payment Entry by reference_no "+r.ID, ferr)
-		}
-		name = found.submitted
-	case row.State == BookingInFlight:
-		return c.waitUntil(row.FenceUntil.Add(time.Second), "refund %s failed at Razorpay; waiting for its booking in flight before cancelling it", r.ID)
-	default: // booked, or void already (a cancel that failed before is tried again)
-		name = row.Name
-	}
-	if err := c.store.VoidBooking(ctx, Booking{BusinessKey: r.ID, Kind: KindRefund, Owner: owner, Doctype: doctypeIf(name),
-		Name: name, AmountMinor: r.Amount, Currency: r.Currency}, c.now()); err != nil {
-		if claimed {
-			_ = c.store.ReleaseBooking(context.WithoutCancel(ctx), r.ID, owner)
-		}
-		return c.retry(ev, 0, "void %s: %v", r.ID, err)
-	}
-	if name == "" {
-		return Outcome{Status: StatusDone, LastError: fmt.Sprintf("refund %s failed at Razorpay; nothing was booked and it never will be", r.ID)}
-	}
-	var pe frappe.PaymentEntry
-	if err := c.erp.Get(ctx, frappe.DoctypePaymentEntry, name, &pe); err != nil && !frappe.IsNotFound(err) {
-		return c.failOutcome(ev, "read refund entry "+name, err)
-	}
-	if pe.Docstatus == 2 || pe.Name == "" {
-		return Outcome{Status: StatusDone, ResultDoctype: frappe.DoctypePaymentEntry, ResultName: name,
-			LastError: fmt.Sprintf("refund %s failed at Razorpay; %s is cancelled", r.ID, name)}
-	}
-	err = c.erp.Call(ctx, "frappe.client.cancel", map[string]any{"doctype": frappe.DoctypePaymentEntry, "name": name}, nil)
-	if err != nil {
-		if kind, after := classify(err, true); kind == failRetry || kind == failAmbiguous {
-			return c.retry(ev, after, "cancel %s: %s", name, reason(err))
-		}
-		return parkOutcome("refund %s failed at Razorpay but its Payment Entry %s could not be cancelled: %s", r.ID, name, reason(err))
-	}
-	return Outcome{Status: StatusDone, ResultDoctype: frappe.DoctypePaymentEntry, ResultName: name,
-		LastError: fmt.Sprintf("refund %s failed at Razorpay; cancelled %s", r.ID, name)}
-}
-
-func doctypeIf(name string) string {
-	if name == "" {
-		return ""
-	}
-	return frappe.DoctypePaymentEntry
-}
-
-// razorpayFailure turns a Razorpay API failure into an outcome: 401 pauses (a configuration
-// fault), retryable errors retry, anything else parks with the API's message.
-func (c *Connector) razorpayFailure(ev *InboxEvent, op string, err error) Outcome {
-	switch {
-	case razorpay.IsAuthFault(err):
-		c.pause("Razorpay refused the API keys: " + err.Error())
-		return c.waitUntil(c.now().Add(c.cfg.Worker.PauseRecheck.D()), "paused: %s: %v", op, err)
-	case razorpay.Retryable(err):
-		return c.retry(ev, 0, "%s: %v", op, err)
-	}
-	msg := err.Error()
-	if i := strings.Index(msg, ": "); i > 0 && strings.HasPrefix(msg, "razorpay") {
-		msg = msg[i+2:]
-	}
-	return parkOutcome("%s: %s", op, msg)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -34,6 +36,14 @@ func (m *Main) explainCmd() *cobra.Command {
 				return err
 			}
 			opts := connector.Options{Config: cfg, ERP: erp, Log: zerolog.Nop()}
+			// The store, when there is one, tells what the worker would find booked already;
+			// explain only reads it and never creates or migrates one.
+			if db, err := store.OpenExisting(cmd.Context(), cfg.Database.Driver, cfg.Database.DSN); err == nil {
+				defer db.Close()
+				opts.Store = db
+			} else if !errors.Is(err, store.ErrNotMigrated) {
+				fmt.Fprintf(m.Stderr, "warning: %v; explaining without the connector's own bookings\n", err)
+			}
 			var rzp *razorpay.Client
 			if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
 				if rzp, err = razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret}); err != nil {

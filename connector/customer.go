@@ -1,8 +1,9 @@
 package connector
 
+// The customer of a payment that names no invoice (mapping.without_invoice: advance).
+
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -12,32 +13,6 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
-
-// bookAdvance books a payment that names no invoice as an unallocated receipt for its customer
-// (mapping.without_invoice "advance"), the customer found through mapping.customer_from or the
-// fallback customer; none → parked "no invoice matched", several → "ambiguous customer".
-func (j *receiptJob) bookAdvance(ctx context.Context, rules mapping.Rules, order *razorpay.Order, noInvoice string) Outcome {
-	c := j.c
-	plan, err := c.planAdvance(ctx, rules, j.p, order, j.e.PaymentLink, noInvoice)
-	if err != nil {
-		if p, ok := asPark(err); ok {
-			return parkOutcome("%s", p.Error())
-		}
-		return c.failOutcome(j.ev, "find the customer of "+j.key, err)
-	}
-	doc := advanceDoc(plan)
-	if c.cfg.ERPNext.NameEntriesByPaymentID {
-		doc["name"] = j.key
-	}
-	if o, ok := j.fence(ctx, ""); !ok {
-		return o
-	}
-	var pe frappe.PaymentEntry
-	if err := c.erp.Insert(ctx, frappe.DoctypePaymentEntry, doc, &pe); err != nil {
-		return j.writeFailed(ctx, "insert advance Payment Entry for "+j.key, err)
-	}
-	return c.recordBooked(ctx, j.ev, bookingOf(plan, pe.Name), "created an advance for "+plan.Customer)
-}
 
 // resolveCustomer follows mapping.customer_from for a payment without an invoice: a Customer
 // named in notes, a Contact linked to one Customer by the payment's email (Contact Email, case
@@ -164,25 +139,6 @@ func (c *Connector) receivableCurrency(ctx context.Context, customer string) (cu
 		return acct.AccountCurrency, a.Account, nil
 	}
 	return "", "", nil
-}
-
-// advanceDoc is the unallocated receipt of an advance: no references. paid_from is left to
-// ERPNext, which takes the customer's receivable for the company (get_party_account,
-// spec/erpnext.md §3.1).
-func advanceDoc(plan mapping.Receipt) map[string]any {
-	exp, _ := razorpay.Exponent(plan.Currency)
-	deductions := make([]map[string]any, 0, len(plan.Deductions))
-	for _, d := range plan.Deductions {
-		deductions = append(deductions, map[string]any{"account": d.Account, "cost_center": d.CostCenter,
-			"amount": json.Number(razorpay.FormatMinor(d.Amount, exp)), "description": d.Description})
-	}
-	return map[string]any{
-		"payment_type": "Receive", "party_type": "Customer", "party": plan.Customer, "company": plan.Company,
-		"posting_date": plan.PostingDate, "reference_date": plan.ReferenceDate, "reference_no": plan.ReferenceNo,
-		"mode_of_payment": plan.ModeOfPayment, "paid_to": plan.PaidTo,
-		"paid_amount": json.Number(razorpay.FormatMinor(plan.Paid, exp)), "received_amount": json.Number(razorpay.FormatMinor(plan.Received, exp)),
-		"references": []any{}, "deductions": deductions, "remarks": plan.Remarks, "custom_remarks": 1, "docstatus": 1,
-	}
 }
 
 // planAdvance finds the customer of a payment without an invoice and plans its advance; a

@@ -1,0 +1,165 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// readOnlyMethods are the whitelisted Frappe methods the connector calls that never change the
+// site; every other Call is a write (it may be ambiguous when it fails after being sent).
+var readOnlyMethods = map[string]bool{
+	frappe.MethodGetPaymentEntry:   true, // builds an unsaved document (spec/erpnext.md §3.8)
+	frappe.MethodGetLoggedUser:     true,
+	frappe.MethodGetBalanceOn:      true, // settlements (issue 12)
+	frappe.MethodGetLinkedPayments: true,
+}
+
+// erpEdge is the client edge of ERPNext: it times every call for the metrics and classifies
+// every failure, once, into a *Failure (failure.go). Methods the ERPNext interface gains later
+// pass through unclassified through the embedded value.
+type erpEdge struct {
+	ERPNext
+	m *metrics
+}
+
+func (e erpEdge) done(op, doctype string, write bool, started time.Time, err error) error {
+	e.m.erpDuration.WithLabelValues(op, doctype).Observe(time.Since(started).Seconds())
+	if err == nil {
+		return nil
+	}
+	f := classifyERPNext(err, write)
+	e.m.erpErrors.WithLabelValues(op, f.Class).Inc()
+	return f
+}
+
+// List implements ERPNext.
+func (e erpEdge) List(ctx context.Context, doctype string, opt frappe.ListOptions, out any) error {
+	t := time.Now()
+	return e.done("list", doctype, false, t, e.ERPNext.List(ctx, doctype, opt, out))
+}
+
+// Get implements ERPNext.
+func (e erpEdge) Get(ctx context.Context, doctype, name string, out any) error {
+	t := time.Now()
+	return e.done("get", doctype, false, t, e.ERPNext.Get(ctx, doctype, name, out))
+}
+
+// Insert implements ERPNext.
+func (e erpEdge) Insert(ctx context.Context, doctype string, doc any, out any) error {
+	t := time.Now()
+	return e.done("insert", doctype, true, t, e.ERPNext.Insert(ctx, doctype, doc, out))
+}
+
+// Update implements ERPNext.
+func (e erpEdge) Update(ctx context.Context, doctype, name string, fields any, out any) error {
+	t := time.Now()
+	return e.done("update", doctype, true, t, e.ERPNext.Update(ctx, doctype, name, fields, out))
+}
+
+// Call implements ERPNext. The doctype label holds the method's last dotted part.
+func (e erpEdge) Call(ctx context.Context, method string, args any, out any) error {
+	t := time.Now()
+	err := e.ERPNext.Call(ctx, method, args, out)
+	short := method
+	if i := strings.LastIndexByte(method, '.'); i >= 0 {
+		short = method[i+1:]
+	}
+	return e.done("call", short, !readOnlyMethods[method], t, err)
+}
+
+// razorpayEdge is the client edge of Razorpay: call durations, and every failure classified
+// once into a *Failure.
+type razorpayEdge struct {
+	RazorpayAPI
+	m *metrics
+}
+
+// razorpayEdgeOf wraps api; nil stays nil (the API is optional).
+func razorpayEdgeOf(api RazorpayAPI, m *metrics) RazorpayAPI {
+	if api == nil {
+		return nil
+	}
+	return razorpayEdge{RazorpayAPI: api, m: m}
+}
+
+func (r razorpayEdge) done(op string, started time.Time, err error) error {
+	r.m.rzpDuration.WithLabelValues(op).Observe(time.Since(started).Seconds())
+	if err == nil {
+		return nil
+	}
+	f := classifyRazorpay(err)
+	r.m.rzpErrors.WithLabelValues(op, f.Class).Inc()
+	return f
+}
+
+// GetPayment implements RazorpayAPI.
+func (r razorpayEdge) GetPayment(ctx context.Context, id string) (*razorpay.Payment, error) {
+	t := time.Now()
+	p, err := r.RazorpayAPI.GetPayment(ctx, id)
+	return p, r.done("get_payment", t, err)
+}
+
+// GetOrder implements RazorpayAPI.
+func (r razorpayEdge) GetOrder(ctx context.Context, id string) (*razorpay.Order, error) {
+	t := time.Now()
+	o, err := r.RazorpayAPI.GetOrder(ctx, id)
+	return o, r.done("get_order", t, err)
+}
+
+// GetRefund implements RazorpayAPI.
+func (r razorpayEdge) GetRefund(ctx context.Context, id string) (*razorpay.Refund, error) {
+	t := time.Now()
+	f, err := r.RazorpayAPI.GetRefund(ctx, id)
+	return f, r.done("get_refund", t, err)
+}
+
+// ListPayments implements RazorpayAPI. An error of each is the caller's own and is returned
+// as it is, not as a Razorpay failure.
+func (r razorpayEdge) ListPayments(ctx context.Context, from, to time.Time, each func(*razorpay.Payment) error) error {
+	t := time.Now()
+	var own error
+	err := r.RazorpayAPI.ListPayments(ctx, from, to, func(p *razorpay.Payment) error {
+		own = each(p)
+		return own
+	})
+	return r.doneListing("list_payments", t, err, own)
+}
+
+// ListRefunds implements RazorpayAPI, like ListPayments.
+func (r razorpayEdge) ListRefunds(ctx context.Context, from, to time.Time, each func(*razorpay.Refund) error) error {
+	t := time.Now()
+	var own error
+	err := r.RazorpayAPI.ListRefunds(ctx, from, to, func(rf *razorpay.Refund) error {
+		own = each(rf)
+		return own
+	})
+	return r.doneListing("list_refunds", t, err, own)
+}
+
+// doneListing is done for a list walk whose callback may have stopped it with its own error.
+func (r razorpayEdge) doneListing(op string, started time.Time, err, own error) error {
+	if own != nil && errors.Is(err, own) {
+		r.m.rzpDuration.WithLabelValues(op).Observe(time.Since(started).Seconds())
+		return err
+	}
+	return r.done(op, started, err)
+}
+
+// Capture implements RazorpayAPI.
+func (r razorpayEdge) Capture(ctx context.Context, paymentID string, amount int64, currency string) (*razorpay.Payment, error) {
+	t := time.Now()
+	p, err := r.RazorpayAPI.Capture(ctx, paymentID, amount, currency)
+	return p, r.done("capture", t, err)
+}
+
+// GetDispute implements RazorpayAPI.
+func (r razorpayEdge) GetDispute(ctx context.Context, id string) (*razorpay.Dispute, error) {
+	t := time.Now()
+	d, err := r.RazorpayAPI.GetDispute(ctx, id)
+	return d, r.done("get_dispute", t, err)
+}

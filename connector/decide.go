@@ -1,0 +1,230 @@
+package connector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// Decide (DESIGN.md §4 steps 5–6, "decide, then apply"): from reads only, the plan for a
+// payment's receipt. The worker calls it holding the payment id's claim and passes the claim as
+// the locker; Explain calls it with dryRun. Failures of the reads are returned as errors
+// (settle turns them into outcomes); everything a person or time must settle is a Plan.
+
+// receiptBooking is the bookings row a receipt of p claims.
+func receiptBooking(p *razorpay.Payment) Booking {
+	return Booking{BusinessKey: p.ID, Kind: KindReceipt, AmountMinor: p.Amount, Currency: p.Currency}
+}
+
+// receiptPrecheck is the plan of a receipt event that cannot be booked at all (no payment, not
+// captured); nil when it can.
+func receiptPrecheck(e *razorpay.Event) *Plan {
+	p := e.Payment
+	if p == nil || p.ID == "" {
+		return (&Plan{Event: e.Event, Key: e.BusinessKey()}).park(e.Event + " carries no payment entity")
+	}
+	if p.Status != "captured" && !bool(p.Captured) {
+		return newPlan(e, receiptBooking(p)).park(fmt.Sprintf("%s: payment %s is %s, not captured", mapping.ReasonNotCaptured, p.ID, p.Status))
+	}
+	return nil
+}
+
+// decideReceipt decides the receipt of e's payment (which receiptPrecheck passed): look up
+// before create, resolve the invoice, wait out a Payment Request's grace, lock the invoice,
+// then decide against the invoice as it is under the lock.
+func (c *Connector) decideReceipt(ctx context.Context, e *razorpay.Event, lk locker) (*Plan, error) {
+	p := e.Payment
+	pl := newPlan(e, receiptBooking(p))
+	found, err := c.findByReference(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if found.submitted != "" {
+		return pl.reuse(found.submitted, "found in ERPNext by reference_no"), nil
+	}
+	paidTo, err := c.paidToAccount(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if paidTo == "" {
+		return pl.park(fmt.Sprintf("configuration: Mode of Payment %q has no account for company %q; set mapping.paid_to or add the account in ERPNext",
+			c.cfg.Mapping.ModeOfPayment, c.cfg.Mapping.Company)), nil
+	}
+	rules := c.rules(paidTo)
+	res, order, cands, err := c.resolveReceipt(ctx, rules, e)
+	if err != nil {
+		return nil, err
+	}
+	if res.invoice == "" {
+		detail := describeCandidates(p.ID, cands)
+		if res.note != "" {
+			detail += "; " + res.note
+		}
+		if c.cfg.Mapping.WithoutInvoice != "advance" {
+			return pl.park(mapping.ReasonNoInvoice + ": " + detail), nil
+		}
+		return c.decideAdvance(ctx, pl, rules, e, order, detail)
+	}
+	if res.paymentRequest != "" {
+		if w := c.checkoutWait(pl, p, res.paymentRequest); w != nil {
+			return w, nil
+		}
+	}
+	if err := lk.lockDocument(ctx, "invoice:"+res.invoice, "Sales Invoice "+res.invoice); err != nil {
+		return nil, err
+	}
+	if res.paymentRequest != "" {
+		if cp, err := c.checkoutPlan(ctx, pl, p, res.paymentRequest); cp != nil || err != nil {
+			return cp, err
+		}
+	}
+	return c.decideAgainstInvoice(ctx, pl, rules, e, order, res, found.draft)
+}
+
+// decideAgainstInvoice re-reads the invoice (its outstanding is live only under the lock),
+// plans the receipt and builds its entry, or submits a matching draft.
+func (c *Connector) decideAgainstInvoice(ctx context.Context, pl *Plan, rules mapping.Rules, e *razorpay.Event, order *razorpay.Order, res resolution, draft string) (*Plan, error) {
+	var si frappe.SalesInvoice
+	if err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, res.invoice, &si); err != nil {
+		return nil, failed("read Sales Invoice "+res.invoice, err)
+	}
+	inv, err := invoiceFacts(si)
+	if p, ok := asPark(err); ok {
+		return pl.park(p.Error()), nil
+	}
+	plan, err := mapping.PlanReceipt(rules, e.Payment, order, inv, res.paymentRequest)
+	if p, ok := asPark(err); ok {
+		return pl.park(p.Error()), nil
+	} else if err != nil {
+		return nil, failed("plan", err)
+	}
+	if draft != "" {
+		return c.decideDraft(ctx, pl, e.Payment, res, inv, plan, draft)
+	}
+	doc, err := c.buildEntry(ctx, &plan)
+	if p, ok := asPark(err); ok {
+		return pl.park(p.Error()), nil
+	} else if err != nil {
+		return nil, failed("get_payment_entry for "+res.invoice, err)
+	}
+	pl.Fields = c.receiptFields(e.Payment, res, inv, plan)
+	return c.create(pl, doc, receiptLedger(plan), bookingOf(plan), "insert Payment Entry for "+plan.PaymentID, "created"), nil
+}
+
+// decideDraft submits a draft found by reference_no when it matches the plan; a draft that
+// differs was made by a person and is parked.
+func (c *Connector) decideDraft(ctx context.Context, pl *Plan, p *razorpay.Payment, res resolution, inv mapping.Invoice, plan mapping.Receipt, name string) (*Plan, error) {
+	var pe frappe.PaymentEntry
+	if err := c.erp.Get(ctx, frappe.DoctypePaymentEntry, name, &pe); err != nil {
+		return nil, failed("read draft Payment Entry "+name, err)
+	}
+	if diffs := draftDiffs(pe, plan); len(diffs) > 0 {
+		return pl.park(fmt.Sprintf("%s: draft Payment Entry %s has reference_no %s but differs from the payment: %s; submit or delete it in ERPNext, then replay",
+			mapping.ReasonDraftMismatch, name, plan.PaymentID, strings.Join(diffs, "; "))), nil
+	}
+	pl.Action, pl.Existing, pl.Reason = ExplainSubmitDraft, name, "a draft with this reference_no matches the plan"
+	pl.Booking, pl.Ledger, pl.Note = bookingOf(plan), receiptLedger(plan), "submitted the matching draft"
+	pl.Booking.Doctype, pl.Booking.Name = frappe.DoctypePaymentEntry, name
+	pl.Fields = c.receiptFields(p, res, inv, plan)
+	pl.op = "submit draft Payment Entry " + name
+	return pl, nil
+}
+
+// decideAdvance plans a payment that names no invoice as an unallocated receipt for its
+// customer (mapping.without_invoice advance): the customer found through
+// mapping.customer_from or the fallback customer; none → parked "no invoice matched", several
+// → "ambiguous customer".
+func (c *Connector) decideAdvance(ctx context.Context, pl *Plan, rules mapping.Rules, e *razorpay.Event, order *razorpay.Order, noInvoice string) (*Plan, error) {
+	plan, err := c.planAdvance(ctx, rules, e.Payment, order, e.PaymentLink, noInvoice)
+	if p, ok := asPark(err); ok {
+		return pl.park(p.Error()), nil
+	} else if err != nil {
+		return nil, failed("find the customer of "+e.Payment.ID, err)
+	}
+	pl.Fields = advanceFields(plan)
+	return c.create(pl, advanceDoc(plan), receiptLedger(plan), bookingOf(plan), "insert advance Payment Entry for "+plan.PaymentID,
+		"created an advance for "+plan.Customer), nil
+}
+
+// create makes pl the insert of doc (a Payment Entry), named after the business key under
+// erpnext.name_entries_by_payment_id (Frappe 15.72+ keeps a client name; a second insert is
+// 409, recordings 07-*).
+func (c *Connector) create(pl *Plan, doc map[string]any, l *Ledger, b Booking, op, note string) *Plan {
+	if c.cfg.ERPNext.NameEntriesByPaymentID {
+		doc["name"] = pl.Key
+	}
+	pl.Action, pl.Doctype, pl.Document, pl.Ledger, pl.Booking, pl.Note, pl.op = ExplainCreate, frappe.DoctypePaymentEntry, doc, l, b, note, op
+	return pl
+}
+
+// bookingOf is the bookings row of a planned receipt: the gross amount the payment settles
+// (paid plus the fee deducted, in the party currency) and the invoice.
+func bookingOf(plan mapping.Receipt) Booking {
+	amount := plan.Paid
+	if plan.SourceExchangeRate == "" {
+		for _, d := range plan.Deductions {
+			amount += d.Amount
+		}
+	}
+	return Booking{BusinessKey: plan.PaymentID, Kind: KindReceipt, AmountMinor: amount, Currency: plan.Currency, Invoice: plan.Invoice}
+}
+
+// asPark reports whether err is a mapping park reason.
+func asPark(err error) (*mapping.Park, bool) {
+	var p *mapping.Park
+	ok := errors.As(err, &p)
+	return p, ok
+}
+
+// draftDiffs lists how a draft found by reference_no differs from the plan.
+func draftDiffs(pe frappe.PaymentEntry, plan mapping.Receipt) []string {
+	exp, _ := razorpay.Exponent(plan.Currency)
+	recvExp, _ := razorpay.Exponent(plan.ReceivedCurrency)
+	var d []string
+	cmp := func(field, got, want string) {
+		if got != want {
+			d = append(d, fmt.Sprintf("%s %q, expected %q", field, got, want))
+		}
+	}
+	amount := func(field string, got json.Number, e int, want int64) {
+		v, err := razorpay.ParseDecimal(got.String(), e)
+		if err != nil || v != want {
+			d = append(d, fmt.Sprintf("%s %s, expected %s", field, got, razorpay.FormatMinor(want, e)))
+		}
+	}
+	cmp("payment_type", pe.PaymentType, "Receive")
+	cmp("company", pe.Company, plan.Company)
+	cmp("party", pe.Party, plan.Customer)
+	cmp("paid_to", pe.PaidTo, plan.PaidTo)
+	amount("paid_amount", pe.PaidAmount, exp, plan.Paid)
+	amount("received_amount", pe.ReceivedAmount, recvExp, plan.Received)
+	var ded, want, alloc int64
+	for _, x := range pe.Deductions {
+		v, _ := razorpay.ParseDecimal(x.Amount.String(), recvExp)
+		ded += v
+	}
+	for _, x := range plan.Deductions {
+		want += x.Amount
+	}
+	if ded != want {
+		d = append(d, fmt.Sprintf("deductions %s, expected %s", razorpay.FormatMinor(ded, recvExp), razorpay.FormatMinor(want, recvExp)))
+	}
+	for _, r := range pe.References {
+		v, err := razorpay.ParseDecimal(r.AllocatedAmount.String(), exp)
+		if r.ReferenceDoctype != frappe.DoctypeSalesInvoice || r.ReferenceName != plan.Invoice || err != nil {
+			d = append(d, fmt.Sprintf("reference %s %s allocated %s is not Sales Invoice %s", r.ReferenceDoctype, r.ReferenceName, r.AllocatedAmount, plan.Invoice))
+			continue
+		}
+		alloc += v
+	}
+	if alloc != plan.Allocated {
+		d = append(d, fmt.Sprintf("allocated %s to %s, expected %s", razorpay.FormatMinor(alloc, exp), plan.Invoice, razorpay.FormatMinor(plan.Allocated, exp)))
+	}
+	return d
+}

@@ -1,0 +1,126 @@
+package connector
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// Where each value of a planned entry comes from (Plan.Fields, printed by explain), and the
+// plan's money (Plan.Ledger).
+
+// ExplainedField is one value of the planned entry and where it came from.
+type ExplainedField struct {
+	Field  string `json:"field"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+// fieldList collects ExplainedFields.
+type fieldList []ExplainedField
+
+func (f *fieldList) add(field, value, source string) {
+	*f = append(*f, ExplainedField{Field: field, Value: value, Source: source})
+}
+
+// money is "INR 1180.00": minor units v in cur with cur's exponent.
+func money(v int64, cur string) string {
+	exp, _ := razorpay.Exponent(cur)
+	return cur + " " + razorpay.FormatMinor(v, exp)
+}
+
+// receiptFields are the fields of a receipt against an invoice.
+func (c *Connector) receiptFields(p *razorpay.Payment, res resolution, inv mapping.Invoice, plan mapping.Receipt) []ExplainedField {
+	var f fieldList
+	created := time.Unix(p.CreatedAt, 0).In(c.loc).Format("2006-01-02 15:04 MST")
+	f.add("reference_no", plan.ReferenceNo, "the Razorpay payment id (exact case)")
+	f.add("posting_date", plan.PostingDate, "payment created_at "+created+" as a date in mapping.timezone "+c.cfg.Mapping.Timezone)
+	f.add("reference_date", plan.ReferenceDate, "the same date")
+	invSrc := fmt.Sprintf("%s of the payment", res.source)
+	if res.paymentRequest != "" {
+		invSrc = fmt.Sprintf("reference document of Payment Request %s, named by %s", res.paymentRequest, res.source)
+		f.add("references[].payment_request", res.paymentRequest, "named by "+res.source)
+	}
+	f.add("references[].reference_name", plan.Invoice, invSrc)
+	f.add("party", plan.Customer, "customer of Sales Invoice "+plan.Invoice)
+	f.add("company", plan.Company, "company of Sales Invoice "+plan.Invoice+" (mapping.company)")
+	f.add("mode_of_payment", plan.ModeOfPayment, "mapping.mode_of_payment")
+	if c.cfg.Mapping.PaidTo != "" {
+		f.add("paid_to", plan.PaidTo, "mapping.paid_to")
+	} else {
+		f.add("paid_to", plan.PaidTo, fmt.Sprintf("default account of Mode of Payment %s for %s", c.cfg.Mapping.ModeOfPayment, c.cfg.Mapping.Company))
+	}
+	paidSrc := "payment amount " + money(p.Amount, p.Currency)
+	if p.FeeBearer == "customer" && p.Fee != nil {
+		paidSrc += fmt.Sprintf(" less the fee %s the customer paid on top", money(*p.Fee, companyCurrency))
+	}
+	if len(plan.Deductions) > 0 && plan.SourceExchangeRate == "" {
+		paidSrc += " less Razorpay's fee (mapping.fees.mode deduction)"
+	}
+	f.add("paid_amount", money(plan.Paid, plan.Currency), paidSrc)
+	recvSrc := "= paid_amount (same currency)"
+	if plan.SourceExchangeRate != "" {
+		recvSrc = "Razorpay's base_amount in " + plan.ReceivedCurrency
+		if len(plan.Deductions) > 0 {
+			recvSrc += " less the fee"
+		}
+		f.add("source_exchange_rate", plan.SourceExchangeRate, "base_amount ÷ amount, from Razorpay (never 1)")
+	}
+	f.add("received_amount", money(plan.Received, plan.ReceivedCurrency), recvSrc)
+	f.add("references[].allocated_amount", money(plan.Allocated, plan.Currency),
+		fmt.Sprintf("what the payment settles, up to the outstanding %s of %s", money(inv.Outstanding, inv.PartyAccountCurrency), plan.Invoice))
+	if plan.Unallocated > 0 {
+		f.add("unallocated_amount", money(plan.Unallocated, plan.Currency), "excess over the outstanding, an advance (mapping.excess unallocated)")
+	}
+	for _, d := range plan.Deductions {
+		f.add("deductions["+d.Account+"]", money(d.Amount, plan.ReceivedCurrency), d.Description+" (mapping.fees, cost center "+d.CostCenter+")")
+	}
+	f.add("remarks", plan.Remarks, "payment id, order, method, bank references and fee from the payment")
+	return f
+}
+
+// advanceFields are the fields of an advance (a receipt without an invoice).
+func advanceFields(plan mapping.Receipt) []ExplainedField {
+	var f fieldList
+	f.add("party", plan.Customer, "mapping.customer_from / mapping.fallback_customer (no invoice named: mapping.without_invoice advance)")
+	f.add("paid_amount", money(plan.Paid, plan.Currency), "payment amount (less the fee in deduction mode)")
+	f.add("unallocated_amount", money(plan.Unallocated, plan.Currency), "the whole payment is an advance on the customer")
+	f.add("reference_no", plan.ReferenceNo, "the Razorpay payment id (exact case)")
+	return f
+}
+
+// refundFields are the fields of a refund entry.
+func refundFields(plan mapping.Refund, receipt mapping.ReceiptFacts) []ExplainedField {
+	var f fieldList
+	f.add("reference_no", plan.ReferenceNo, "the Razorpay refund id")
+	f.add("paid_from", plan.PaidFrom, "paid_to of the receipt "+receipt.PaymentEntry)
+	f.add("paid_amount", money(plan.Paid, plan.Currency), "refund amount")
+	if plan.CreditNote != "" {
+		exp, _ := razorpay.Exponent(plan.Currency)
+		f.add("references[].reference_name", plan.CreditNote, "credit note against "+receipt.Invoice)
+		f.add("references[].allocated_amount", "-"+razorpay.FormatMinor(plan.Allocated, exp), "negative: ERPNext accepts only that against a return")
+	}
+	return f
+}
+
+// receiptLedger is the money of a planned receipt.
+func receiptLedger(plan mapping.Receipt) *Ledger {
+	l := &Ledger{Currency: plan.Currency, Paid: plan.Paid, Allocated: plan.Allocated, Unallocated: plan.Unallocated,
+		ReceivedCurrency: plan.ReceivedCurrency, Received: plan.Received}
+	if l.ReceivedCurrency == "" { // an advance: one currency
+		l.ReceivedCurrency = plan.Currency
+	}
+	for _, d := range plan.Deductions {
+		l.Deductions += d.Amount
+	}
+	return l
+}
+
+// refundLedger is the money of a planned refund: paid out of the receipt's account, allocated
+// negatively against the credit note, the rest unallocated.
+func refundLedger(plan mapping.Refund) *Ledger {
+	return &Ledger{Currency: plan.Currency, Paid: plan.Paid, Allocated: -plan.Allocated, Unallocated: plan.Paid - plan.Allocated,
+		ReceivedCurrency: plan.Currency, Received: plan.Paid}
+}

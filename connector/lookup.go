@@ -1,0 +1,129 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// Lookup before create (DESIGN.md §4 step 5): (a) the connector's own bookings row, (b) a
+// Payment Entry in ERPNext with this reference_no. (c), an entry ERPNext's checkout made for a
+// Payment Request, is in checkout.go.
+
+// bookingFacts is what decide reads from the connector's own store: the bookings row of a key,
+// the inbox rows of a key, the rows naming a document. The worker reads its Store; Explain
+// reads the store when there is one (noFacts otherwise).
+type bookingFacts interface {
+	GetBooking(ctx context.Context, businessKey string) (*Booking, error)
+	FindEvents(ctx context.Context, key string) ([]InboxEvent, error)
+	BookingsForDocument(ctx context.Context, doctype, name string) ([]Booking, error)
+}
+
+// noFacts is an empty store: nothing booked, no inbox rows.
+type noFacts struct{}
+
+func (noFacts) GetBooking(context.Context, string) (*Booking, error)     { return nil, ErrNotFound }
+func (noFacts) FindEvents(context.Context, string) ([]InboxEvent, error) { return nil, nil }
+func (noFacts) BookingsForDocument(context.Context, string, string) ([]Booking, error) {
+	return nil, nil
+}
+
+func (c *Connector) facts() bookingFacts {
+	if c.store == nil {
+		return noFacts{}
+	}
+	return c.store
+}
+
+// heldPlan decides about a business key the claim did not get: booked (step 5a), void (a
+// failed refund), or in flight with another worker until its fence.
+func (c *Connector) heldPlan(ctx context.Context, e *razorpay.Event, row Booking) (*Plan, error) {
+	pl := newPlan(e, Booking{BusinessKey: row.BusinessKey, Kind: row.Kind, AmountMinor: row.AmountMinor, Currency: row.Currency})
+	switch row.State {
+	case BookingBooked:
+		return c.confirmBooked(ctx, pl, row)
+	case BookingVoid:
+		return pl.skip(fmt.Sprintf("refund %s failed at Razorpay; it is never booked", row.BusinessKey)), nil
+	}
+	until := row.FenceUntil.Add(time.Duration(rand.Int64N(int64(time.Second))))
+	return pl.wait(until, fmt.Sprintf("waiting: %s is being booked by another worker until %s", row.BusinessKey, row.FenceUntil.Format(time.RFC3339))), nil
+}
+
+// peekClaim is the claim stage for Explain, which takes no claim: the plan a held, booked or
+// void key comes to, or nil when the worker would claim it.
+func (c *Connector) peekClaim(ctx context.Context, e *razorpay.Event) (*Plan, error) {
+	row, err := c.facts().GetBooking(ctx, e.BusinessKey())
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, failed("claim "+e.BusinessKey(), err)
+	}
+	if row.State == BookingInFlight && !row.FenceUntil.After(c.now()) {
+		return nil, nil // the worker would take it over
+	}
+	return c.heldPlan(ctx, e, *row)
+}
+
+// confirmBooked handles a key booked already: it counts only while the ERPNext document is
+// submitted (DESIGN.md §4 step 5a); cancelled or deleted, it parks for a person.
+func (c *Connector) confirmBooked(ctx context.Context, pl *Plan, b Booking) (*Plan, error) {
+	var pe frappe.PaymentEntry
+	err := c.erp.Get(ctx, b.Doctype, b.Name, &pe)
+	if err != nil && !frappe.IsNotFound(err) {
+		return nil, failed("read booked "+b.Doctype+" "+b.Name, err)
+	}
+	if err != nil || pe.Docstatus != 1 {
+		state := "deleted"
+		if err == nil {
+			state = "cancelled"
+		}
+		return pl.park(fmt.Sprintf("%s %s booked for %s was %s in ERPNext; it is not re-booked automatically (to book it again: razorpay-erpnext events replay %s --rebook)",
+			b.Doctype, b.Name, b.BusinessKey, state, b.BusinessKey)), nil
+	}
+	pl.Action, pl.Existing = ExplainDuplicate, b.Name
+	pl.Booking.Doctype, pl.Booking.Name = b.Doctype, b.Name
+	pl.Reason = fmt.Sprintf("%s already booked as %s %s", b.BusinessKey, b.Doctype, b.Name)
+	return pl, nil
+}
+
+// refMatch is what a reference_no lookup found (names; "" when none).
+type refMatch struct{ submitted, draft string }
+
+// findByReference lists Payment Entries with reference_no = id and docstatus ≠ 2 and keeps
+// only exact-case matches: the site's collation is case-insensitive (recording
+// 50-list-reference-no-eq-other-case) while Razorpay ids are not.
+func (c *Connector) findByReference(ctx context.Context, id string) (refMatch, error) {
+	var rows []struct {
+		Name        string `json:"name"`
+		ReferenceNo string `json:"reference_no"`
+		Docstatus   int    `json:"docstatus"`
+	}
+	err := c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
+		Fields:  []string{"name", "reference_no", "docstatus"},
+		Filters: []frappe.Filter{{"reference_no", "=", id}, {"docstatus", "!=", 2}},
+		OrderBy: "creation asc",
+		All:     true,
+	}, &rows)
+	if err != nil {
+		return refMatch{}, failed("look up Payment Entry by reference_no "+id, err)
+	}
+	var m refMatch
+	for _, r := range rows {
+		if r.ReferenceNo != id {
+			continue
+		}
+		switch {
+		case r.Docstatus == 1 && m.submitted == "":
+			m.submitted = r.Name
+		case r.Docstatus == 0 && m.draft == "":
+			m.draft = r.Name
+		}
+	}
+	return m, nil
+}

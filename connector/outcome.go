@@ -1,0 +1,147 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
+)
+
+// result is how a job ended when it did not fail: done, duplicate or skipped, with the ERPNext
+// document it booked or found and the note kept as last_error.
+type result struct {
+	status  Status
+	doctype string
+	name    string
+	note    string
+}
+
+// A job returns its failures as errors, and settle turns every one of them into an Outcome.
+// Besides the clients' *Failure and the store's errors (retried), a stage returns one of these.
+type (
+	// waitError is "not now": the job runs again at until without spending an attempt
+	// (a claim or lock held by another worker, a grace period, a refund waiting for its receipt).
+	waitError struct {
+		until  time.Time
+		reason string
+	}
+	// parkError needs a person; reason is what they read. doctype and name keep a document
+	// recorded before parking (ERPNext's checkout entry whose fee is missing).
+	parkError struct{ reason, doctype, name string }
+	// deadError can never succeed, however often it is tried (an unreadable body).
+	deadError struct{ reason string }
+	// stageError names the step that failed: "op: cause" is the reason kept.
+	stageError struct {
+		op  string
+		err error
+	}
+	// ambiguousError is a write whose outcome is unknown: the claim is kept until fence, and
+	// the next attempt looks the document up first (DESIGN.md §4 step 7).
+	ambiguousError struct {
+		op, key string
+		cause   *Failure
+		fence   time.Time
+	}
+)
+
+func (e *waitError) Error() string  { return e.reason }
+func (e *parkError) Error() string  { return e.reason }
+func (e *deadError) Error() string  { return e.reason }
+func (e *stageError) Error() string { return e.op + ": " + e.err.Error() }
+func (e *stageError) Unwrap() error { return e.err }
+func (e *ambiguousError) Error() string {
+	return fmt.Sprintf("%s: outcome unknown (%s); will look up reference_no %s after %s", e.op, e.cause.reason(), e.key, e.fence.Format(time.RFC3339))
+}
+
+// waitUntil is a waitError with a formatted reason.
+func waitUntil(until time.Time, format string, a ...any) error {
+	return &waitError{until: until, reason: fmt.Sprintf(format, a...)}
+}
+
+// parkf is a parkError with a formatted reason.
+func parkf(format string, a ...any) error { return &parkError{reason: fmt.Sprintf(format, a...)} }
+
+// failed wraps err with the step that failed; nil stays nil.
+func failed(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &stageError{op: op, err: err}
+}
+
+// settle is the one function that turns what a job returned into the Outcome written on its
+// inbox row (DESIGN.md §4 step 7): a result is done, duplicate or skipped; a waitError waits
+// without spending an attempt; a parkError or *mapping.Park parks; a deadError is dead; an
+// ambiguous write retries after its fence. A client *Failure follows its Kind: auth pauses all
+// work and waits, rejected / not found / conflict park with the service's message, cancelled
+// (shutdown) waits, anything else is a counted retry after Retry-After or the backoff; a store
+// error is a counted retry. A counted retry past worker.max_attempts is dead.
+func (c *Connector) settle(ev *InboxEvent, res result, err error) Outcome {
+	o := c.outcomeOf(ev, res, err)
+	if o.Status == StatusPending && o.CountAttempt && ev.Attempts+1 >= c.cfg.Worker.MaxAttempts {
+		o.Status = StatusDead
+		o.LastError = fmt.Sprintf("gave up after %d attempts: %s", ev.Attempts+1, o.LastError)
+	}
+	return o
+}
+
+func (c *Connector) outcomeOf(ev *InboxEvent, res result, err error) Outcome {
+	if err == nil {
+		return Outcome{Status: res.status, ResultDoctype: res.doctype, ResultName: res.name, LastError: res.note}
+	}
+	var (
+		w  *waitError
+		p  *parkError
+		mp *mapping.Park
+		d  *deadError
+		a  *ambiguousError
+	)
+	switch {
+	case errors.As(err, &w):
+		return Outcome{Status: StatusPending, NextAttemptAt: w.until, LastError: w.reason}
+	case errors.As(err, &p):
+		return Outcome{Status: StatusParked, LastError: p.reason, ResultDoctype: p.doctype, ResultName: p.name}
+	case errors.As(err, &mp):
+		return Outcome{Status: StatusParked, LastError: mp.Error()}
+	case errors.As(err, &d):
+		return Outcome{Status: StatusDead, LastError: d.reason}
+	case errors.As(err, &a):
+		return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: a.fence.Add(time.Second), LastError: a.Error()}
+	}
+	return c.failureOutcome(ev, err)
+}
+
+// failureOutcome is settle for a failed call: a client's *Failure, or the store's error.
+func (c *Connector) failureOutcome(ev *InboxEvent, err error) Outcome {
+	op, cause := "", err
+	var se *stageError
+	if errors.As(err, &se) {
+		op, cause = se.op+": ", se.err
+	}
+	f := FailureOf(cause)
+	if errors.Is(cause, context.Canceled) || f != nil && f.Kind == FailCanceled {
+		// Shutdown interrupted the call: not the event's failure, so no attempt is spent.
+		return Outcome{Status: StatusPending, NextAttemptAt: c.now(), LastError: op + "interrupted by shutdown"}
+	}
+	if f == nil {
+		return c.retryOutcome(ev, 0, op+cause.Error())
+	}
+	switch f.Kind {
+	case FailAuth:
+		c.pause(f.pauseReason())
+		return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(c.cfg.Worker.PauseRecheck.D()), LastError: "paused: " + op + f.reason()}
+	case FailRejected, FailNotFound, FailConflict:
+		return Outcome{Status: StatusParked, LastError: op + f.parkReason()}
+	}
+	return c.retryOutcome(ev, f.RetryAfter, op+f.reason())
+}
+
+// retryOutcome is a retry that spends an attempt, after the given delay or the backoff.
+func (c *Connector) retryOutcome(ev *InboxEvent, after time.Duration, reason string) Outcome {
+	if after <= 0 {
+		after = c.backoff(ev.Attempts + 1)
+	}
+	return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: c.now().Add(after), LastError: reason}
+}

@@ -1,0 +1,115 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
+)
+
+// receiptOf finds the booked receipt a refund reverses: the connector's bookings row of the
+// payment, its Payment Entry submitted in ERPNext. A refund that arrives before its payment's
+// receipt waits — and, with the Razorpay API configured and no receipt event in the inbox,
+// queues the payment itself (apply does, Plan.QueuePayment) — so it ends with receipt then
+// refund, never dropped. The wait spends no attempt, backs off with the time waited since the
+// refund arrived at receivedAt, and parks (never dies) once mapping.refunds.wait_for_receipt
+// has passed. A parked receipt is waited for too: another event, a replay or reconcile may
+// still book it, and the refund must then follow without a person having to find it. A plan
+// is returned when there is no receipt to refund from.
+func (c *Connector) receiptOf(ctx context.Context, pl *Plan, receivedAt time.Time, paymentID string) (mapping.ReceiptFacts, *Plan, error) {
+	facts := c.facts()
+	b, err := facts.GetBooking(ctx, paymentID)
+	if err == nil && b.State == BookingBooked {
+		return c.bookedReceipt(ctx, pl, *b)
+	}
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return mapping.ReceiptFacts{}, nil, failed("booking of "+paymentID, err)
+	}
+	rows, err := facts.FindEvents(ctx, paymentID)
+	if err != nil {
+		return mapping.ReceiptFacts{}, nil, failed("events of "+paymentID, err)
+	}
+	receiptRows := 0
+	stuck := ""
+	for _, row := range rows {
+		if RouteOf(row.Event) != RouteReceipt {
+			continue
+		}
+		receiptRows++
+		if row.Status == StatusParked || row.Status == StatusDead {
+			stuck = fmt.Sprintf("; its receipt event %s is %s (%s)", row.EventID, row.Status, shortReason(row.LastError))
+		}
+	}
+	waited := c.now().Sub(receivedAt)
+	if limit := c.cfg.Mapping.Refunds.WaitForReceipt.D(); waited > limit {
+		return mapping.ReceiptFacts{}, pl.park(fmt.Sprintf("%s: payment %s has no booked receipt after %s%s; book it (or replay its webhook), then replay this refund",
+			mapping.ReasonReceiptMissing, paymentID, limit, stuck)), nil
+	}
+	delay := min(max(waited/4, c.cfg.Worker.BackoffBase.D()), c.cfg.Worker.BackoffMax.D())
+	wait := c.now().Add(delay)
+	if receiptRows == 0 && c.rzp != nil {
+		pl.QueuePayment = paymentID
+		return mapping.ReceiptFacts{}, pl.wait(wait, fmt.Sprintf("refund waits for the receipt of %s (queued from Razorpay)", paymentID)), nil
+	}
+	return mapping.ReceiptFacts{}, pl.wait(wait, fmt.Sprintf("%s: refund waits for the receipt of payment %s%s", mapping.ReasonReceiptMissing, paymentID, stuck)), nil
+}
+
+// bookedReceipt reads the receipt booked as b: it must be submitted in ERPNext.
+func (c *Connector) bookedReceipt(ctx context.Context, pl *Plan, b Booking) (mapping.ReceiptFacts, *Plan, error) {
+	var pe frappe.PaymentEntry
+	if err := c.erp.Get(ctx, b.Doctype, b.Name, &pe); err != nil {
+		return mapping.ReceiptFacts{}, nil, failed("read receipt "+b.Name, err)
+	}
+	if pe.Docstatus != 1 {
+		return mapping.ReceiptFacts{}, pl.park(fmt.Sprintf("%s: receipt %s of payment %s is not submitted in ERPNext", mapping.ReasonReceiptMissing, pe.Name, b.BusinessKey)), nil
+	}
+	facts := mapping.ReceiptFacts{PaymentEntry: pe.Name, Customer: pe.Party, Company: pe.Company, PaidTo: pe.PaidTo, Receivable: pe.PaidFrom}
+	for _, ref := range pe.References {
+		if ref.ReferenceDoctype == frappe.DoctypeSalesInvoice {
+			facts.Invoice = ref.ReferenceName
+			break
+		}
+	}
+	if facts.Invoice == "" {
+		facts.Invoice = b.Invoice
+	}
+	return facts, nil, nil
+}
+
+// shortReason cuts a reason for quoting inside another.
+func shortReason(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// queuePayment fetches a payment from Razorpay and inserts a synthetic payment.captured inbox
+// row for it (event id reconcile:<payment id>, the id reconcile uses too, so it is inserted
+// once). A payment Razorpay does not report captured (or refunded) is not queued.
+func (c *Connector) queuePayment(ctx context.Context, paymentID string) error {
+	p, err := c.rzp.GetPayment(ctx, paymentID)
+	if err != nil {
+		return err
+	}
+	if p.Status != "captured" && p.Status != "refunded" {
+		return nil
+	}
+	body, err := SyntheticEvent(c.cfg.Razorpay.AccountID, "payment.captured", c.now(), p, nil, nil)
+	if err != nil {
+		return err
+	}
+	now := c.now().UTC()
+	created := time.Unix(p.CreatedAt, 0).UTC()
+	// By event id: the payment may have rows already (payment.authorized) that book nothing.
+	_, err = c.store.InsertEvent(ctx, &InboxEvent{AccountID: c.cfg.Razorpay.AccountID, EventID: ReconcileEventPrefix + p.ID,
+		Event: "payment.captured", BusinessKey: p.ID, RawBody: body, ReceivedAt: now, EventCreatedAt: &created,
+		Status: StatusPending, NextAttemptAt: now})
+	if err == nil {
+		c.Wake()
+	}
+	return err
+}
