@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 )
@@ -39,4 +41,162 @@ func (c *Connector) ForgetCancelledBooking(ctx context.Context, businessKey stri
 		return "", err
 	}
 	return b.Doctype + " " + b.Name, nil
+}
+
+// What a person may do with an inbox row (events replay|dismiss and the console call these,
+// so both allow and refuse exactly the same things in the same words).
+
+// RowAction is what a replay or dismiss did to one row. Exactly one of Changed, Busy, Refused
+// is true, or none (already pending or processing: nothing to do). Message is the line the
+// CLI prints, e.g. "EvtX: parked → pending".
+type RowAction struct {
+	Changed, Busy, Refused bool
+	Message                string
+}
+
+// ReplayRefusal says why r may not be replayed now: refused when its body is gone or its
+// status does not allow it (rebook also allows done and duplicate rows, whose entry was
+// cancelled); not refused but nothing to do when it is pending or processing already. ""
+// when it may be replayed.
+func ReplayRefusal(r InboxEvent, rebook bool) (why string, refused bool) {
+	switch {
+	case r.RawBody == nil:
+		return "not replayed: its raw body is gone (purged by retention after it finished, or never stored); reconcile does not re-create an event that has an inbox row", true
+	case r.Status == StatusPending || r.Status == StatusProcessing:
+		return "already " + string(r.Status), false
+	case !r.Status.Replayable() && !(rebook && (r.Status == StatusDone || r.Status == StatusDuplicate)):
+		return fmt.Sprintf("not replayed: it is %s (%s)", r.Status, shorten(firstNonEmpty(r.ResultDoctype+" "+r.ResultName, r.LastError), 120)), true
+	}
+	return "", false
+}
+
+// Replay sends r back to pending (attempts 0, due now) unless ReplayRefusal objects; by names
+// who asked ("hand" for the CLI, the console's user). Booking looks up before it creates, so a
+// replay never books twice. A row a worker claimed meanwhile is left alone (Busy).
+func (c *Connector) Replay(ctx context.Context, r InboxEvent, rebook bool, by string) (RowAction, error) {
+	if why, refused := ReplayRefusal(r, rebook); why != "" {
+		return RowAction{Refused: refused, Message: r.EventID + ": " + why}, nil
+	}
+	reason := "replayed by " + by + " (was " + string(r.Status) + ": " + shorten(r.LastError, 500) + ")"
+	a, err := c.setRowStatus(ctx, r, StatusPending, reason, "replayed")
+	if a.Changed {
+		c.Wake()
+	}
+	return a, err
+}
+
+// Rebook is Replay with rebook for a row whose entry was cancelled or deleted in ERPNext on
+// purpose: the booking is forgotten first (ForgetCancelledBooking; a live entry is refused,
+// nothing changes), then the row is replayed.
+func (c *Connector) Rebook(ctx context.Context, r InboxEvent, by string) (RowAction, error) {
+	if why, _ := ReplayRefusal(r, true); why != "" {
+		return RowAction{Refused: true, Message: r.EventID + ": " + why}, nil
+	}
+	forgot, err := c.ForgetCancelledBooking(ctx, r.BusinessKey)
+	if errors.Is(err, ErrStillBooked) {
+		return RowAction{Refused: true, Message: fmt.Sprintf("%s: not rebooked: %v", r.EventID, err)}, nil
+	}
+	if err != nil {
+		return RowAction{}, err
+	}
+	a, err := c.Replay(ctx, r, true, by)
+	if a.Changed && forgot != "" {
+		a.Message = fmt.Sprintf("%s; forgot %s (cancelled or deleted in ERPNext): it will be booked again", a.Message, forgot)
+	}
+	return a, err
+}
+
+// Dismiss marks r dismissed with "dismissed by <who>: <why>" unless its status forbids it
+// (Status.Dismissible): kept for the record, never booked.
+func (c *Connector) Dismiss(ctx context.Context, r InboxEvent, who, why string) (RowAction, error) {
+	if !r.Status.Dismissible() {
+		return RowAction{Refused: true, Message: fmt.Sprintf("%s: not dismissed: it is %s", r.EventID, r.Status)}, nil
+	}
+	return c.setRowStatus(ctx, r, StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), "dismissed")
+}
+
+// DismissPayment dismisses r and every other dismissible row of its business key, so that a
+// payment whose captured and order.paid events both parked stops needing a person at once; a
+// row without a business key is dismissed alone. Nothing changes unless r itself may be
+// dismissed. Message joins the messages of the rows changed.
+func (c *Connector) DismissPayment(ctx context.Context, r InboxEvent, who, why string) (RowAction, error) {
+	first, err := c.Dismiss(ctx, r, who, why)
+	if err != nil || !first.Changed || r.BusinessKey == "" {
+		return first, err
+	}
+	rows, err := c.store.FindEvents(ctx, r.BusinessKey)
+	if err != nil {
+		return first, err
+	}
+	msgs := []string{first.Message}
+	for _, o := range rows {
+		if o.ID == r.ID || o.BusinessKey != r.BusinessKey || !o.Status.Dismissible() {
+			continue
+		}
+		a, err := c.Dismiss(ctx, o, who, why)
+		if err != nil {
+			return RowAction{Changed: true, Message: strings.Join(msgs, "; ")}, err
+		}
+		msgs = append(msgs, a.Message)
+	}
+	return RowAction{Changed: true, Message: strings.Join(msgs, "; ")}, nil
+}
+
+// setRowStatus moves one row to status; Busy (no error) when a worker claimed it meanwhile and
+// the store refused to overwrite its lease (ErrLeaseLost).
+func (c *Connector) setRowStatus(ctx context.Context, r InboxEvent, status Status, reason, verb string) (RowAction, error) {
+	err := c.store.SetEventStatus(ctx, r.ID, status, reason, c.now())
+	if errors.Is(err, ErrLeaseLost) {
+		return RowAction{Busy: true, Message: fmt.Sprintf("%s: not %s: it is being processed right now; try again", r.EventID, verb)}, nil
+	}
+	if err != nil {
+		return RowAction{}, err
+	}
+	return RowAction{Changed: true, Message: fmt.Sprintf("%s: %s → %s", r.EventID, r.Status, status)}, nil
+}
+
+// FindEvents resolves an ID a person typed: an event id names that event (even when the same
+// text is another event's business key), a business key (pay_…, rfnd_…) its rows, else "#N"
+// or N the row with that id. An error when nothing matches.
+func (c *Connector) FindEvents(ctx context.Context, id string) ([]InboxEvent, error) {
+	rows, err := c.store.FindEvents(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		if n, perr := strconv.ParseInt(strings.TrimPrefix(id, "#"), 10, 64); perr == nil {
+			if ev, gerr := c.store.GetEvent(ctx, n); gerr == nil {
+				return []InboxEvent{*ev}, nil
+			}
+		}
+		return nil, fmt.Errorf("no inbox event has event id or business key %q", id)
+	}
+	var byEventID []InboxEvent
+	for _, r := range rows {
+		if r.EventID == id {
+			byEventID = append(byEventID, r)
+		}
+	}
+	if len(byEventID) > 0 {
+		return byEventID, nil
+	}
+	return rows, nil
+}
+
+// shorten makes s one line of at most n runes.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func firstNonEmpty(a ...string) string {
+	for _, s := range a {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
 }

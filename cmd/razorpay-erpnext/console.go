@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
@@ -37,8 +36,8 @@ func (d *daemon) adminHandler(ctx context.Context) http.Handler {
 }
 
 // consoleBackend is console.Backend over a running daemon: its store, connector and clients,
-// through the same functions the CLI calls (events replay|dismiss via actions.go, explain,
-// reconcile --dry-run, check).
+// through the same core functions the CLI calls (Connector.Replay, Rebook, DismissPayment,
+// Explain, reconcile --dry-run, check).
 type consoleBackend struct {
 	d        *daemon
 	loc      *time.Location
@@ -137,14 +136,14 @@ func (b *consoleBackend) document(ctx context.Context, doctype, name string) (*c
 	return &console.Document{Doctype: doctype, Name: name, State: state}, nil
 }
 
-// actions offers what the CLI would do: replay where replayRefusal allows it, rebook for a
-// finished event whose entry is cancelled or deleted in ERPNext (events replay --rebook
-// refuses a live entry), dismiss where dismissRow allows it.
+// actions offers what the CLI would do: replay where connector.ReplayRefusal allows it, rebook
+// for a finished event whose entry is cancelled or deleted in ERPNext (events replay --rebook
+// refuses a live entry), dismiss where the status allows it.
 func (b *consoleBackend) actions(e connector.InboxEvent, doc *console.Document) console.Actions {
 	var a console.Actions
-	why, _ := replayRefusal(e, false)
+	why, _ := connector.ReplayRefusal(e, false)
 	a.Replay, a.ReplayWhy = why == "", why
-	if why, _ := replayRefusal(e, true); why == "" && !a.Replay && doc != nil &&
+	if why, _ := connector.ReplayRefusal(e, true); why == "" && !a.Replay && doc != nil &&
 		(doc.State == console.DocCancelled || doc.State == console.DocDeleted) {
 		a.Rebook = true
 	}
@@ -157,10 +156,7 @@ func (b *consoleBackend) Replay(ctx context.Context, id int64, actor string) (co
 	if err != nil {
 		return console.ActionResult{}, err
 	}
-	a, err := replayRow(ctx, b.d.db, *e, false, actor, b.now())
-	if a.Changed {
-		b.d.conn.Wake()
-	}
+	a, err := b.d.conn.Replay(ctx, *e, false, actor)
 	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
 }
 
@@ -171,55 +167,19 @@ func (b *consoleBackend) Rebook(ctx context.Context, id int64, actor string) (co
 	if err != nil {
 		return console.ActionResult{}, err
 	}
-	if why, _ := replayRefusal(*e, true); why != "" {
-		return console.ActionResult{Message: e.EventID + ": " + why}, nil
-	}
-	forgot, err := b.d.conn.ForgetCancelledBooking(ctx, e.BusinessKey)
-	if errors.Is(err, connector.ErrStillBooked) {
-		return console.ActionResult{Message: fmt.Sprintf("%s: not rebooked: %v", e.EventID, err)}, nil
-	}
-	if err != nil {
-		return console.ActionResult{}, err
-	}
-	a, err := replayRow(ctx, b.d.db, *e, true, actor, b.now())
-	if a.Changed {
-		b.d.conn.Wake()
-		if forgot != "" {
-			a.Message = fmt.Sprintf("%s; forgot %s (cancelled or deleted in ERPNext): it will be booked again", a.Message, forgot)
-		}
-	}
+	a, err := b.d.conn.Rebook(ctx, *e, actor)
 	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
 }
 
 // Dismiss is `events dismiss <payment id> --reason`: every event of the payment (or refund)
-// that may be dismissed is, so that a payment whose captured and order.paid events both parked
-// stops needing a person at once; an event without a business key is dismissed alone. Refused
-// (nothing changed) unless the event itself could be dismissed.
+// that may be dismissed is (connector.DismissPayment).
 func (b *consoleBackend) Dismiss(ctx context.Context, id int64, actor, reason string) (console.ActionResult, error) {
 	e, err := b.getEvent(ctx, id)
 	if err != nil {
 		return console.ActionResult{}, err
 	}
-	first, err := dismissRow(ctx, b.d.db, *e, actor, reason, b.now())
-	if err != nil || !first.Changed || e.BusinessKey == "" {
-		return console.ActionResult{Changed: first.Changed, Message: first.Message}, err
-	}
-	rows, err := b.d.db.FindEvents(ctx, e.BusinessKey)
-	if err != nil {
-		return console.ActionResult{Changed: true, Message: first.Message}, err
-	}
-	msgs := []string{first.Message}
-	for _, r := range rows {
-		if r.ID == e.ID || r.BusinessKey != e.BusinessKey || !r.Status.Dismissible() {
-			continue
-		}
-		a, err := dismissRow(ctx, b.d.db, r, actor, reason, b.now())
-		if err != nil {
-			return console.ActionResult{Changed: true, Message: strings.Join(msgs, "; ")}, err
-		}
-		msgs = append(msgs, a.Message)
-	}
-	return console.ActionResult{Changed: true, Message: strings.Join(msgs, "; ")}, nil
+	a, err := b.d.conn.DismissPayment(ctx, *e, actor, reason)
+	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
 }
 
 // Explain runs explain on the stored body, as `explain --payload` would on that file.

@@ -183,34 +183,6 @@ func shorten(s string, n int) string {
 	return s
 }
 
-// findRows resolves an ID: event id or business key, else a numeric row id.
-func findRows(ctx context.Context, db *store.DB, id string) ([]connector.InboxEvent, error) {
-	rows, err := db.FindEvents(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		if n, perr := strconv.ParseInt(strings.TrimPrefix(id, "#"), 10, 64); perr == nil {
-			ev, gerr := db.GetEvent(ctx, n)
-			if gerr == nil {
-				return []connector.InboxEvent{*ev}, nil
-			}
-		}
-		return nil, fmt.Errorf("no inbox event has event id or business key %q", id)
-	}
-	// An exact event id names one event, even if the same text is another event's business key.
-	var byEventID []connector.InboxEvent
-	for _, r := range rows {
-		if r.EventID == id {
-			byEventID = append(byEventID, r)
-		}
-	}
-	if len(byEventID) > 0 {
-		return byEventID, nil
-	}
-	return rows, nil
-}
-
 func (m *Main) eventsShowCmd(path *string) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
@@ -219,12 +191,12 @@ func (m *Main) eventsShowCmd(path *string) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, err := m.openStore(ctx, *path)
+			conn, err := m.connectorFor(ctx, *path)
 			if err != nil {
 				return err
 			}
-			defer db.Close()
-			rows, err := findRows(ctx, db, args[0])
+			defer conn.close()
+			rows, err := conn.FindEvents(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -239,7 +211,7 @@ func (m *Main) eventsShowCmd(path *string) *cobra.Command {
 				if i > 0 {
 					fmt.Fprintln(m.Stdout)
 				}
-				m.printEvent(ctx, db, r)
+				m.printEvent(ctx, conn.db, r)
 			}
 			return nil
 		},
@@ -312,12 +284,12 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 				return usageErr("--rebook takes one ID, never a --status")
 			}
 			ctx := cmd.Context()
+			conn, err := m.connectorFor(ctx, *path)
+			if err != nil {
+				return err
+			}
+			defer conn.close()
 			if rebook {
-				conn, err := m.connectorFor(ctx, *path)
-				if err != nil {
-					return err
-				}
-				defer conn.close()
 				forgot, err := conn.ForgetCancelledBooking(ctx, args[0])
 				if err != nil {
 					return err
@@ -326,23 +298,18 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 					fmt.Fprintf(m.Stdout, "%s: forgot %s (cancelled or deleted in ERPNext); it will be booked again\n", args[0], forgot)
 				}
 			}
-			db, err := m.openStore(ctx, *path)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
 			var rows []connector.InboxEvent
 			if status != "" {
-				rows, err = db.ListEvents(ctx, connector.EventFilter{Status: connector.Status(status)})
+				rows, err = conn.db.ListEvents(ctx, connector.EventFilter{Status: connector.Status(status)})
 			} else {
-				rows, err = findRows(ctx, db, args[0])
+				rows, err = conn.FindEvents(ctx, args[0])
 			}
 			if err != nil {
 				return err
 			}
 			n, refused, busy := 0, 0, 0
 			for _, r := range rows {
-				a, err := replayRow(ctx, db, r, rebook, "hand", time.Now())
+				a, err := conn.Replay(ctx, r, rebook, "hand")
 				if err != nil {
 					return err
 				}
@@ -378,15 +345,6 @@ func busyErr(busy int) error {
 	return &exitError{code: exitFailure, err: fmt.Errorf("%d event(s) are being processed right now; try again", busy)}
 }
 
-func firstNonEmpty(a ...string) string {
-	for _, s := range a {
-		if strings.TrimSpace(s) != "" {
-			return s
-		}
-	}
-	return ""
-}
-
 func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
 	var why string
 	c := &cobra.Command{
@@ -398,12 +356,12 @@ func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
 				return usageErr("--reason TEXT is required (it is kept with the event)")
 			}
 			ctx := cmd.Context()
-			db, err := m.openStore(ctx, *path)
+			conn, err := m.connectorFor(ctx, *path)
 			if err != nil {
 				return err
 			}
-			defer db.Close()
-			rows, err := findRows(ctx, db, args[0])
+			defer conn.close()
+			rows, err := conn.FindEvents(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -413,7 +371,7 @@ func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
 			}
 			n, busy := 0, 0
 			for _, r := range rows {
-				a, err := dismissRow(ctx, db, r, who, why, time.Now())
+				a, err := conn.Dismiss(ctx, r, who, why)
 				if err != nil {
 					return err
 				}
