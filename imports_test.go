@@ -9,29 +9,35 @@ import (
 
 const module = "github.com/razorpay-erpnext/razorpay-erpnext"
 
-// allowed lists, for each package of the module, the module packages it may import directly:
-// imports flow razorpay, frappe → mapping → connector → connector/store → cmd (DESIGN.md §3);
-// each simulator imports only its own client package.
+// allowed lists, for each package of the module, exactly the module packages it imports
+// directly: imports flow razorpay, frappe → mapping → connector → connector/store → cmd
+// (DESIGN.md §3); a simulator may import only its own client package. The table is exact: an
+// import it does not list fails, and so does an edge it lists that no longer exists.
 var allowed = map[string][]string{
 	"razorpay":             {"internal/throttle"},
 	"frappe":               {"internal/throttle"},
 	"razorpay/razorpaysim": {"razorpay"},
-	"frappe/erpnextsim":    {"frappe"},
-	"mapping":              {"razorpay", "frappe"},
-	"connector":            {"razorpay", "frappe", "mapping"},
-	"connector/store":      {"connector", "razorpay", "frappe", "mapping"},
+	"frappe/erpnextsim":    {}, // speaks the REST API from the recordings; needs not even the client
+	"mapping":              {"razorpay"},
+	// The configuration file is read at the edge: the core runs with a Config, never parses one.
+	"connector/config": {},
+	"connector":        {"connector/config", "razorpay", "frappe", "mapping"},
+	// The HTTP edge of the core: webhook intake, probes, /metrics.
+	"connector/httpapi":    {"connector"},
+	"connector/store":      {"connector"},
 	"cmd/razorpay-erpnext": {"*"},
 	"internal/sharedtest":  {}, // test helper: finds shared/ beside the checkout
-	// The operator console is an edge: it may read the core and the clients' types; nothing but
-	// cmd imports it.
-	"console":              {"connector", "connector/store", "razorpay", "frappe"},
+	// The operator console is an edge: cmd hands it the core's answers through its Backend
+	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
+	"console":              {"razorpay"},
 	"internal/browsertest": {}, // test helper: starts headless Chromium for the browser tests
 	"internal/throttle":    {}, // leaf: the shared pace of both API clients (429/Retry-After), knows neither API
 }
 
 // onlyImportedBy lists packages that only the named packages may import (edges of the layout).
 var onlyImportedBy = map[string][]string{
-	"console": {"cmd/razorpay-erpnext"},
+	"console":           {"cmd/razorpay-erpnext"},
+	"connector/httpapi": {"cmd/razorpay-erpnext"},
 }
 
 func TestImportDirection(t *testing.T) {
@@ -59,16 +65,23 @@ func TestImportDirection(t *testing.T) {
 			t.Errorf("package %s is not in the layout of DESIGN.md §3; add it to this test with its allowed imports", rel)
 			continue
 		}
+		used := map[string]bool{}
 		for _, imp := range p.Imports {
 			if !strings.HasPrefix(imp, module+"/") {
 				continue
 			}
 			dep := strings.TrimPrefix(imp, module+"/")
+			used[dep] = true
 			if !contains(ok, dep) && !contains(ok, "*") {
 				t.Errorf("%s imports %s: breaks the import direction of DESIGN.md §3 (allowed: %v)", rel, dep, ok)
 			}
 			if by, edge := onlyImportedBy[dep]; edge && !contains(by, rel) {
 				t.Errorf("%s imports %s, which only %v may import", rel, dep, by)
+			}
+		}
+		for _, dep := range ok {
+			if dep != "*" && !used[dep] {
+				t.Errorf("%s no longer imports %s: remove the edge from this table (it lists exactly the edges that exist)", rel, dep)
 			}
 		}
 	}

@@ -1,65 +1,56 @@
 package connector
 
 import (
-	"crypto/subtle"
-	"encoding/json"
+	"context"
 	"errors"
-	"io"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-// MaxWebhookBody is the largest webhook body accepted (1 MiB); larger bodies get 413.
+// MaxWebhookBody is the largest webhook body accepted (1 MiB); the HTTP edge refuses larger
+// bodies (413) before they reach Receive.
 const MaxWebhookBody = 1 << 20
 
 const maxEventIDLen = 64
 
-// Intake answers (DESIGN.md §4 steps 1–2):
-//   - 405 for anything but POST;
-//   - 413 for a body over MaxWebhookBody;
-//   - 401 when X-Razorpay-Signature is missing or matches no configured secret (nothing stored);
-//   - 400 when X-Razorpay-Event-Id is missing or longer than 64 characters;
-//   - 503 when the store cannot record the event (Razorpay retries);
-//   - 200 {"status":"accepted"} when stored, 200 {"status":"duplicate"} when the
-//     (account id, event id) pair was stored before. A body that verifies but does not parse is
-//     stored as dead with the reason and also answered 200.
-//
-// Nothing is sent to ERPNext or Razorpay inside the request.
-func (c *Connector) ServeWebhook(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method not allowed"})
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxWebhookBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			c.countWebhook("", "too_large")
-			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "body exceeds 1 MiB"})
-			return
-		}
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "could not read body"})
-		return
-	}
-	if err := razorpay.VerifySignature(body, r.Header.Get("X-Razorpay-Signature"), c.cfg.Razorpay.WebhookSecrets); err != nil {
+// Errors of Receive; the HTTP edge (connector/httpapi) maps each to its status.
+var (
+	// ErrBadSignature: X-Razorpay-Signature is missing or matches no configured secret (401).
+	ErrBadSignature = errors.New("signature verification failed")
+	// ErrBadEventID: X-Razorpay-Event-Id is missing or longer than 64 characters (400).
+	ErrBadEventID = errors.New("missing or invalid X-Razorpay-Event-Id header")
+)
+
+// Delivery is one webhook request as intake needs it.
+type Delivery struct {
+	Body      []byte // the raw body, at most MaxWebhookBody bytes
+	Signature string // X-Razorpay-Signature: lowercase hex HMAC-SHA256 of Body
+	EventID   string // X-Razorpay-Event-Id
+	Remote    string // the sender's address, for the log only
+}
+
+// Receive is intake (DESIGN.md §4 steps 1–2): verify the signature over the raw bytes against
+// each configured secret, parse leniently only what the store needs, claim the event in the
+// inbox keyed by (account id, event id), then wake a worker. A body that verifies but does not
+// parse is stored as dead with the reason. It returns duplicate=true when the pair was stored
+// before. Errors: ErrBadSignature, ErrBadEventID (nothing stored), or the store's error (the
+// event is not stored; Razorpay must retry). Nothing is sent to ERPNext or Razorpay.
+func (c *Connector) Receive(ctx context.Context, d Delivery) (duplicate bool, err error) {
+	if err := razorpay.VerifySignature(d.Body, d.Signature, c.cfg.Razorpay.WebhookSecrets); err != nil {
 		c.countWebhook("", "bad_signature")
-		c.log.Warn().Str("remote", r.RemoteAddr).Str("reason", err.Error()).Msg("webhook refused: signature")
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "signature verification failed"})
-		return
+		c.log.Warn().Str("remote", d.Remote).Str("reason", err.Error()).Msg("webhook refused: signature")
+		return false, ErrBadSignature
 	}
-	eventID := strings.TrimSpace(r.Header.Get("X-Razorpay-Event-Id"))
+	eventID := strings.TrimSpace(d.EventID)
 	if eventID == "" || len(eventID) > maxEventIDLen {
 		c.countWebhook("", "malformed")
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "missing or invalid X-Razorpay-Event-Id header"})
-		return
+		return false, ErrBadEventID
 	}
 	now := c.now().UTC()
-	row := &InboxEvent{EventID: eventID, RawBody: body, ReceivedAt: now, Status: StatusPending, NextAttemptAt: now}
-	ev, perr := razorpay.ParseEvent(body)
+	row := &InboxEvent{EventID: eventID, RawBody: d.Body, ReceivedAt: now, Status: StatusPending, NextAttemptAt: now}
+	ev, perr := razorpay.ParseEvent(d.Body)
 	if perr != nil {
 		row.Status = StatusDead
 		row.LastError = "webhook body does not parse: " + perr.Error()
@@ -76,92 +67,45 @@ func (c *Connector) ServeWebhook(w http.ResponseWriter, r *http.Request) {
 			row.EventCreatedAt = &t
 		}
 	}
-	inserted, err := c.store.InsertEvent(r.Context(), row)
-	if err != nil {
+	inserted, err := c.store.InsertEvent(ctx, row)
+	switch {
+	case err != nil:
 		c.countWebhook(row.Event, "store_unavailable")
 		c.log.Error().Err(err).Str("event_id", eventID).Msg("webhook not stored: store unavailable")
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "store unavailable, retry later"})
-		return
-	}
-	if !inserted {
+		return false, err
+	case !inserted:
 		c.countWebhook(row.Event, "duplicate")
-		writeJSON(w, http.StatusOK, map[string]string{"status": "duplicate"})
-		return
-	}
-	if perr != nil {
+		return true, nil
+	case perr != nil:
 		c.countWebhook("", "malformed")
 		c.log.Warn().Str("event_id", eventID).Str("reason", row.LastError).Msg("webhook stored as dead")
-	} else {
+	default:
 		c.countWebhook(row.Event, "accepted")
 		c.Wake()
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "accepted"})
+	return false, nil
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
+// RefuseTooLarge counts a webhook the HTTP edge refused for a body over MaxWebhookBody.
+func (c *Connector) RefuseTooLarge() { c.countWebhook("", "too_large") }
 
-// PublicHandler serves the public listener: the webhook path and /healthz (process up).
-func (c *Connector) PublicHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc(c.cfg.WebhookPath, c.ServeWebhook)
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	return mux
-}
-
-// AdminHandler serves the private listener: /metrics (Prometheus; behind admin_token when one is
-// set), /readyz answers 200 when the store is reachable and takes a write
-// with migrations applied and work is not paused by a configuration fault, else 503 with the
-// reason.
-func (c *Connector) AdminHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := c.store.Ping(r.Context()); err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unavailable"})
-			return
-		}
-		// Reachable is not enough: a webhook is only acknowledged once stored, so the store must
-		// take a write (a disk full or a read-only file answers reads but refuses writes).
-		now := c.now()
-		probe := "readyz:" + c.instance
-		if _, err := c.store.AcquireLock(r.Context(), probe, c.instance, now, now.Add(time.Minute)); err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store not writable"})
-			return
-		}
-		_ = c.store.ReleaseLock(r.Context(), probe, c.instance)
-		if paused, why := c.Paused(); paused {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "paused", "reason": why})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-	})
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	mux.Handle("/metrics", c.requireAdminToken(c.metrics.handler()))
-	return mux
-}
-
-// requireAdminToken guards an admin endpoint with admin_token when one is configured: the
-// request must carry "Authorization: Bearer <token>" (compared in constant time), else 401.
-// /healthz and /readyz stay open for probes.
-func (c *Connector) requireAdminToken(h http.Handler) http.Handler {
-	token := c.cfg.AdminToken
-	if token == "" {
-		return h
+// Ready reports whether this process can take webhooks and work: the store answers with
+// migrations applied and takes a write (a disk full or a read-only file answers reads but
+// refuses writes, and a webhook is acknowledged only once stored), and work is not paused by a
+// configuration fault. status is "ready", "store unavailable", "store not writable" or
+// "paused" (with reason).
+func (c *Connector) Ready(ctx context.Context) (ok bool, status, reason string) {
+	if err := c.store.Ping(ctx); err != nil {
+		return false, "store unavailable", ""
 	}
-	want := []byte("Bearer " + token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="razorpay-erpnext admin"`)
-			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "admin token required"})
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
+	now := c.now()
+	probe := "readyz:" + c.instance
+	if _, err := c.store.AcquireLock(ctx, probe, c.instance, now, now.Add(time.Minute)); err != nil {
+		return false, "store not writable", ""
+	}
+	_ = c.store.ReleaseLock(ctx, probe, c.instance)
+	if paused, why := c.Paused(); paused {
+		return false, "paused", why
+	}
+	return true, "ready", ""
 }

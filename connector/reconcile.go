@@ -211,7 +211,7 @@ func (c *Connector) Reconcile(ctx context.Context, req ReconcileRequest) (*Recon
 	if !from.Before(to) {
 		return rep, fmt.Errorf("reconcile: window start %s is not before its end %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
-	r := &reconcileRun{c: c, req: req, rep: rep, since: c.cfg.Reconcile.since(c.loc), handled: map[string]bool{}}
+	r := &reconcileRun{c: c, req: req, rep: rep, since: c.cfg.Reconcile.SinceIn(c.loc), handled: map[string]bool{}}
 	if req.DryRun {
 		err := r.run(ctx)
 		r.summarise()

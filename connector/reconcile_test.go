@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
@@ -370,7 +371,7 @@ func TestReconcileConfigIsValidated(t *testing.T) {
 	if p := strings.Join(cfg.Validate(), "\n"); !strings.Contains(p, "reconcile.window") {
 		t.Errorf("a zero window is accepted: %s", p)
 	}
-	d := connector.Defaults().Reconcile
+	d := config.Defaults().Reconcile
 	if d.Lookback.D() != 72*time.Hour || d.CaptureAuthorized || d.AuthorizedAge.D() <= 0 {
 		t.Errorf("defaults %+v: want a 3-day lookback and no capture", d)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 )
 
@@ -117,7 +118,7 @@ func (e *env) statusOf(key string) connector.InboxEvent {
 }
 
 func feeConfig(cfg connector.Config) connector.Config {
-	cfg.Mapping.Fees = connector.FeesConfig{Mode: "deduction", FeeAccount: erpnextsim.FeeAccount,
+	cfg.Mapping.Fees = config.Fees{Mode: "deduction", FeeAccount: erpnextsim.FeeAccount,
 		TaxAccount: erpnextsim.GSTInputAccount, CostCenter: erpnextsim.CostCenter}
 	return cfg
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -26,7 +27,7 @@ func (m *Main) checkCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := m.loadConfig(path)
 			if err != nil {
-				var ce *connector.ConfigError
+				var ce *config.Error
 				if errors.As(err, &ce) {
 					var lines []connector.CheckLine
 					for _, p := range ce.Problems {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/console"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
@@ -19,7 +20,7 @@ import (
 // operator console on every other path. ctx bounds the console's background reads.
 func (d *daemon) adminHandler(ctx context.Context) http.Handler {
 	mux := http.NewServeMux()
-	admin := d.conn.AdminHandler()
+	admin := httpapi.Admin(d.conn, d.cfg.AdminToken)
 	for _, p := range []string{"/metrics", "/readyz", "/healthz"} {
 		mux.Handle(p, admin)
 	}

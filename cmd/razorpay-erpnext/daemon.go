@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -34,7 +36,7 @@ type daemon struct {
 }
 
 // newLogger builds the zerolog logger of log.level and log.format.
-func newLogger(w io.Writer, cfg connector.LogConfig) zerolog.Logger {
+func newLogger(w io.Writer, cfg config.Log) zerolog.Logger {
 	lvl, err := zerolog.ParseLevel(cfg.Level)
 	if err != nil || cfg.Level == "" {
 		lvl = zerolog.InfoLevel
@@ -99,7 +101,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 // workers (no new claims; events in progress finish within drainGrace, else they are
 // interrupted and written back as retries), stop retention, close the store last.
 func (d *daemon) run(ctx context.Context) error {
-	pub := &http.Server{Handler: d.conn.PublicHandler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
+	pub := &http.Server{Handler: httpapi.Public(d.conn, d.cfg.WebhookPath), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
 	servers := []*http.Server{pub}
 	listeners := []net.Listener{d.pub}
 	bctx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
@@ -181,7 +183,7 @@ func (m *Main) loadConfig(path string) (connector.Config, error) {
 	if path == "" {
 		return connector.Config{}, usageErr("--config FILE is required")
 	}
-	cfg, warnings, err := connector.LoadConfig(path, m.Getenv)
+	cfg, warnings, err := config.Load(path, m.Getenv)
 	for _, w := range warnings {
 		fmt.Fprintln(m.Stderr, "warning:", w)
 	}

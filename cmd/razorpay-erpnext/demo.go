@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -98,10 +99,10 @@ func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
 	go erpSrv.Serve(erpL)
 	defer erpSrv.Close()
 
-	cfg := connector.Defaults()
+	cfg := config.Defaults()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.AdminListen = ""
-	cfg.Database = connector.DatabaseConfig{Driver: "sqlite", DSN: filepath.Join(dir, "demo.db")}
+	cfg.Database = config.Database{Driver: "sqlite", DSN: filepath.Join(dir, "demo.db")}
 	cfg.Razorpay.WebhookSecrets = []string{whSecret}
 	cfg.Razorpay.AccountID = "acc_DemoAccount0001"
 	cfg.ERPNext.URL = "http://" + erpL.Addr().String()
@@ -110,7 +111,7 @@ func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
 	cfg.Worker.Poll = connector.Duration(100 * time.Millisecond)
 	cfg.Log.Level = "error"
 	if p := cfg.Validate(); len(p) > 0 {
-		return nil, &connector.ConfigError{Problems: p}
+		return nil, &config.Error{Problems: p}
 	}
 	d, err := openDaemon(ctx, cfg, newLogger(logw, cfg.Log))
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 )
 
@@ -151,7 +152,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t, nil
 	}
-	if d, err := connector.ParseDuration(s); err == nil && d > 0 {
+	if d, err := config.ParseDuration(s); err == nil && d > 0 {
 		return now.Add(-d), nil
 	}
 	return time.Time{}, fmt.Errorf("%q is not a time (2026-01-31T10:00:00Z), a date (2026-01-31) or a duration (36h, 7d)", s)

@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -117,11 +118,11 @@ func newEnv(t *testing.T, driver string) *env {
 
 // config is a test configuration: loopback listeners, fast polling and retries.
 func (e *env) config() connector.Config {
-	cfg := connector.Defaults()
+	cfg := config.Defaults()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.AdminListen = "127.0.0.1:0"
 	cfg.Workers = 2
-	cfg.Database = connector.DatabaseConfig{Driver: e.driver, DSN: e.dsn}
+	cfg.Database = config.Database{Driver: e.driver, DSN: e.dsn}
 	cfg.Razorpay.WebhookSecrets = []string{testWebhook}
 	cfg.Razorpay.AccountID = testAccount
 	cfg.ERPNext.URL = e.erp.URL

@@ -1,4 +1,4 @@
-package connector_test
+package httpapi_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package connector_test
+package config_test
 
 import (
 	"errors"
@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestExampleConfigLoads(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "config.example.yaml"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config.example.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, warnings, err := connector.ParseConfig(raw, env(map[string]string{
+	cfg, warnings, err := config.Parse(raw, env(map[string]string{
 		"RAZORPAY_WEBHOOK_SECRET": "wh", "ERPNEXT_API_KEY": "k", "ERPNEXT_API_SECRET": "s",
 	}))
 	if err != nil {
@@ -46,8 +46,8 @@ razorpay: {webhook_secrets: ["plain-text-secret", "${EMPTY}"], key_secret: "rzp_
 erpnext: {url: "erp.example.com", api_key: "${K}", api_secret: "${S}"}
 mapping: {company: "", timezone: Mars/Olympus, excess: maybe, invoice_from: [notes.invoice, order.id], fees: {mode: deduction}}
 `)
-	_, _, err := connector.ParseConfig(raw, env(map[string]string{"K": "k", "S": "s"}))
-	var ce *connector.ConfigError
+	_, _, err := config.Parse(raw, env(map[string]string{"K": "k", "S": "s"}))
+	var ce *config.Error
 	if !errors.As(err, &ce) {
 		t.Fatalf("err %v, want *ConfigError", err)
 	}
@@ -80,7 +80,7 @@ razorpay: {webhook_secrets: ["${UNSET}"]}
 erpnext: {url: "http://erp", api_key: "${K}", api_secret: "${S}"}
 mapping: {company: C}
 `)
-	_, warnings, err := connector.ParseConfig(raw, env(map[string]string{"K": "k", "S": "s"}))
+	_, warnings, err := config.Parse(raw, env(map[string]string{"K": "k", "S": "s"}))
 	if err == nil || !strings.Contains(err.Error(), "razorpay.webhook_secrets: at least one non-empty secret is required") {
 		t.Fatalf("err %v", err)
 	}
@@ -90,7 +90,7 @@ mapping: {company: C}
 }
 
 func TestConfigRefusesUnknownKeys(t *testing.T) {
-	_, _, err := connector.ParseConfig([]byte("mapping: {compnay: X}\n"), env(nil))
+	_, _, err := config.Parse([]byte("mapping: {compnay: X}\n"), env(nil))
 	if err == nil || !strings.Contains(err.Error(), "compnay") {
 		t.Fatalf("err %v, want the misspelt key named", err)
 	}
@@ -110,7 +110,7 @@ erpnext:
 mapping: {company: C}
 `)
 	tricky := "a\\b \"q\" # not a comment\nworkers: 99"
-	cfg, _, err := connector.ParseConfig(raw, env(map[string]string{"WORKERS": "7", "ADMIN": tricky, "WH": tricky, "K": "k", "S": "s: {x: 1}"}))
+	cfg, _, err := config.Parse(raw, env(map[string]string{"WORKERS": "7", "ADMIN": tricky, "WH": tricky, "K": "k", "S": "s: {x: 1}"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ razorpay: {webhook_secrets: ["prefix-${WH}"]}
 erpnext: {url: "http://erp", api_key: "${K}", api_secret: "${S}"}
 mapping: {company: C}
 `)
-	_, _, err := connector.ParseConfig(raw, env(map[string]string{"WH": "w", "K": "k", "S": "s"}))
+	_, _, err := config.Parse(raw, env(map[string]string{"WH": "w", "K": "k", "S": "s"}))
 	if err == nil || !strings.Contains(err.Error(), "razorpay.webhook_secrets[0]: a secret is written literally") ||
 		!strings.Contains(err.Error(), "database.dsn: the password is written literally") {
 		t.Fatalf("err %v", err)
@@ -143,7 +143,7 @@ razorpay: {webhook_secrets: ["${WH}"]}
 erpnext: {url: "http://erp", api_key: "${K}", api_secret: "${S}"}
 mapping: {company: C}
 `)
-	cfg, _, err := connector.ParseConfig(ok, env(map[string]string{"WH": "w", "K": "k", "S": "s", "DB_PASSWORD": "p@ss:w#rd"}))
+	cfg, _, err := config.Parse(ok, env(map[string]string{"WH": "w", "K": "k", "S": "s", "DB_PASSWORD": "p@ss:w#rd"}))
 	if err != nil || cfg.Database.DSN != "app:p@ss:w#rd@tcp(127.0.0.1:3306)/rzp?parseTime=true" {
 		t.Fatalf("dsn %q err %v", cfg.Database.DSN, err)
 	}
@@ -160,7 +160,7 @@ erpnext: {url: "http://erp", api_key: "${K}", api_secret: "${S}"}
 		"mapping: {company: C, timezone: \"${TZ_SECRET}\"}\n",
 		"workers: ${TZ_SECRET}\nmapping: {company: C}\n",
 	} {
-		_, _, err := connector.ParseConfig([]byte(base+extra), envs)
+		_, _, err := config.Parse([]byte(base+extra), envs)
 		if err == nil {
 			t.Fatalf("%q: no error", extra)
 		}

@@ -1,4 +1,4 @@
-package connector
+package config
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 )
 
 // validate returns the problems of the reconcile section, each prefixed with its key path.
-func (r ReconcileCfg) validate() []string {
+func (r Reconcile) validate() []string {
 	var p []string
 	if r.Schedule != "" {
 		if _, err := cron.ParseStandard(r.Schedule); err != nil {
@@ -24,8 +24,8 @@ func (r ReconcileCfg) validate() []string {
 	return p
 }
 
-// since returns the start of the go-live day reconcile.since in loc; zero when unset.
-func (r ReconcileCfg) since(loc *time.Location) time.Time {
+// SinceIn returns the start of the go-live day reconcile.since in loc; zero when unset.
+func (r Reconcile) SinceIn(loc *time.Location) time.Time {
 	if r.Since == "" {
 		return time.Time{}
 	}

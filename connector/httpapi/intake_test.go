@@ -1,4 +1,4 @@
-package connector_test
+package httpapi_test
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -25,7 +27,7 @@ const (
 )
 
 func intakeConfig() connector.Config {
-	cfg := connector.Defaults()
+	cfg := config.Defaults()
 	cfg.Razorpay.WebhookSecrets = []string{secretNew, secretOld}
 	cfg.Razorpay.AccountID = "acc_T3stAcc0unt001"
 	cfg.ERPNext.URL = "http://127.0.0.1:1"
@@ -40,7 +42,7 @@ func newIntake(t testing.TB, s connector.Store) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.PublicHandler()
+	return httpapi.Public(c, "/webhooks/razorpay")
 }
 
 func sqliteStore(t *testing.T) *store.DB {
@@ -231,7 +233,7 @@ func TestReadyzNeedsAWritableStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := httptest.NewRecorder()
-		c.AdminHandler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		httpapi.Admin(c, "").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 		if w.Code != tc.want {
 			t.Errorf("%s: /readyz %d %s, want %d", tc.name, w.Code, w.Body, tc.want)
 		}

@@ -1,0 +1,132 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// problems collects configuration problems, each prefixed with its key path.
+type problems []string
+
+func (p *problems) add(f string, a ...any) { *p = append(*p, fmt.Sprintf(f, a...)) }
+
+// Validate returns every problem of an expanded configuration, each prefixed with its key path.
+func (c Config) Validate() []string {
+	var p problems
+	if c.Listen == "" {
+		p.add("listen: required (e.g. 127.0.0.1:8080)")
+	}
+	if !strings.HasPrefix(c.WebhookPath, "/") {
+		p.add("webhook_path: must start with /")
+	}
+	if c.Workers < 1 || c.Workers > 256 {
+		p.add("workers: must be 1..256, got %d", c.Workers)
+	}
+	switch c.Database.Driver {
+	case "sqlite", "mysql":
+	default:
+		p.add("database.driver: must be sqlite or mysql, got %q", c.Database.Driver)
+	}
+	if c.Database.DSN == "" {
+		p.add("database.dsn: required")
+	}
+	if len(c.Razorpay.WebhookSecrets) == 0 {
+		p.add("razorpay.webhook_secrets: at least one non-empty secret is required (an empty key would let anyone sign)")
+	}
+	c.ERPNext.validate(&p)
+	c.Mapping.validate(&p)
+	if c.Reconcile.Since != "" {
+		if _, err := time.Parse("2006-01-02", c.Reconcile.Since); err != nil {
+			p.add("reconcile.since: must be a date YYYY-MM-DD, got %q", c.Reconcile.Since)
+		}
+	}
+	p = append(p, c.Reconcile.validate()...)
+	switch c.Log.Format {
+	case "json", "console":
+	default:
+		p.add("log.format: must be json or console")
+	}
+	if c.Worker.Lease <= 0 || c.Worker.Poll <= 0 || c.Worker.MaxAttempts < 1 {
+		p.add("worker: lease and poll must be positive and max_attempts at least 1")
+	}
+	return p
+}
+
+func (e ERPNext) validate(p *problems) {
+	if e.URL == "" {
+		p.add("erpnext.url: required (e.g. https://erp.example.com)")
+	} else if !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://") {
+		p.add("erpnext.url: must start with http:// or https://")
+	}
+	if e.APIKey == "" || e.APISecret == "" {
+		p.add("erpnext.api_key, erpnext.api_secret: required (API key and secret of the ERPNext API user)")
+	}
+	if e.Timeout <= 0 {
+		p.add("erpnext.timeout: must be positive")
+	}
+	if e.ServerTimeout < e.Timeout {
+		p.add("erpnext.server_timeout: must be at least erpnext.timeout (the site may run a request longer than the client waits)")
+	}
+}
+
+func (m Mapping) validate(p *problems) {
+	if m.Company == "" {
+		p.add("mapping.company: required (the ERPNext Company the receipts are booked in)")
+	}
+	if _, err := time.LoadLocation(m.Timezone); err != nil || m.Timezone == "" {
+		p.add("mapping.timezone: %q is not a known IANA time zone (e.g. Asia/Kolkata)", m.Timezone)
+	}
+	if m.ModeOfPayment == "" {
+		p.add("mapping.mode_of_payment: required")
+	}
+	for i, s := range m.InvoiceFrom {
+		if !validInvoiceSource(s) {
+			p.add("mapping.invoice_from[%d]: unknown source %q (notes.<key>, order.receipt, payment_link.reference_id)", i, s)
+		}
+	}
+	for i, s := range m.CustomerFrom {
+		if s != "invoice" && s != "contact.email" && s != "contact.phone" && !(strings.HasPrefix(s, "notes.") && len(s) > len("notes.")) {
+			p.add("mapping.customer_from[%d]: unknown source %q (invoice, notes.<key>, contact.email, contact.phone)", i, s)
+		}
+	}
+	oneOf(p, "mapping.without_invoice", m.WithoutInvoice, "park", "advance")
+	if m.DescriptionPattern != "" {
+		if _, err := regexp.Compile(m.DescriptionPattern); err != nil {
+			p.add("mapping.description_pattern: %v", err)
+		}
+	}
+	oneOf(p, "mapping.excess", m.Excess, "unallocated", "park")
+	switch m.Fees.Mode {
+	case "none":
+	case "deduction":
+		if m.Fees.FeeAccount == "" || m.Fees.TaxAccount == "" || m.Fees.CostCenter == "" {
+			p.add("mapping.fees: mode deduction needs fee_account, tax_account and cost_center")
+		}
+	default:
+		p.add("mapping.fees.mode: must be none or deduction, got %q", m.Fees.Mode)
+	}
+	switch m.Refunds.WithoutCreditNote {
+	case "park", "unallocated":
+	default:
+		p.add("mapping.refunds.without_credit_note: must be park or unallocated")
+	}
+}
+
+// oneOf adds "key: must be a or b, got %q" unless v is a or b.
+func oneOf(p *problems, key, v, a, b string) {
+	if v != a && v != b {
+		p.add("%s: must be %s or %s, got %q", key, a, b, v)
+	}
+}
+
+func validInvoiceSource(s string) bool {
+	switch {
+	case strings.HasPrefix(s, "notes.") && len(s) > len("notes."):
+		return true
+	case s == "order.receipt", s == "payment_link.reference_id":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,121 @@
+// Package httpapi is the HTTP edge of the connector: the webhook endpoint and /healthz on the
+// public listener, /readyz and /metrics on the admin listener. It reads requests, maps the
+// core's answers to HTTP statuses in one place and writes JSON; the policy is the core's
+// (connector.Receive, connector.Ready).
+package httpapi
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+// Public serves the public listener: webhookPath (the webhook, see Webhook) and /healthz
+// (process up: 200 {"status":"ok"}).
+func Public(c *connector.Connector, webhookPath string) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(webhookPath, Webhook(c))
+	mux.HandleFunc("/healthz", healthz)
+	return mux
+}
+
+// Webhook answers (DESIGN.md §4 steps 1–2):
+//   - 405 for anything but POST;
+//   - 413 for a body over connector.MaxWebhookBody;
+//   - 401 when X-Razorpay-Signature is missing or matches no configured secret (nothing stored);
+//   - 400 when X-Razorpay-Event-Id is missing or longer than 64 characters;
+//   - 503 when the store cannot record the event (Razorpay retries);
+//   - 200 {"status":"accepted"} when stored, 200 {"status":"duplicate"} when the
+//     (account id, event id) pair was stored before. A body that verifies but does not parse is
+//     stored as dead with the reason and also answered 200.
+//
+// Nothing is sent to ERPNext or Razorpay inside the request.
+func Webhook(c *connector.Connector) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method not allowed"})
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, connector.MaxWebhookBody))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				c.RefuseTooLarge()
+				writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "body exceeds 1 MiB"})
+				return
+			}
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "could not read body"})
+			return
+		}
+		dup, err := c.Receive(r.Context(), connector.Delivery{Body: body, Signature: r.Header.Get("X-Razorpay-Signature"),
+			EventID: r.Header.Get("X-Razorpay-Event-Id"), Remote: r.RemoteAddr})
+		switch {
+		case errors.Is(err, connector.ErrBadSignature):
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "signature verification failed"})
+		case errors.Is(err, connector.ErrBadEventID):
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "missing or invalid X-Razorpay-Event-Id header"})
+		case err != nil:
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "store unavailable, retry later"})
+		case dup:
+			writeJSON(w, http.StatusOK, map[string]string{"status": "duplicate"})
+		default:
+			writeJSON(w, http.StatusOK, map[string]string{"status": "accepted"})
+		}
+	})
+}
+
+// Admin serves the private listener: /readyz (200 {"status":"ready"} when connector.Ready,
+// else 503 with its status and reason), /healthz, and /metrics (Prometheus; behind adminToken
+// when one is set).
+func Admin(c *connector.Connector, adminToken string) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		ok, status, reason := c.Ready(r.Context())
+		switch {
+		case ok:
+			writeJSON(w, http.StatusOK, map[string]string{"status": status})
+		case reason != "":
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": status, "reason": reason})
+		default:
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": status})
+		}
+	})
+	mux.HandleFunc("/healthz", healthz)
+	mux.Handle("/metrics", RequireToken(adminToken, promhttp.HandlerFor(c.Metrics(), promhttp.HandlerOpts{})))
+	return mux
+}
+
+func healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// RequireToken guards h with token when one is configured: the request must carry
+// "Authorization: Bearer <token>" (compared in constant time), else 401. An empty token leaves
+// h open.
+func RequireToken(token string, h http.Handler) http.Handler {
+	if token == "" {
+		return h
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="razorpay-erpnext admin"`)
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "admin token required"})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
