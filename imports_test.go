@@ -23,8 +23,10 @@ var allowed = map[string][]string{
 	"connector/config": {},
 	"connector":        {"connector/config", "razorpay", "frappe", "mapping"},
 	// The HTTP edge of the core: webhook intake, probes, /metrics.
-	"connector/httpapi":    {"connector"},
-	"connector/store":      {"connector"},
+	"connector/httpapi": {"connector"},
+	"connector/store":   {"connector"},
+	// Reconcile is a process of the core of its own: it works through the Connector's ports.
+	"connector/reconcile":  {"connector", "frappe", "razorpay"},
 	"cmd/razorpay-erpnext": {"*"},
 	"internal/sharedtest":  {}, // test helper: finds shared/ beside the checkout
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
@@ -36,8 +38,9 @@ var allowed = map[string][]string{
 
 // onlyImportedBy lists packages that only the named packages may import (edges of the layout).
 var onlyImportedBy = map[string][]string{
-	"console":           {"cmd/razorpay-erpnext"},
-	"connector/httpapi": {"cmd/razorpay-erpnext"},
+	"console":             {"cmd/razorpay-erpnext"},
+	"connector/httpapi":   {"cmd/razorpay-erpnext"},
+	"connector/reconcile": {"cmd/razorpay-erpnext"},
 }
 
 func TestImportDirection(t *testing.T) {

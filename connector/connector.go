@@ -5,7 +5,6 @@
 package connector
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -14,37 +13,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
-	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
-
-// ERPNext is the part of the Frappe REST client the connector uses (frappe.Client).
-type ERPNext interface {
-	List(ctx context.Context, doctype string, opt frappe.ListOptions, out any) error
-	Get(ctx context.Context, doctype, name string, out any) error
-	Insert(ctx context.Context, doctype string, doc any, out any) error
-	Update(ctx context.Context, doctype, name string, fields any, out any) error
-	Call(ctx context.Context, method string, args any, out any) error
-}
-
-var _ ERPNext = (*frappe.Client)(nil)
-
-// RazorpayAPI is the part of the Razorpay REST client the connector uses (razorpay.Client):
-// re-fetching entities before acting on them and filling in what an event does not carry.
-// Nil when razorpay.key_id/key_secret are not configured.
-type RazorpayAPI interface {
-	GetPayment(ctx context.Context, id string) (*razorpay.Payment, error)
-	GetOrder(ctx context.Context, id string) (*razorpay.Order, error)
-	GetRefund(ctx context.Context, id string) (*razorpay.Refund, error)
-	ListPayments(ctx context.Context, from, to time.Time, each func(*razorpay.Payment) error) error
-	ListRefunds(ctx context.Context, from, to time.Time, each func(*razorpay.Refund) error) error
-	GetDispute(ctx context.Context, id string) (*razorpay.Dispute, error)
-	// Capture is used only with reconcile.capture_authorized.
-	Capture(ctx context.Context, paymentID string, amount int64, currency string) (*razorpay.Payment, error)
-}
-
-var _ RazorpayAPI = (*razorpay.Client)(nil)
 
 // Connector receives webhooks and books them. Create it with New; run the workers with Run.
 type Connector struct {

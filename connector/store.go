@@ -206,3 +206,21 @@ type PaymentState struct {
 	Rank                      int
 	UpdatedAt                 time.Time
 }
+
+// ReconcileRun is one row of reconcile_runs (DESIGN.md §8): the window swept and the counts of
+// the run. Booked counts the rows the run queued (each goes through the booking path; when the
+// run drains them, only those that ended booked); Parked counts everything that needs a person
+// (parked or dead rows, authorized payments past their age, audit anomalies). Error is "" for a
+// run that finished; FinishedAt is nil while it runs. Times are UTC.
+type ReconcileRun struct {
+	ID            int64      `json:"id"`
+	WindowFrom    time.Time  `json:"window_from"`
+	WindowTo      time.Time  `json:"window_to"`
+	Scanned       int        `json:"scanned"`
+	Booked        int        `json:"booked"`
+	AlreadyBooked int        `json:"already_booked"`
+	Parked        int        `json:"parked"`
+	StartedAt     time.Time  `json:"started_at"`
+	FinishedAt    *time.Time `json:"finished_at"`
+	Error         string     `json:"error"`
+}

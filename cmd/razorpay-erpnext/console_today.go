@@ -11,6 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/console"
 )
@@ -209,8 +210,8 @@ func (b *consoleBackend) series(days []time.Time, booked []store.BookedSum) ([]c
 
 // DryRunReconcile is `reconcile --dry-run` over the default window.
 func (b *consoleBackend) DryRunReconcile(ctx context.Context) (console.ReconcileReport, error) {
-	rep, err := b.d.conn.Reconcile(ctx, connector.ReconcileRequest{DryRun: true})
-	if errors.Is(err, connector.ErrNoRazorpayAPI) {
+	rep, err := reconcile.Run(ctx, b.d.conn, reconcile.Request{DryRun: true})
+	if errors.Is(err, reconcile.ErrNoRazorpayAPI) {
 		return console.ReconcileReport{}, fmt.Errorf("%w: %v", console.ErrUnavailable, err)
 	}
 	if err != nil {
@@ -219,12 +220,12 @@ func (b *consoleBackend) DryRunReconcile(ctx context.Context) (console.Reconcile
 	out := console.ReconcileReport{WindowFrom: rep.WindowFrom, WindowTo: rep.WindowTo, ListedFrom: rep.ListedFrom, Warnings: rep.Warnings}
 	for _, s := range []struct {
 		name string
-		c    connector.SweepCounts
+		c    reconcile.SweepCounts
 	}{{"payments", rep.Payments}, {"refunds", rep.Refunds}, {"integration requests", rep.IntegrationRequests}} {
 		out.Sweeps = append(out.Sweeps, console.SweepRow{Name: s.name, Scanned: s.c.Scanned, AlreadyBooked: s.c.AlreadyBooked,
 			InInbox: s.c.InInbox, WouldQueue: s.c.Queued, Park: s.c.Parked})
 	}
-	item := func(it connector.ReconcileItem, note string) console.ReconcileItem {
+	item := func(it reconcile.Item, note string) console.ReconcileItem {
 		return console.ReconcileItem{Kind: it.Kind, ID: it.ID, AmountMinor: it.AmountMinor, Currency: it.Currency, CreatedAt: it.CreatedAt, Note: note}
 	}
 	for _, it := range rep.Queued {

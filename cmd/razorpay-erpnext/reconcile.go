@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -56,7 +57,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 finished but something needs a person.`,
 			if !from.IsZero() && !to.IsZero() && !from.Before(to) {
 				return usageErr("--from %s is not before --to %s", fromText, toText)
 			}
-			return m.reconcile(cmd.Context(), cfg, connector.ReconcileRequest{From: from, To: to, DryRun: dryRun, Drain: !dryRun, WaitForLock: time.Minute}, asJSON)
+			return m.reconcile(cmd.Context(), cfg, reconcile.Request{From: from, To: to, DryRun: dryRun, Drain: !dryRun, WaitForLock: time.Minute}, asJSON)
 		},
 	}
 	f := c.Flags()
@@ -84,7 +85,7 @@ func parseWhen(s string, loc *time.Location) (time.Time, error) {
 }
 
 // reconcile runs one reconcile by hand and prints its report.
-func (m *Main) reconcile(ctx context.Context, cfg connector.Config, req connector.ReconcileRequest, asJSON bool) error {
+func (m *Main) reconcile(ctx context.Context, cfg connector.Config, req reconcile.Request, asJSON bool) error {
 	logCfg := cfg.Log
 	if lvl, err := zerolog.ParseLevel(logCfg.Level); err != nil || lvl < zerolog.WarnLevel {
 		logCfg.Level = "warn" // the report says what happened; per-event lines would bury it
@@ -97,9 +98,9 @@ func (m *Main) reconcile(ctx context.Context, cfg connector.Config, req connecto
 	defer db.Close()
 	bar := newProgressBar(m.Stderr)
 	req.Progress = bar.update
-	rep, err := conn.Reconcile(ctx, req)
+	rep, err := reconcile.Run(ctx, conn, req)
 	bar.finish()
-	if rep != nil && (err == nil || !errors.Is(err, connector.ErrNoRazorpayAPI) && !errors.Is(err, connector.ErrReconcileBusy)) {
+	if rep != nil && (err == nil || !errors.Is(err, reconcile.ErrNoRazorpayAPI) && !errors.Is(err, reconcile.ErrBusy)) {
 		if asJSON {
 			enc := json.NewEncoder(m.Stdout)
 			enc.SetIndent("", "  ")
@@ -123,7 +124,7 @@ func (m *Main) reconcile(ctx context.Context, cfg connector.Config, req connecto
 // migrated) and builds a connector with both API clients.
 func openReconciler(ctx context.Context, cfg connector.Config, log zerolog.Logger, dryRun bool) (*connector.Connector, *store.DB, error) {
 	if cfg.Razorpay.KeyID == "" || cfg.Razorpay.KeySecret == "" {
-		return nil, nil, connector.ErrNoRazorpayAPI
+		return nil, nil, reconcile.ErrNoRazorpayAPI
 	}
 	rzp, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret})
 	if err != nil {
@@ -181,9 +182,9 @@ func (d *daemon) startReconcileSchedule() (stop func()) {
 }
 
 func (d *daemon) scheduledReconcile(ctx context.Context) {
-	rep, err := d.conn.Reconcile(ctx, connector.ReconcileRequest{})
+	rep, err := reconcile.Run(ctx, d.conn, reconcile.Request{})
 	switch {
-	case errors.Is(err, connector.ErrReconcileBusy):
+	case errors.Is(err, reconcile.ErrBusy):
 		d.log.Info().Msg("scheduled reconcile skipped: another process is reconciling")
 		return
 	case err != nil && ctx.Err() != nil:
@@ -202,7 +203,7 @@ func (d *daemon) scheduledReconcile(ctx context.Context) {
 }
 
 // printReport writes the human report.
-func printReport(w io.Writer, r *connector.ReconcileReport) {
+func printReport(w io.Writer, r *reconcile.Report) {
 	mode := ""
 	if r.DryRun {
 		mode = " (dry run: nothing was written)"
@@ -217,7 +218,7 @@ func printReport(w io.Writer, r *connector.ReconcileReport) {
 	fmt.Fprintln(tw, "\tscanned\talready booked\tin inbox\t"+queuedCol+"\tbooked\tparked\tpending\tnot booked\t")
 	for _, s := range []struct {
 		name string
-		c    connector.SweepCounts
+		c    reconcile.SweepCounts
 	}{{"payments", r.Payments}, {"refunds", r.Refunds}, {"integration requests", r.IntegrationRequests}} {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.name, s.c.Scanned, s.c.AlreadyBooked, s.c.InInbox,
 			s.c.Queued, s.c.Booked, s.c.Parked, s.c.Pending, s.c.NotBooked)
@@ -248,7 +249,7 @@ func printReport(w io.Writer, r *connector.ReconcileReport) {
 	}
 }
 
-func printItems(w io.Writer, title string, items []connector.ReconcileItem) {
+func printItems(w io.Writer, title string, items []reconcile.Item) {
 	if len(items) == 0 {
 		return
 	}
@@ -293,7 +294,7 @@ func newProgressBar(w io.Writer) *progressBar {
 	return &progressBar{w: w}
 }
 
-func (b *progressBar) update(p connector.Progress) {
+func (b *progressBar) update(p reconcile.Progress) {
 	if b.w == nil {
 		return
 	}

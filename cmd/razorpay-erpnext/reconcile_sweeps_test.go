@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -56,7 +57,7 @@ func TestReconcileBooksLostRefundOnce(t *testing.T) {
 		if rep.Refunds.Scanned != 1 || rep.Refunds.Queued != 1 || rep.Refunds.Booked != 1 || rep.Refunds.Parked != 0 {
 			t.Fatalf("refunds %+v: want the processed refund scanned, queued and booked\nparked %+v\n%s", rep.Refunds, rep.Parked, e.logs.String())
 		}
-		var queued *connector.ReconcileItem
+		var queued *reconcile.Item
 		for i := range rep.Queued {
 			if rep.Queued[i].ID == processed {
 				queued = &rep.Queued[i]
@@ -309,17 +310,17 @@ func TestReconcileAuditReportsDocumentsPaidTwice(t *testing.T) {
 	before := len(e.site.Docs("Payment Entry"))
 
 	rep := e.reconcile(e.configFile(), exitParked)
-	byKind := map[string][]connector.Anomaly{}
+	byKind := map[string][]reconcile.Anomaly{}
 	for _, a := range rep.Anomalies {
 		byKind[a.Kind] = append(byKind[a.Kind], a)
 	}
-	if inv := byKind[connector.AnomalyInvoicePaidTwice]; len(inv) != 1 || inv[0].Documents[0] != raced || len(inv[0].Documents) != 3 ||
+	if inv := byKind[reconcile.AnomalyInvoicePaidTwice]; len(inv) != 1 || inv[0].Documents[0] != raced || len(inv[0].Documents) != 3 ||
 		!strings.Contains(inv[0].Detail, "total 1000.00") || !strings.Contains(inv[0].Detail, "paid 2000.00") {
 		t.Errorf("invoice anomalies %+v: want %s, paid 2000.00 of 1000.00 by its two entries", inv, raced)
 	}
 	want := []string{pr, checkout, linked}
 	sort.Strings(want[1:])
-	if prq := byKind[connector.AnomalyPaymentRequestPaidTwice]; len(prq) != 1 || strings.Join(prq[0].Documents, ",") != strings.Join(want, ",") {
+	if prq := byKind[reconcile.AnomalyPaymentRequestPaidTwice]; len(prq) != 1 || strings.Join(prq[0].Documents, ",") != strings.Join(want, ",") {
 		t.Errorf("Payment Request anomalies %+v: want %v", prq, want)
 	}
 	if len(rep.Anomalies) != 2 {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -136,13 +137,13 @@ log: {level: warn}
 }
 
 // reconcile runs the command with --json and decodes its report.
-func (e *rzpEnv) reconcile(path string, wantCode int, extra ...string) *connector.ReconcileReport {
+func (e *rzpEnv) reconcile(path string, wantCode int, extra ...string) *reconcile.Report {
 	e.t.Helper()
 	code, out, errs := run(e.t, e.secret, append([]string{"reconcile", "--config", path, "--json"}, extra...)...)
 	if code != wantCode {
 		e.t.Fatalf("reconcile %v: exit %d, want %d\nstdout %s\nstderr %s", extra, code, wantCode, out, errs)
 	}
-	var rep connector.ReconcileReport
+	var rep reconcile.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		e.t.Fatalf("stdout is not one JSON report: %v\n%s", err, out)
 	}
@@ -200,7 +201,7 @@ func (e *rzpEnv) inboxSnapshot() []string {
 	return s
 }
 
-func queuedIDs(rep *connector.ReconcileReport) []string {
+func queuedIDs(rep *reconcile.Report) []string {
 	var ids []string
 	for _, it := range rep.Queued {
 		ids = append(ids, it.ID)
@@ -545,7 +546,7 @@ func TestReconcileAuditReportsWithoutRebooking(t *testing.T) {
 	for _, an := range rep.Anomalies {
 		kinds[an.Kind]++
 	}
-	if kinds[connector.AnomalyDuplicateReference] != 1 || kinds[connector.AnomalyBookingCancelled] != 1 || len(rep.Anomalies) != 2 {
+	if kinds[reconcile.AnomalyDuplicateReference] != 1 || kinds[reconcile.AnomalyBookingCancelled] != 1 || len(rep.Anomalies) != 2 {
 		t.Errorf("anomalies %+v: want one duplicate reference_no (%s) and one cancelled booking (%s)", rep.Anomalies, a, b)
 	}
 	if after := len(e.site.Docs("Payment Entry")); after != before || rep.Payments.Queued != 0 {

@@ -1,4 +1,4 @@
-package connector_test
+package reconcile_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
@@ -108,9 +109,9 @@ func (e *reconcileEnv) payment(id, status string, created time.Time, notes razor
 	}
 }
 
-func (e *reconcileEnv) reconcile(c *connector.Connector, req connector.ReconcileRequest) *connector.ReconcileReport {
+func (e *reconcileEnv) reconcile(c *connector.Connector, req reconcile.Request) *reconcile.Report {
 	e.t.Helper()
-	rep, err := c.Reconcile(context.Background(), req)
+	rep, err := reconcile.Run(context.Background(), c, req)
 	if err != nil {
 		e.t.Fatalf("reconcile: %v", err)
 	}
@@ -127,14 +128,14 @@ func TestReconcileReadsEveryPage(t *testing.T) {
 		e.payment(payID(i), "", e.now.Add(-time.Duration(130-i)*10*time.Minute), nil)
 	}
 	c := e.connector()
-	rep := e.reconcile(c, connector.ReconcileRequest{DryRun: true})
+	rep := e.reconcile(c, reconcile.Request{DryRun: true})
 	if rep.Payments.Scanned != 130 || rep.Payments.Queued != 130 || len(rep.Queued) != 130 {
 		t.Fatalf("dry run scanned %d, would queue %d (%d listed); want 130 of 130", rep.Payments.Scanned, rep.Payments.Queued, len(rep.Queued))
 	}
 	if n := total(t, e.db); n != 0 {
 		t.Fatalf("dry run wrote %d inbox rows", n)
 	}
-	rep = e.reconcile(c, connector.ReconcileRequest{})
+	rep = e.reconcile(c, reconcile.Request{})
 	if rep.Payments.Queued != 130 {
 		t.Fatalf("queued %d, want 130", rep.Payments.Queued)
 	}
@@ -143,7 +144,7 @@ func TestReconcileReadsEveryPage(t *testing.T) {
 		rows[0].Event != "payment.captured" || rows[0].Status != connector.StatusPending {
 		t.Fatalf("oldest payment's row %+v (%v): want one pending reconcile:%s of the configured account", rows, err, payID(0))
 	}
-	again := e.reconcile(c, connector.ReconcileRequest{})
+	again := e.reconcile(c, reconcile.Request{})
 	if again.Payments.Queued != 0 || again.Payments.InInbox != 130 {
 		t.Errorf("second run queued %d, in inbox %d; want 0 and 130", again.Payments.Queued, again.Payments.InInbox)
 	}
@@ -203,7 +204,7 @@ func TestReconcileRespectsSinceAndExistingRows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep := e.reconcile(e.connector(), connector.ReconcileRequest{})
+	rep := e.reconcile(e.connector(), reconcile.Request{})
 	if rep.Payments.BeforeSince != 1 || rep.Payments.Queued != 1 || rep.Payments.Parked != 1 || rep.Payments.Scanned != 3 {
 		t.Fatalf("counts %+v: want 3 captured scanned, 1 before go-live, 1 queued, 1 parked", rep.Payments)
 	}
@@ -226,16 +227,16 @@ func TestReconcileTakesTheLockRow(t *testing.T) {
 		t.Fatal(ok, err)
 	}
 	c := e.connector()
-	if _, err := c.Reconcile(ctx, connector.ReconcileRequest{}); !errors.Is(err, connector.ErrReconcileBusy) {
+	if _, err := reconcile.Run(ctx, c, reconcile.Request{}); !errors.Is(err, reconcile.ErrBusy) {
 		t.Fatalf("err %v, want ErrReconcileBusy while another replica holds the lock", err)
 	}
-	if rep := e.reconcile(c, connector.ReconcileRequest{DryRun: true}); rep.Payments.Queued != 1 {
+	if rep := e.reconcile(c, reconcile.Request{DryRun: true}); rep.Payments.Queued != 1 {
 		t.Errorf("a dry run takes no lock and should still report: %+v", rep.Payments)
 	}
 	if err := e.db.ReleaseLock(ctx, "reconcile", "other-replica"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := e.reconcile(c, connector.ReconcileRequest{}); rep.Payments.Queued != 1 {
+	if rep := e.reconcile(c, reconcile.Request{}); rep.Payments.Queued != 1 {
 		t.Errorf("after release: %+v", rep.Payments)
 	}
 }
@@ -254,7 +255,7 @@ func TestReconcileWaitsForTheLock(t *testing.T) {
 		_ = e.db.ReleaseLock(ctx, "reconcile", "scheduled-run")
 	}()
 	started := time.Now()
-	rep := e.reconcile(e.connector(), connector.ReconcileRequest{WaitForLock: 30 * time.Second})
+	rep := e.reconcile(e.connector(), reconcile.Request{WaitForLock: 30 * time.Second})
 	if rep.Payments.Queued != 1 {
 		t.Errorf("report %+v", rep.Payments)
 	}
@@ -307,7 +308,7 @@ func TestIntegrationRequestSweep(t *testing.T) {
 	if err := e.db.FinishBooking(ctx, connector.Booking{BusinessKey: "pay_T3stIRBooked01", Doctype: "Payment Entry", Name: "ACC-PAY-2026-00009"}, e.now); err != nil {
 		t.Fatal(err)
 	}
-	rep := e.reconcile(e.connector(), connector.ReconcileRequest{})
+	rep := e.reconcile(e.connector(), reconcile.Request{})
 	ir := rep.IntegrationRequests
 	if ir.Queued != 1 || ir.AlreadyBooked != 1 || len(rep.Authorized) != 1 {
 		t.Fatalf("integration requests %+v, authorized %+v: want 1 queued, 1 already booked, 1 authorized", ir, rep.Authorized)
@@ -348,7 +349,7 @@ func TestIntegrationRequestSweepWithoutPermissionWarns(t *testing.T) {
 	})
 	e.cfg.Reconcile.IntegrationRequests = true
 	e.payment(payID(7), "", e.now.Add(-time.Hour), nil)
-	rep := e.reconcile(e.connector(), connector.ReconcileRequest{})
+	rep := e.reconcile(e.connector(), reconcile.Request{})
 	if rep.Payments.Queued != 1 {
 		t.Errorf("the Razorpay sweep must run when the Integration Request sweep cannot: %+v", rep.Payments)
 	}

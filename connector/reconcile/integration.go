@@ -1,4 +1,4 @@
-package connector
+package reconcile
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -23,9 +24,9 @@ const frappeTime = "2006-01-02 15:04:05.000000"
 // reconcile.capture_authorized). A 403 or 501 from ERPNext (the API user lacks System Manager
 // read, or the site does not have the doctype) skips the sweep with a warning.
 func (r *reconcileRun) sweepIntegrationRequests(ctx context.Context) error {
-	var irs []IntegrationRequest
+	var irs []connector.IntegrationRequest
 	err := r.c.erp.List(ctx, frappe.DoctypeIntegrationRequest, frappe.ListOptions{
-		Fields: IntegrationRequestFields,
+		Fields: connector.IntegrationRequestFields,
 		Filters: []frappe.Filter{
 			{"integration_request_service", "=", "Razorpay"},
 			{"status", "in", []string{"Queued", "Authorized", "Completed"}},
@@ -57,8 +58,8 @@ func (r *reconcileRun) sweepIntegrationRequests(ctx context.Context) error {
 	return nil
 }
 
-func (r *reconcileRun) integrationRequest(ctx context.Context, ir IntegrationRequest) error {
-	d, ok := ParseIRData(ir.Data)
+func (r *reconcileRun) integrationRequest(ctx context.Context, ir connector.IntegrationRequest) error {
+	d, ok := connector.ParseIRData(ir.Data)
 	if !ok {
 		r.warn("Integration Request %s: data is not JSON; skipped", ir.Name)
 		return nil
@@ -67,17 +68,17 @@ func (r *reconcileRun) integrationRequest(ctx context.Context, ir IntegrationReq
 		return nil // checkout not completed: nothing was paid
 	}
 	pr := ir.PaymentRequest(d)
-	base := ReconcileItem{Kind: itemPayment, ID: d.PaymentID, Source: sourceIntegrationRequest, IntegrationRequest: ir.Name, PaymentRequest: pr}
+	base := Item{Kind: KindPayment, ID: d.PaymentID, Source: SourceIntegrationRequest, IntegrationRequest: ir.Name, PaymentRequest: pr}
 	if r.handled[d.PaymentID] {
 		return nil // a second Integration Request naming the same payment
 	}
-	cov, _, _, err := r.cover(ctx, d.PaymentID, RouteReceipt)
+	cov, _, _, err := r.cover(ctx, d.PaymentID, connector.RouteReceipt)
 	if err != nil {
 		return err
 	}
 	if cov != uncovered {
 		r.rep.IntegrationRequests.Scanned++
-		_, _, err := r.judge(ctx, base, RouteReceipt)
+		_, _, err := r.judge(ctx, base, connector.RouteReceipt)
 		return err
 	}
 	var p *razorpay.Payment
@@ -85,12 +86,12 @@ func (r *reconcileRun) integrationRequest(ctx context.Context, ir IntegrationReq
 		p, err = r.c.rzp.GetPayment(ctx, d.PaymentID)
 		return err
 	})
-	if razorpay.IsNotFound(err) {
+	if notFound(err) {
 		r.warn("Integration Request %s names payment %s, which Razorpay does not know (test and live keys see different data)", ir.Name, d.PaymentID)
 		return nil
 	}
 	if err != nil {
-		if razorpay.IsAuthFault(err) || ctx.Err() != nil {
+		if authFault(err) || ctx.Err() != nil {
 			return err
 		}
 		r.warn("Integration Request %s: %v", ir.Name, err)
@@ -104,13 +105,13 @@ func (r *reconcileRun) integrationRequest(ctx context.Context, ir IntegrationReq
 	if !captured(p) {
 		return nil // failed or created: nothing to book
 	}
-	return r.payment(ctx, p, sourceIntegrationRequest, ir.Name, pr)
+	return r.payment(ctx, p, SourceIntegrationRequest, ir.Name, pr)
 }
 
 // authorized reports a payment left authorized past reconcile.authorized_age, or captures it
 // when reconcile.capture_authorized is on (never in a dry run: it is reported as "would
 // capture"). It returns the captured payment, or nil when there is nothing to book.
-func (r *reconcileRun) authorized(ctx context.Context, it ReconcileItem, p *razorpay.Payment) (*razorpay.Payment, error) {
+func (r *reconcileRun) authorized(ctx context.Context, it Item, p *razorpay.Payment) (*razorpay.Payment, error) {
 	it.AmountMinor, it.Currency, it.CreatedAt = p.Amount, p.Currency, time.Unix(p.CreatedAt, 0).UTC()
 	age := r.c.now().Sub(it.CreatedAt)
 	if age < r.c.cfg.Reconcile.AuthorizedAge.D() {
@@ -128,7 +129,7 @@ func (r *reconcileRun) authorized(ctx context.Context, it ReconcileItem, p *razo
 			r.rep.IntegrationRequests.Captured++
 			return got, nil
 		}
-		if razorpay.IsAuthFault(err) || ctx.Err() != nil {
+		if authFault(err) || ctx.Err() != nil {
 			return nil, err
 		}
 		it.Reason = fmt.Sprintf("capture failed: %v", err)
@@ -150,7 +151,7 @@ func (r *reconcileRun) capture(ctx context.Context, p *razorpay.Payment) (*razor
 		r.c.log.Info().Str("component", "reconcile").Str("payment_id", p.ID).Msg("captured an authorized payment (reconcile.capture_authorized)")
 		return got, nil
 	}
-	if razorpay.IsAuthFault(err) || ctx.Err() != nil {
+	if authFault(err) || ctx.Err() != nil {
 		return nil, fmt.Errorf("capture %s: %w", p.ID, err)
 	}
 	var back *razorpay.Payment

@@ -1,4 +1,4 @@
-package connector
+package reconcile
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 )
 
@@ -71,7 +72,7 @@ func (r *reconcileRun) auditCancelledBookings(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	byName := map[string]Booking{}
+	byName := map[string]connector.Booking{}
 	var names []string
 	for _, b := range bookings {
 		if b.Doctype != frappe.DoctypePaymentEntry || b.Name == "" {

@@ -1,4 +1,4 @@
-package connector_test
+package reconcile_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 )
 
@@ -120,26 +121,26 @@ func TestReconcileReplicasRunOneAtATime(t *testing.T) {
 			a, b := e.connector(), e.connector()
 			ctx := context.Background()
 			var (
-				repA *connector.ReconcileReport
+				repA *reconcile.Report
 				errA error
 				done = make(chan struct{})
 			)
 			go func() {
 				defer close(done)
-				repA, errA = a.Reconcile(ctx, connector.ReconcileRequest{})
+				repA, errA = reconcile.Run(ctx, a, reconcile.Request{})
 			}()
 			select {
 			case <-g.entered:
 			case <-time.After(10 * time.Second):
 				t.Fatal("the first reconcile never listed payments")
 			}
-			_, errB := b.Reconcile(ctx, connector.ReconcileRequest{})
+			_, errB := reconcile.Run(ctx, b, reconcile.Request{})
 			close(g.release)
 			<-done
 			if errA != nil {
 				t.Fatalf("first replica: %v", errA)
 			}
-			if !errors.Is(errB, connector.ErrReconcileBusy) {
+			if !errors.Is(errB, reconcile.ErrBusy) {
 				t.Fatalf("second replica: %v, want ErrReconcileBusy while the first sweeps", errB)
 			}
 			if repA.Payments.Queued != 12 {
@@ -168,7 +169,7 @@ func TestReconcileReplicasRunOneAtATime(t *testing.T) {
 			}
 
 			// Once the lock is free, the other replica runs and queues nothing.
-			repB, err := b.Reconcile(ctx, connector.ReconcileRequest{})
+			repB, err := reconcile.Run(ctx, b, reconcile.Request{})
 			if err != nil || repB.Payments.Queued != 0 || repB.Payments.InInbox != 12 {
 				t.Fatalf("second replica afterwards: %+v (%v), want 0 queued, 12 in the inbox", repB.Payments, err)
 			}
@@ -190,13 +191,13 @@ func TestReconcileReplicasRacingQueueOnce(t *testing.T) {
 	conns := []*connector.Connector{e.connector(), e.connector(), e.connector()}
 	ctx := context.Background()
 	var wg sync.WaitGroup
-	reps := make([]*connector.ReconcileReport, len(conns))
+	reps := make([]*reconcile.Report, len(conns))
 	errs := make([]error, len(conns))
 	for i, c := range conns {
 		wg.Add(1)
 		go func(i int, c *connector.Connector) {
 			defer wg.Done()
-			reps[i], errs[i] = c.Reconcile(ctx, connector.ReconcileRequest{})
+			reps[i], errs[i] = reconcile.Run(ctx, c, reconcile.Request{})
 		}(i, c)
 	}
 	wg.Wait()
@@ -206,7 +207,7 @@ func TestReconcileReplicasRacingQueueOnce(t *testing.T) {
 		case err == nil:
 			ran++
 			queued += reps[i].Payments.Queued
-		case !errors.Is(err, connector.ErrReconcileBusy):
+		case !errors.Is(err, reconcile.ErrBusy):
 			t.Fatalf("replica %d: %v", i, err)
 		}
 	}

@@ -9,6 +9,9 @@ import (
 	"time"
 )
 
+// Draining: the worker's own loop run until given rows are final, by a process that is not
+// the daemon (reconcile --drain).
+
 // drainWorkerBase numbers the drain's workers apart from Run's in lease owners and logs.
 const drainWorkerBase = 100
 
@@ -84,58 +87,4 @@ func (c *Connector) DrainEvents(ctx context.Context, ids []int64, progress func(
 		case <-t.C:
 		}
 	}
-}
-
-// drain processes the rows this run queued, within reconcile.drain_timeout, then reads how each
-// ended and counts it: booked (done, or duplicate of a booking made meanwhile), parked or dead
-// (with the reason), skipped (not booked by this version), or still pending.
-func (r *reconcileRun) drain(ctx context.Context) error {
-	var ids []int64
-	for _, it := range r.rep.Queued {
-		if it.rowID != 0 {
-			ids = append(ids, it.rowID)
-		}
-	}
-	timeout := r.c.cfg.Reconcile.DrainTimeout.D()
-	if timeout <= 0 {
-		timeout = 2 * time.Minute
-	}
-	dctx, cancel := context.WithTimeout(ctx, timeout)
-	err := r.c.DrainEvents(dctx, ids, func(done, total int) { r.progress("booking", done, total) })
-	cancel()
-	if err != nil && ctx.Err() != nil {
-		return err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		r.warn("drain stopped after %s; rows still pending are booked by the daemon's workers", timeout)
-	} else if err != nil {
-		return err
-	}
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer rcancel()
-	for i := range r.rep.Queued {
-		it := &r.rep.Queued[i]
-		if it.rowID == 0 {
-			continue
-		}
-		ev, err := r.c.store.GetEvent(rctx, it.rowID)
-		if err != nil {
-			return fmt.Errorf("drain: read event %s: %w", it.EventID, err)
-		}
-		it.Status, it.Reason, it.Result = string(ev.Status), ev.LastError, resultOf(ev)
-		cnt := r.counts(it)
-		switch ev.Status {
-		case StatusDone, StatusDuplicate:
-			cnt.Booked++
-		case StatusParked, StatusDead:
-			cnt.Parked++
-			r.rep.Parked = append(r.rep.Parked, *it)
-		case StatusSkipped, StatusDismissed:
-			cnt.NotBooked++
-			r.rep.NotBooked = append(r.rep.NotBooked, *it)
-		default:
-			cnt.Pending++
-		}
-	}
-	return nil
 }

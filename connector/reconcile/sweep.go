@@ -1,4 +1,4 @@
-package connector
+package reconcile
 
 import (
 	"context"
@@ -7,15 +7,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // Item kinds and sources.
 const (
-	itemPayment              = "payment"
-	itemRefund               = "refund"
-	sourceRazorpay           = "razorpay"
-	sourceIntegrationRequest = "integration_request"
+	KindPayment              = "payment"
+	KindRefund               = "refund"
+	SourceRazorpay           = "razorpay"
+	SourceIntegrationRequest = "integration_request"
 )
 
 // coverage is what the store already holds for a business key.
@@ -34,14 +35,14 @@ const (
 // whose event has that route. row is the inbox row that decided (nil for a booking); anyRow
 // is true when some inbox row has key at all (then InsertEventIfNoKey would refuse, and a
 // synthetic row is inserted by its own event id instead).
-func (r *reconcileRun) cover(ctx context.Context, key string, route Route) (cov coverage, row *InboxEvent, anyRow bool, err error) {
+func (r *reconcileRun) cover(ctx context.Context, key string, route connector.Route) (cov coverage, row *connector.InboxEvent, anyRow bool, err error) {
 	b, err := r.c.store.GetBooking(ctx, key)
 	switch {
-	case err == nil && (b.State == BookingBooked || b.State == BookingVoid):
+	case err == nil && (b.State == connector.BookingBooked || b.State == connector.BookingVoid):
 		return covBooked, nil, true, nil
 	case err == nil:
 		cov = covQueued
-	case !errors.Is(err, ErrNotFound):
+	case !errors.Is(err, connector.ErrNotFound):
 		return uncovered, nil, false, fmt.Errorf("read booking %s: %w", key, err)
 	}
 	rows, err := r.c.store.FindEvents(ctx, key)
@@ -54,20 +55,20 @@ func (r *reconcileRun) cover(ctx context.Context, key string, route Route) (cov 
 			continue
 		}
 		anyRow = true
-		if RouteOf(ev.Event) != route {
+		if connector.RouteOf(ev.Event) != route {
 			continue
 		}
 		var c coverage
 		switch ev.Status {
-		case StatusDone, StatusDuplicate:
+		case connector.StatusDone, connector.StatusDuplicate:
 			c = covBooked
-		case StatusPending, StatusProcessing:
+		case connector.StatusPending, connector.StatusProcessing:
 			c = covQueued
-		case StatusParked, StatusDead:
+		case connector.StatusParked, connector.StatusDead:
 			c = covParked
-		case StatusSkipped:
+		case connector.StatusSkipped:
 			c = covNotBooked
-		case StatusDismissed:
+		case connector.StatusDismissed:
 			c = covDismissed
 		}
 		if c > cov {
@@ -78,7 +79,7 @@ func (r *reconcileRun) cover(ctx context.Context, key string, route Route) (cov 
 }
 
 // judge counts key by its coverage and returns true when it needs a synthetic row.
-func (r *reconcileRun) judge(ctx context.Context, it ReconcileItem, route Route) (need, anyRow bool, err error) {
+func (r *reconcileRun) judge(ctx context.Context, it Item, route connector.Route) (need, anyRow bool, err error) {
 	cnt := r.counts(&it)
 	if r.handled[it.ID] {
 		cnt.InInbox++ // queued or judged earlier in this run, by another sweep
@@ -111,7 +112,7 @@ func (r *reconcileRun) judge(ctx context.Context, it ReconcileItem, route Route)
 	return false, anyRow, nil
 }
 
-func resultOf(ev *InboxEvent) string {
+func resultOf(ev *connector.InboxEvent) string {
 	if ev.ResultName == "" {
 		return ""
 	}
@@ -120,9 +121,9 @@ func resultOf(ev *InboxEvent) string {
 
 // enqueue inserts the synthetic row for it (body is the envelope), or in a dry run only lists
 // it. A row that another process inserted first (a webhook arriving now) counts as in the inbox.
-func (r *reconcileRun) enqueue(ctx context.Context, it ReconcileItem, event string, body []byte, anyRow bool) error {
+func (r *reconcileRun) enqueue(ctx context.Context, it Item, event string, body []byte, anyRow bool) error {
 	cnt := r.counts(&it)
-	it.EventID = ReconcileEventPrefix + it.ID
+	it.EventID = connector.ReconcileEventPrefix + it.ID
 	if r.req.DryRun {
 		it.Status = "would queue"
 		cnt.Queued++
@@ -130,8 +131,8 @@ func (r *reconcileRun) enqueue(ctx context.Context, it ReconcileItem, event stri
 		return nil
 	}
 	now := r.c.now().UTC()
-	ev := &InboxEvent{AccountID: r.c.cfg.Razorpay.AccountID, EventID: it.EventID, Event: event, BusinessKey: it.ID,
-		RawBody: body, ReceivedAt: now, EventCreatedAt: &now, Status: StatusPending, NextAttemptAt: now}
+	ev := &connector.InboxEvent{AccountID: r.c.cfg.Razorpay.AccountID, EventID: it.EventID, Event: event, BusinessKey: it.ID,
+		RawBody: body, ReceivedAt: now, EventCreatedAt: &now, Status: connector.StatusPending, NextAttemptAt: now}
 	insert := r.c.store.InsertEventIfNoKey
 	if anyRow {
 		// Rows of this key exist but none books it (e.g. only payment.authorized arrived):
@@ -146,7 +147,7 @@ func (r *reconcileRun) enqueue(ctx context.Context, it ReconcileItem, event stri
 		cnt.InInbox++
 		return nil
 	}
-	it.rowID, it.Status = ev.ID, string(StatusPending)
+	it.rowID, it.Status = ev.ID, string(connector.StatusPending)
 	cnt.Queued++
 	r.rep.Queued = append(r.rep.Queued, it)
 	r.c.Wake()
@@ -177,7 +178,7 @@ func (r *reconcileRun) sweepPayments(ctx context.Context) error {
 			seen[p.ID] = true
 			n++
 			r.progress("payments", n, 0)
-			return r.payment(ctx, p, sourceRazorpay, "", "")
+			return r.payment(ctx, p, SourceRazorpay, "", "")
 		})
 	})
 }
@@ -185,7 +186,7 @@ func (r *reconcileRun) sweepPayments(ctx context.Context) error {
 // payment judges one captured payment and queues it when needed. paymentRequest, when set, is
 // put into the payment's notes as "payment_request" (the booking engine's Payment Request path).
 func (r *reconcileRun) payment(ctx context.Context, p *razorpay.Payment, source, ir, paymentRequest string) error {
-	it := ReconcileItem{Kind: itemPayment, ID: p.ID, Source: source, AmountMinor: p.Amount, Currency: p.Currency,
+	it := Item{Kind: KindPayment, ID: p.ID, Source: source, AmountMinor: p.Amount, Currency: p.Currency,
 		CreatedAt: time.Unix(p.CreatedAt, 0).UTC(), IntegrationRequest: ir, PaymentRequest: paymentRequest}
 	cnt := r.counts(&it)
 	cnt.Scanned++
@@ -193,7 +194,7 @@ func (r *reconcileRun) payment(ctx context.Context, p *razorpay.Payment, source,
 		cnt.BeforeSince++
 		return nil
 	}
-	need, anyRow, err := r.judge(ctx, it, RouteReceipt)
+	need, anyRow, err := r.judge(ctx, it, connector.RouteReceipt)
 	if err != nil || !need {
 		return err
 	}
@@ -229,7 +230,7 @@ func (r *reconcileRun) paymentEnvelope(ctx context.Context, p *razorpay.Payment,
 			r.warn("payment %s: order %s not fetched (%v); queued without it", cp.ID, cp.OrderID, err)
 		}
 	}
-	return SyntheticEvent(r.c.cfg.Razorpay.AccountID, "payment.captured", r.c.now(), &cp, order, nil)
+	return connector.SyntheticEvent(r.c.cfg.Razorpay.AccountID, "payment.captured", r.c.now(), &cp, order, nil)
 }
 
 // sweepRefunds queues every processed refund in the listed range not yet on its way, as a
@@ -251,7 +252,7 @@ func (r *reconcileRun) sweepRefunds(ctx context.Context) error {
 }
 
 func (r *reconcileRun) refund(ctx context.Context, rf *razorpay.Refund) error {
-	it := ReconcileItem{Kind: itemRefund, ID: rf.ID, Source: sourceRazorpay, AmountMinor: rf.Amount, Currency: rf.Currency,
+	it := Item{Kind: KindRefund, ID: rf.ID, Source: SourceRazorpay, AmountMinor: rf.Amount, Currency: rf.Currency,
 		CreatedAt: time.Unix(rf.CreatedAt, 0).UTC()}
 	cnt := r.counts(&it)
 	cnt.Scanned++
@@ -259,7 +260,7 @@ func (r *reconcileRun) refund(ctx context.Context, rf *razorpay.Refund) error {
 		cnt.BeforeSince++
 		return nil
 	}
-	need, anyRow, err := r.judge(ctx, it, RouteRefund)
+	need, anyRow, err := r.judge(ctx, it, connector.RouteRefund)
 	if err != nil || !need {
 		return err
 	}
@@ -276,7 +277,7 @@ func (r *reconcileRun) refund(ctx context.Context, rf *razorpay.Refund) error {
 				r.warn("refund %s: payment %s not fetched (%v); queued without it", rf.ID, rf.PaymentID, err)
 			}
 		}
-		if body, err = SyntheticEvent(r.c.cfg.Razorpay.AccountID, "refund.processed", r.c.now(), p, nil, rf); err != nil {
+		if body, err = connector.SyntheticEvent(r.c.cfg.Razorpay.AccountID, "refund.processed", r.c.now(), p, nil, rf); err != nil {
 			return err
 		}
 	}
@@ -286,26 +287,39 @@ func (r *reconcileRun) refund(ctx context.Context, rf *razorpay.Refund) error {
 // reconcileReadAttempts bounds the retries of one Razorpay read (429, 5xx, transport).
 const reconcileReadAttempts = 4
 
-// retry runs a Razorpay read, retrying what razorpay.Retryable allows with the worker's
-// backoff (or Retry-After when longer, up to a minute). A 401 is returned at once: the keys are
-// wrong, and no retry helps.
+// retry runs a Razorpay read, retrying what the client edge classified as retryable (429,
+// 5xx, transport) with the worker's backoff (or Retry-After when longer, up to a minute). A 401
+// is returned at once: the keys are wrong, and no retry helps.
 func (r *reconcileRun) retry(ctx context.Context, op string, f func() error) error {
 	for attempt := 1; ; attempt++ {
 		err := f()
 		if err == nil {
 			return nil
 		}
-		if razorpay.IsAuthFault(err) {
+		if authFault(err) {
 			return fmt.Errorf("%s: Razorpay refused the API key (check razorpay.key_id and razorpay.key_secret): %w", op, err)
 		}
-		if !razorpay.Retryable(err) || attempt >= reconcileReadAttempts || ctx.Err() != nil {
+		fl := connector.FailureOf(err)
+		retryable := fl != nil && (fl.Kind == connector.FailRetry || fl.Kind == connector.FailThrottled)
+		if !retryable || attempt >= reconcileReadAttempts || ctx.Err() != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
 		d := r.c.backoff(attempt)
-		var ae *razorpay.APIError
-		if errors.As(err, &ae) && ae.RetryAfter > d {
-			d = min(ae.RetryAfter, time.Minute)
+		if fl.RetryAfter > d {
+			d = min(fl.RetryAfter, time.Minute)
 		}
 		sleep(ctx, d)
 	}
+}
+
+// authFault reports whether err is a configuration fault (Razorpay 401): it stops the run.
+func authFault(err error) bool {
+	f := connector.FailureOf(err)
+	return f != nil && f.Kind == connector.FailAuth
+}
+
+// notFound reports whether err says the entity does not exist.
+func notFound(err error) bool {
+	f := connector.FailureOf(err)
+	return f != nil && f.Kind == connector.FailNotFound
 }

@@ -1,0 +1,64 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+// drain processes the rows this run queued, within reconcile.drain_timeout, then reads how each
+// ended and counts it: booked (done, or duplicate of a booking made meanwhile), parked or dead
+// (with the reason), skipped (not booked by this version), or still pending.
+func (r *reconcileRun) drain(ctx context.Context) error {
+	var ids []int64
+	for _, it := range r.rep.Queued {
+		if it.rowID != 0 {
+			ids = append(ids, it.rowID)
+		}
+	}
+	timeout := r.c.cfg.Reconcile.DrainTimeout.D()
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	err := r.c.conn.DrainEvents(dctx, ids, func(done, total int) { r.progress("booking", done, total) })
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		r.warn("drain stopped after %s; rows still pending are booked by the daemon's workers", timeout)
+	} else if err != nil {
+		return err
+	}
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer rcancel()
+	for i := range r.rep.Queued {
+		it := &r.rep.Queued[i]
+		if it.rowID == 0 {
+			continue
+		}
+		ev, err := r.c.store.GetEvent(rctx, it.rowID)
+		if err != nil {
+			return fmt.Errorf("drain: read event %s: %w", it.EventID, err)
+		}
+		it.Status, it.Reason, it.Result = string(ev.Status), ev.LastError, resultOf(ev)
+		cnt := r.counts(it)
+		switch ev.Status {
+		case connector.StatusDone, connector.StatusDuplicate:
+			cnt.Booked++
+		case connector.StatusParked, connector.StatusDead:
+			cnt.Parked++
+			r.rep.Parked = append(r.rep.Parked, *it)
+		case connector.StatusSkipped, connector.StatusDismissed:
+			cnt.NotBooked++
+			r.rep.NotBooked = append(r.rep.NotBooked, *it)
+		default:
+			cnt.Pending++
+		}
+	}
+	return nil
+}

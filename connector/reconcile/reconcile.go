@@ -1,0 +1,212 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+// core is what a run uses of the connector: its clients and store (Connector.Ports) and the
+// worker mechanisms it shares (wake, drain, lock rows, backoff, metrics).
+type core struct {
+	conn  *connector.Connector
+	cfg   connector.Config
+	store connector.Store
+	erp   connector.ERPNext
+	rzp   connector.RazorpayAPI
+	loc   *time.Location
+	now   func() time.Time
+	log   zerolog.Logger
+}
+
+func coreOf(conn *connector.Connector) *core {
+	p := conn.Ports()
+	return &core{conn: conn, cfg: p.Config, store: p.Store, erp: p.ERP, rzp: p.Razorpay, loc: p.Location, now: p.Now, log: p.Log}
+}
+
+// Wake tells an idle worker of this process that a row is due.
+func (c *core) Wake() { c.conn.Wake() }
+
+func (c *core) backoff(attempts int) time.Duration { return c.conn.Backoff(attempts) }
+
+// reconcileRun is the state of one run.
+type reconcileRun struct {
+	c       *core
+	req     Request
+	rep     *Report
+	since   time.Time
+	handled map[string]bool // business keys this run queued or judged, across sweeps
+}
+
+// Run sweeps the window (DESIGN.md §2 invariant 3): every captured payment and processed
+// refund Razorpay lists that has neither a booking nor an inbox row on its way gets a synthetic
+// inbox row (event id "reconcile:<id>", the configured account id) that the workers book through
+// the same claim → lookup → create path as a webhook; Integration Requests of ERPNext's checkout
+// are swept the same way (reconcile.integration_requests); the audit reports anomalies. It runs
+// under the lock row "reconcile" (ErrBusy when another process holds it) and records
+// the run in reconcile_runs; a dry run does neither. Every run that took the lock, finished or
+// failed, is counted by Connector.ObserveReconcile (the scheduled runs of serve and runs by hand alike); a
+// dry run and a run refused with ErrBusy are not runs and are not counted.
+//
+// It returns the report also when it fails part-way (with the error): counts up to the failure
+// stand. Errors: ErrNoRazorpayAPI, ErrBusy, store errors (ErrStoreUnavailable),
+// Razorpay API errors after retries (a *connector.Failure; FailAuth stops the run at once).
+func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, error) {
+	c := coreOf(conn)
+	to := req.To
+	if to.IsZero() {
+		to = c.now()
+	}
+	from := req.From
+	if from.IsZero() {
+		from = to.Add(-c.cfg.Reconcile.Window.D())
+	}
+	rep := &Report{DryRun: req.DryRun, WindowFrom: from.UTC(), WindowTo: to.UTC(),
+		ListedFrom: from.Add(-c.cfg.Reconcile.Lookback.D()).UTC(), Since: c.cfg.Reconcile.Since,
+		Queued: []Item{}, Parked: []Item{}, NotBooked: []Item{},
+		Authorized: []Item{}, Anomalies: []Anomaly{}, Warnings: []string{}}
+	if c.rzp == nil {
+		return rep, ErrNoRazorpayAPI
+	}
+	if !from.Before(to) {
+		return rep, fmt.Errorf("reconcile: window start %s is not before its end %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
+	r := &reconcileRun{c: c, req: req, rep: rep, since: c.cfg.Reconcile.SinceIn(c.loc), handled: map[string]bool{}}
+	if req.DryRun {
+		err := r.run(ctx)
+		r.summarise()
+		return rep, err
+	}
+	owner := conn.Owner("reconcile")
+	// Losing the lock row (this process stalled past its TTL and another took it) stops the run:
+	// one sweep at a time. What was queued stays queued; queueing is idempotent anyway.
+	ctx, lost := context.WithCancelCause(ctx)
+	defer lost(nil)
+	stopLock, err := holdLock(ctx, conn, owner, req.WaitForLock, func() { lost(ErrBusy) })
+	if err != nil {
+		return rep, err
+	}
+	defer stopLock()
+	run := connector.ReconcileRun{WindowFrom: from, WindowTo: to, StartedAt: c.now()}
+	if err := c.store.StartReconcileRun(ctx, &run); err != nil {
+		err = fmt.Errorf("record reconcile run: %w", err)
+		conn.ObserveReconcile(connector.ReconcileObservation{Finished: c.now(), Err: err})
+		return rep, err
+	}
+	rep.RunID = run.ID
+	runErr := r.run(ctx)
+	r.summarise()
+	t := rep.Totals()
+	run.Scanned, run.AlreadyBooked = t.Scanned, t.AlreadyBooked
+	run.Booked = t.Queued
+	if req.Drain {
+		run.Booked = t.Booked
+	}
+	run.Parked = len(rep.Parked) + len(rep.Authorized) + len(rep.Anomalies)
+	finished := c.now()
+	run.FinishedAt = &finished
+	if runErr != nil {
+		run.Error = runErr.Error()
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := c.store.FinishReconcileRun(wctx, run); err != nil && runErr == nil {
+		runErr = fmt.Errorf("record reconcile run %d: %w", run.ID, err)
+	}
+	conn.ObserveReconcile(connector.ReconcileObservation{Finished: finished, Err: runErr, Scanned: run.Scanned,
+		Booked: run.Booked, AlreadyBooked: run.AlreadyBooked, Parked: run.Parked})
+	return rep, runErr
+}
+
+// run performs the sweeps in order: Integration Requests first, so a payment of ERPNext's
+// checkout is queued with its Payment Request; then Razorpay's payments and refunds; then the
+// audit; then the drain.
+func (r *reconcileRun) run(ctx context.Context) error {
+	if r.c.cfg.Reconcile.IntegrationRequests {
+		if err := r.sweepIntegrationRequests(ctx); err != nil {
+			return err
+		}
+	}
+	if err := r.sweepPayments(ctx); err != nil {
+		return err
+	}
+	if err := r.sweepRefunds(ctx); err != nil {
+		return err
+	}
+	r.audit(ctx)
+	if r.req.Drain && !r.req.DryRun {
+		return r.drain(ctx)
+	}
+	return nil
+}
+
+// summarise sets NeedsAttention: something is parked, authorized past its age, or anomalous.
+func (r *reconcileRun) summarise() {
+	rep := r.rep
+	rep.NeedsAttention = len(rep.Parked) > 0 || len(rep.Authorized) > 0 || len(rep.Anomalies) > 0
+}
+
+func (r *reconcileRun) progress(phase string, done, total int) {
+	if r.req.Progress != nil {
+		r.req.Progress(Progress{Phase: phase, Done: done, Total: total})
+	}
+}
+
+func (r *reconcileRun) warn(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	r.rep.Warnings = append(r.rep.Warnings, msg)
+	r.c.log.Warn().Str("component", "reconcile").Msg(msg)
+}
+
+// counts returns the sweep counts an item belongs to.
+func (r *reconcileRun) counts(it *Item) *SweepCounts {
+	switch {
+	case it.Source == SourceIntegrationRequest:
+		return &r.rep.IntegrationRequests
+	case it.Kind == KindRefund:
+		return &r.rep.Refunds
+	}
+	return &r.rep.Payments
+}
+
+// holdLock takes the lock row "reconcile" for owner, waiting up to wait for a run in progress
+// elsewhere to finish (checking every second); ErrBusy when it stays held.
+func holdLock(ctx context.Context, conn *connector.Connector, owner string, wait time.Duration, lost func()) (func(), error) {
+	deadline := time.Now().Add(wait)
+	for {
+		release, err := conn.HoldLock(ctx, reconcileLock, owner, reconcileLockTTL, lost)
+		switch {
+		case err == nil:
+			return release, nil
+		case !errors.Is(err, connector.ErrLockHeld):
+			return nil, err
+		case !time.Now().Before(deadline):
+			return nil, ErrBusy
+		}
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
