@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
 	"console":              {"razorpay"},
 	"internal/browsertest": {}, // test helper: starts headless Chromium for the browser tests
+	"internal/shape":       {}, // go run ./internal/shape: size limits, layers of connector/, coverage
 	"internal/throttle":    {}, // leaf: the shared pace of both API clients (429/Retry-After), knows neither API
 }
 

@@ -132,3 +132,31 @@ func (c *Connector) record(ctx context.Context, ev *InboxEvent, b Booking) error
 	}
 	return nil
 }
+
+// methodCancel is Frappe's frappe.client.cancel (docstatus 1 → 2).
+const methodCancel = "frappe.client.cancel"
+
+// applyVoid makes the refund's booking void (keeping the entry's name) and cancels the entry
+// when the plan says so. ERPNext refusing the cancel parks; a failure that may pass retries.
+func (c *Connector) applyVoid(ctx context.Context, ev *InboxEvent, owner string, pl *Plan) (result, error) {
+	b := pl.Booking
+	b.Owner = owner
+	if err := c.store.VoidBooking(ctx, b, c.now()); err != nil {
+		return result{}, failed("void "+b.BusinessKey, err)
+	}
+	res := result{status: StatusDone, note: pl.Note}
+	if pl.Existing != "" {
+		res.doctype, res.name = frappe.DoctypePaymentEntry, pl.Existing
+	}
+	if pl.Action != ExplainCancel {
+		return res, nil
+	}
+	err := c.erp.Call(ctx, methodCancel, map[string]any{"doctype": frappe.DoctypePaymentEntry, "name": pl.Existing}, nil)
+	if err == nil {
+		return res, nil
+	}
+	if f := FailureOf(err); f != nil && f.Kind != FailRetry && f.Kind != FailThrottled && f.Kind != FailAmbiguous && f.Kind != FailCanceled {
+		return result{}, parkf("refund %s failed at Razorpay but its Payment Entry %s could not be cancelled: %s", b.BusinessKey, pl.Existing, f.reason())
+	}
+	return result{}, failed("cancel "+pl.Existing, err)
+}

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	mrand "math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,3 +93,72 @@ func New(o Options) (*Connector, error) {
 	m.reg.MustRegister(newStateCollector(c))
 	return c, nil
 }
+
+// Wake tells an idle worker that an event is due now.
+func (c *Connector) Wake() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Paused reports whether work is paused by a configuration fault (401/403 from ERPNext) and why.
+func (c *Connector) Paused() (bool, string) {
+	if c.now().UnixNano() < c.pausedUntil.Load() {
+		r, _ := c.pauseReason.Load().(string)
+		return true, r
+	}
+	return false, ""
+}
+
+func (c *Connector) pause(reason string) {
+	until := c.now().Add(c.cfg.Worker.PauseRecheck.D())
+	c.pausedUntil.Store(until.UnixNano())
+	c.pauseReason.Store(reason)
+	c.log.Error().Str("reason", reason).Time("until", until).Msg("configuration fault: all work paused")
+}
+
+// backoff is the capped exponential delay before attempt n+1 (n ≥ 1), with jitter in [d/2, d).
+func (c *Connector) backoff(attempts int) time.Duration {
+	base, max := c.cfg.Worker.BackoffBase.D(), c.cfg.Worker.BackoffMax.D()
+	d := base
+	for i := 1; i < attempts && d < max; i++ {
+		d *= 2
+	}
+	if d > max {
+		d = max
+	}
+	if d <= 1 {
+		return d
+	}
+	return d/2 + time.Duration(mrand.Int64N(int64(d/2)))
+}
+
+// Ports are a Connector's collaborators as its own stages see them: the clients behind the
+// client edge (every failure a *Failure, every call in the metrics), the store, the
+// configuration, the clock, the time zone of mapping.timezone and the logger. Razorpay is nil
+// when the API is not configured.
+type Ports struct {
+	Config   Config
+	Store    Store
+	ERP      ERPNext
+	Razorpay RazorpayAPI
+	Now      func() time.Time
+	Location *time.Location
+	Log      zerolog.Logger
+}
+
+// Ports returns c's collaborators (for connector/reconcile, which works through the same
+// clients and store as the workers).
+func (c *Connector) Ports() Ports {
+	return Ports{Config: c.cfg, Store: c.store, ERP: c.erp, Razorpay: c.rzp, Now: c.now, Location: c.loc, Log: c.log}
+}
+
+// Owner is a new owner id for lease, claim and lock rows of this process: "<instance>/<role>/<n>".
+func (c *Connector) Owner(role string) string {
+	return fmt.Sprintf("%s/%s/%d", c.instance, role, c.seq.Add(1))
+}
+
+// Backoff is the capped exponential delay before attempt n+1 (n ≥ 1) of worker.backoff_base and
+// worker.backoff_max, with jitter in [d/2, d).
+func (c *Connector) Backoff(attempts int) time.Duration { return c.backoff(attempts) }

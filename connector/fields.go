@@ -11,13 +11,6 @@ import (
 // Where each value of a planned entry comes from (Plan.Fields, printed by explain), and the
 // plan's money (Plan.Ledger).
 
-// ExplainedField is one value of the planned entry and where it came from.
-type ExplainedField struct {
-	Field  string `json:"field"`
-	Value  string `json:"value"`
-	Source string `json:"source"`
-}
-
 // fieldList collects ExplainedFields.
 type fieldList []ExplainedField
 

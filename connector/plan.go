@@ -100,3 +100,10 @@ func (pl *Plan) reuse(name, how string) *Plan {
 	pl.Action, pl.Existing, pl.Reason, pl.Record = ExplainReuse, name, how, &b
 	return pl
 }
+
+// ExplainedField is one value of the planned entry and where it came from.
+type ExplainedField struct {
+	Field  string `json:"field"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}

@@ -12,9 +12,6 @@ import (
 // refund.failed is final (DESIGN.md §4 step 4): the refund's booking becomes void, so no later
 // snapshot books it, and an entry already booked for it is cancelled.
 
-// methodCancel is Frappe's frappe.client.cancel (docstatus 1 → 2).
-const methodCancel = "frappe.client.cancel"
-
 // voidRefund takes the refund id's claim like a booking does, so no worker can be posting the
 // refund while it is voided (one in flight is waited for), then decides and applies the void.
 func (c *Connector) voidRefund(ctx context.Context, ev *InboxEvent, e *razorpay.Event, r *razorpay.Refund, owner string) (result, error) {
@@ -93,29 +90,4 @@ func (c *Connector) decideVoid(ctx context.Context, e *razorpay.Event, r *razorp
 	pl.Reason = fmt.Sprintf("refund %s failed at Razorpay: its Payment Entry %s is cancelled and it is never booked", r.ID, name)
 	pl.Note = fmt.Sprintf("refund %s failed at Razorpay; cancelled %s", r.ID, name)
 	return pl, nil
-}
-
-// applyVoid makes the refund's booking void (keeping the entry's name) and cancels the entry
-// when the plan says so. ERPNext refusing the cancel parks; a failure that may pass retries.
-func (c *Connector) applyVoid(ctx context.Context, ev *InboxEvent, owner string, pl *Plan) (result, error) {
-	b := pl.Booking
-	b.Owner = owner
-	if err := c.store.VoidBooking(ctx, b, c.now()); err != nil {
-		return result{}, failed("void "+b.BusinessKey, err)
-	}
-	res := result{status: StatusDone, note: pl.Note}
-	if pl.Existing != "" {
-		res.doctype, res.name = frappe.DoctypePaymentEntry, pl.Existing
-	}
-	if pl.Action != ExplainCancel {
-		return res, nil
-	}
-	err := c.erp.Call(ctx, methodCancel, map[string]any{"doctype": frappe.DoctypePaymentEntry, "name": pl.Existing}, nil)
-	if err == nil {
-		return res, nil
-	}
-	if f := FailureOf(err); f != nil && f.Kind != FailRetry && f.Kind != FailThrottled && f.Kind != FailAmbiguous && f.Kind != FailCanceled {
-		return result{}, parkf("refund %s failed at Razorpay but its Payment Entry %s could not be cancelled: %s", b.BusinessKey, pl.Existing, f.reason())
-	}
-	return result{}, failed("cancel "+pl.Existing, err)
 }

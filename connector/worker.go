@@ -9,30 +9,6 @@ import (
 	"time"
 )
 
-// Wake tells an idle worker that an event is due now.
-func (c *Connector) Wake() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-// Paused reports whether work is paused by a configuration fault (401/403 from ERPNext) and why.
-func (c *Connector) Paused() (bool, string) {
-	if c.now().UnixNano() < c.pausedUntil.Load() {
-		r, _ := c.pauseReason.Load().(string)
-		return true, r
-	}
-	return false, ""
-}
-
-func (c *Connector) pause(reason string) {
-	until := c.now().Add(c.cfg.Worker.PauseRecheck.D())
-	c.pausedUntil.Store(until.UnixNano())
-	c.pauseReason.Store(reason)
-	c.log.Error().Str("reason", reason).Time("until", until).Msg("configuration fault: all work paused")
-}
-
 // Run starts cfg.Workers workers and blocks until ctx is cancelled and they have stopped.
 func (c *Connector) Run(ctx context.Context) {
 	var wg sync.WaitGroup
@@ -144,29 +120,6 @@ func (c *Connector) heartbeat(ctx context.Context, id int64, owner string) func(
 	})
 }
 
-// repeat calls tick every interval in a goroutine until tick returns false or the returned
-// stop function is called; stop waits for the goroutine to end.
-func repeat(ctx context.Context, interval time.Duration, tick func(context.Context) bool) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if !tick(ctx) {
-					return
-				}
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
-}
-
 func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, started time.Time, err error) {
 	l := c.log.Info()
 	switch o.Status {
@@ -193,20 +146,4 @@ func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, started time.Time, err
 		l = l.Time("next_attempt_at", o.NextAttemptAt)
 	}
 	l.Msg("event outcome")
-}
-
-// backoff is the capped exponential delay before attempt n+1 (n ≥ 1), with jitter in [d/2, d).
-func (c *Connector) backoff(attempts int) time.Duration {
-	base, max := c.cfg.Worker.BackoffBase.D(), c.cfg.Worker.BackoffMax.D()
-	d := base
-	for i := 1; i < attempts && d < max; i++ {
-		d *= 2
-	}
-	if d > max {
-		d = max
-	}
-	if d <= 1 {
-		return d
-	}
-	return d/2 + time.Duration(mrand.Int64N(int64(d/2)))
 }

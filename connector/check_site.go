@@ -1,0 +1,283 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+)
+
+// The checks of `check` that read the ERPNext site's accounting setup: accounts, cost
+// center, fiscal year, frozen date, precision, permissions, the reference_no index.
+
+// accountRule is what a configured account must be.
+type accountRule struct {
+	key, name string
+	types     []string // allowed account_type values; nil = any
+	root      string   // required root_type; "" = any
+}
+
+func (k *checker) accounts(ctx context.Context, paidTo string) {
+	rules := []accountRule{}
+	if paidTo != "" {
+		key := "mapping.paid_to"
+		if k.cfg.Mapping.PaidTo == "" {
+			key = "mapping.paid_to (from the Mode of Payment)"
+		}
+		rules = append(rules, accountRule{key: key, name: paidTo, types: []string{"Bank", "Cash"}})
+	}
+	if f := k.cfg.Mapping.Fees; f.Mode == "deduction" {
+		rules = append(rules, accountRule{key: "mapping.fees.fee_account", name: f.FeeAccount, root: "Expense"},
+			accountRule{key: "mapping.fees.tax_account", name: f.TaxAccount, types: []string{"Tax"}})
+	}
+	for _, r := range rules {
+		k.account(ctx, r)
+	}
+}
+
+func (k *checker) account(ctx context.Context, r accountRule) {
+	var a struct {
+		frappe.Account
+		FreezeAccount string `json:"freeze_account"`
+	}
+	err := k.erp.Get(ctx, frappe.DoctypeAccount, r.name, &a)
+	if frappe.IsNotFound(err) {
+		k.add(r.key, CheckFail, fmt.Sprintf("Account %q does not exist", r.name),
+			"use the exact account name from the Chart of Accounts, including the company suffix (e.g. \"Razorpay Clearing - EC\")")
+		return
+	}
+	if err != nil {
+		k.unreadable(r.key, "Account "+r.name, err, "give the API user the Accounts User role")
+		return
+	}
+	var problems, fixes []string
+	if a.Company != k.cfg.Mapping.Company {
+		problems = append(problems, fmt.Sprintf("belongs to company %q, not %q", a.Company, k.cfg.Mapping.Company))
+		fixes = append(fixes, "pick the account of "+k.cfg.Mapping.Company)
+	}
+	if a.IsGroup != 0 {
+		problems = append(problems, "is a group account (nothing can be posted to it)")
+		fixes = append(fixes, "pick a ledger (non-group) account under it")
+	}
+	if a.Disabled != 0 || a.FreezeAccount == "Yes" {
+		problems = append(problems, "is disabled or frozen")
+		fixes = append(fixes, "enable or unfreeze it in the Chart of Accounts")
+	}
+	if r.types != nil && !contains(r.types, a.AccountType) {
+		problems = append(problems, fmt.Sprintf("has account type %q, expected %s", a.AccountType, strings.Join(r.types, " or ")))
+		fixes = append(fixes, fmt.Sprintf("pick an account of type %s, or set Account Type on this account", strings.Join(r.types, "/")))
+	}
+	if r.root != "" && a.RootType != r.root {
+		problems = append(problems, fmt.Sprintf("is under %q, expected an %s account", a.RootType, r.root))
+		fixes = append(fixes, "pick an account under "+r.root+"s (e.g. Indirect Expenses)")
+	}
+	if a.AccountCurrency != "" && a.AccountCurrency != companyCurrency {
+		problems = append(problems, fmt.Sprintf("is in %s; Razorpay settles in %s", a.AccountCurrency, companyCurrency))
+		fixes = append(fixes, "pick an INR account")
+	}
+	if len(problems) > 0 {
+		k.add(r.key, CheckFail, fmt.Sprintf("Account %q %s", r.name, strings.Join(problems, "; ")), strings.Join(fixes, "; "))
+		return
+	}
+	typ := a.AccountType
+	if typ == "" {
+		typ = a.RootType
+	}
+	k.add(r.key, CheckOK, fmt.Sprintf("Account %q: %s, %s, company %q", r.name, typ, orDefault(a.AccountCurrency, companyCurrency), a.Company), "")
+}
+
+func (k *checker) costCenter(ctx context.Context) {
+	cc := k.cfg.Mapping.Fees.CostCenter
+	if cc == "" {
+		k.add("mapping.fees.cost_center", CheckOK, "not used (fees.mode "+k.cfg.Mapping.Fees.Mode+")", "")
+		return
+	}
+	var c struct {
+		Company  string `json:"company"`
+		IsGroup  int    `json:"is_group"`
+		Disabled int    `json:"disabled"`
+	}
+	err := k.erp.Get(ctx, "Cost Center", cc, &c)
+	switch {
+	case frappe.IsNotFound(err):
+		k.add("mapping.fees.cost_center", CheckFail, fmt.Sprintf("Cost Center %q does not exist", cc),
+			"use the exact name from Accounting → Cost Center (e.g. \"Main - EC\"); fee deductions need it")
+	case err != nil:
+		k.unreadable("mapping.fees.cost_center", "Cost Center "+cc, err, "give the API user the Accounts User role")
+	case c.Company != k.cfg.Mapping.Company:
+		k.add("mapping.fees.cost_center", CheckFail, fmt.Sprintf("Cost Center %q belongs to %q", cc, c.Company), "pick a cost center of "+k.cfg.Mapping.Company)
+	case c.IsGroup != 0 || c.Disabled != 0:
+		k.add("mapping.fees.cost_center", CheckFail, fmt.Sprintf("Cost Center %q is a group or disabled", cc), "pick an enabled, non-group cost center")
+	default:
+		k.add("mapping.fees.cost_center", CheckOK, fmt.Sprintf("Cost Center %q exists in %q", cc, c.Company), "")
+	}
+}
+
+func (k *checker) fiscalYear(ctx context.Context) {
+	today := k.today()
+	var rows []struct {
+		Name     string `json:"name"`
+		Disabled int    `json:"disabled"`
+	}
+	err := k.erp.List(ctx, "Fiscal Year", frappe.ListOptions{
+		Fields:  []string{"name", "disabled"},
+		Filters: []frappe.Filter{{"year_start_date", "<=", today}, {"year_end_date", ">=", today}},
+		Limit:   10,
+	}, &rows)
+	if err != nil {
+		k.unreadable("erpnext.fiscal_year", "Fiscal Year", err, "give the API user the Accounts User role")
+		return
+	}
+	for _, r := range rows {
+		if r.Disabled == 0 {
+			k.add("erpnext.fiscal_year", CheckOK, fmt.Sprintf("Fiscal Year %s covers %s", r.Name, today), "")
+			return
+		}
+	}
+	k.add("erpnext.fiscal_year", CheckFail, "no enabled Fiscal Year covers "+today+"; every receipt would fail with FiscalYearError",
+		"create the Fiscal Year in Accounting → Fiscal Year (and add the company to it if it lists companies)")
+}
+
+func (k *checker) frozen(ctx context.Context) {
+	var s struct {
+		AccFrozenUpto string `json:"acc_frozen_upto"`
+	}
+	err := k.erp.Get(ctx, "Accounts Settings", "Accounts Settings", &s)
+	if err != nil {
+		k.unreadable("erpnext.accounts_frozen", "Accounts Settings", err,
+			"confirm in Accounts Settings that \"Accounts Frozen Till Date\" is empty or before the go-live date")
+		return
+	}
+	today := k.today()
+	switch {
+	case s.AccFrozenUpto == "":
+		k.add("erpnext.accounts_frozen", CheckOK, "no accounts-frozen date", "")
+	case s.AccFrozenUpto >= today:
+		k.add("erpnext.accounts_frozen", CheckFail, "accounts are frozen up to "+s.AccFrozenUpto+"; today's receipts would be refused",
+			"clear or move back \"Accounts Frozen Till Date\" in Accounts Settings")
+	default:
+		k.add("erpnext.accounts_frozen", CheckWarn, "accounts are frozen up to "+s.AccFrozenUpto+"; payments dated on or before it park",
+			"nothing to do unless older payments must still be booked")
+	}
+}
+
+func (k *checker) precision(ctx context.Context) {
+	var s struct {
+		CurrencyPrecision any `json:"currency_precision"`
+	}
+	err := k.erp.Get(ctx, "System Settings", "System Settings", &s)
+	if err != nil {
+		k.unreadable("erpnext.currency_precision", "System Settings", err,
+			"the connector writes 2 decimals (Frappe's default when Currency Precision is empty); ask a System Manager to confirm System Settings → Currency Precision is empty or at least 2")
+		return
+	}
+	p := strings.TrimSpace(fmt.Sprint(s.CurrencyPrecision))
+	if p == "" || p == "<nil>" {
+		k.add("erpnext.currency_precision", CheckOK, "empty: 2 decimals from the number format", "")
+		return
+	}
+	if n, err := strconv.Atoi(p); err != nil || n < sitePrecision {
+		k.add("erpnext.currency_precision", CheckFail, "Currency Precision is "+p+"; paise would be lost", "set System Settings → Currency Precision to 2 (or leave it empty)")
+		return
+	}
+	k.add("erpnext.currency_precision", CheckOK, "Currency Precision "+p, "")
+}
+
+func (k *checker) permissions(ctx context.Context) {
+	var pes []struct {
+		Name string `json:"name"`
+	}
+	readable := func(item, doctype string, out any, fix string) bool {
+		err := k.erp.List(ctx, doctype, frappe.ListOptions{Fields: []string{"name"}, OrderBy: "creation desc", Limit: 1}, out)
+		if status(err) == http.StatusForbidden {
+			k.add(item, CheckFail, "the API user may not read "+doctype+": "+reason(err), fix)
+			return false
+		}
+		if err != nil {
+			k.unreadable(item, doctype, err, fix)
+			return false
+		}
+		k.add(item, CheckOK, "the API user may read "+doctype, "")
+		return true
+	}
+	readable("erpnext.permission.sales_invoice", frappe.DoctypeSalesInvoice, &[]map[string]any{}, "give the API user the Accounts User role")
+	if readable("erpnext.permission.payment_entry", frappe.DoctypePaymentEntry, &pes, "give the API user the Accounts User role") {
+		for _, ptype := range []string{"create", "submit"} {
+			item := "erpnext.permission.payment_entry_" + ptype
+			if len(pes) == 0 {
+				k.add(item, CheckWarn, "cannot test "+ptype+" permission before the first Payment Entry exists",
+					"confirm the API user has a role with Create and Submit on Payment Entry (Accounts User has both)")
+				continue
+			}
+			var res struct {
+				HasPermission bool `json:"has_permission"`
+			}
+			err := k.erp.Call(ctx, "frappe.client.has_permission", map[string]any{"doctype": frappe.DoctypePaymentEntry, "docname": pes[0].Name, "perm_type": ptype}, &res)
+			switch {
+			case err != nil:
+				k.unreadable(item, "frappe.client.has_permission", err, "confirm the API user has a role with Create and Submit on Payment Entry (Accounts User has both)")
+			case !res.HasPermission:
+				k.add(item, CheckFail, "the API user may not "+ptype+" Payment Entries", "give the API user the Accounts User role (Create and Submit on Payment Entry)")
+			default:
+				k.add(item, CheckOK, "the API user may "+ptype+" Payment Entries", "")
+			}
+		}
+	}
+	if !k.cfg.Reconcile.IntegrationRequests {
+		k.add("erpnext.permission.integration_request", CheckOK, "not needed (reconcile.integration_requests: false)", "")
+		return
+	}
+	readable("erpnext.permission.integration_request", frappe.DoctypeIntegrationRequest, &[]map[string]any{},
+		"reconcile reads Integration Requests to find checkout payments ERPNext never booked: give the API user read on Integration Request (Role Permissions Manager, or the System Manager role), or set reconcile.integration_requests: false")
+}
+
+func (k *checker) userPermissions(ctx context.Context) {
+	const fix = "ask a System Manager to confirm the API user has no User Permissions on Company, Customer, Sales Invoice or Payment Entry: hidden rows make lookups miss and payments would be booked twice or parked"
+	if k.user == "" {
+		k.add("erpnext.user_permissions", CheckWarn, "cannot tell which user the API key belongs to (frappe.auth.get_logged_user did not answer)", fix)
+		return
+	}
+	var rows []struct {
+		Allow    string `json:"allow"`
+		ForValue string `json:"for_value"`
+	}
+	err := k.erp.List(ctx, "User Permission", frappe.ListOptions{
+		Fields:  []string{"allow", "for_value"},
+		Filters: []frappe.Filter{{"user", "=", k.user}, {"allow", "in", []string{"Company", "Customer", "Sales Invoice", "Payment Entry"}}},
+		All:     true,
+	}, &rows)
+	if err != nil {
+		k.unreadable("erpnext.user_permissions", "User Permission", err, fix)
+		return
+	}
+	if len(rows) > 0 {
+		var s []string
+		for _, r := range rows {
+			s = append(s, r.Allow+"="+r.ForValue)
+		}
+		k.add("erpnext.user_permissions", CheckFail, k.user+" is restricted by User Permissions: "+strings.Join(s, ", "),
+			"remove these User Permissions for the API user: it must see every Sales Invoice and Payment Entry of the company")
+		return
+	}
+	k.add("erpnext.user_permissions", CheckOK, "no User Permissions restrict "+k.user, "")
+}
+
+func (k *checker) referenceIndex(ctx context.Context) {
+	var rows []map[string]any
+	err := k.erp.List(ctx, "Property Setter", frappe.ListOptions{
+		Fields: []string{"name", "value"},
+		Filters: []frappe.Filter{{"doc_type", "=", frappe.DoctypePaymentEntry}, {"field_name", "=", "reference_no"},
+			{"property", "=", "search_index"}},
+		Limit: 1,
+	}, &rows)
+	if err == nil && len(rows) == 1 && fmt.Sprint(rows[0]["value"]) == "1" {
+		k.add("erpnext.reference_no_index", CheckOK, "Payment Entry reference_no is indexed (Property Setter search_index)", "")
+		return
+	}
+	k.add("erpnext.reference_no_index", CheckWarn,
+		"Payment Entry reference_no is not indexed in standard ERPNext; every lookup-before-create scans the table on a big site",
+		"Customize Form → Payment Entry → field \"Cheque/Reference No\" → tick \"Index\" and save (or: bench --site SITE mariadb -e 'ALTER TABLE `tabPayment Entry` ADD INDEX reference_no (reference_no)')")
+}
