@@ -1,0 +1,199 @@
+package connector_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+)
+
+// What the worker does when ERPNext fails, and when another worker holds what it needs.
+
+func TestServerErrorsRetryThenDie(t *testing.T) {
+	r := newRig(t, withConfig(func(c *connector.Config) { c.Worker.MaxAttempts = 3 }))
+	inv := r.invoice("Test Customer", "1000.00")
+	r.deliver("E1", captured(t, "pay_T3stRetry00001", 50000, inv, nil))
+	r.site.FailNext(1, 500)
+	r.work()
+	e := r.want("E1", connector.StatusPending, "look up Payment Entry by reference_no pay_T3stRetry00001: ERPNext 500 QueryDeadlockError")
+	base := r.cfg.Worker.BackoffBase.D()
+	if e.Attempts != 1 || e.NextAttemptAt.Before(r.clock.now().Add(base/2)) || e.NextAttemptAt.After(r.clock.now().Add(base)) {
+		t.Errorf("attempts %d next %v: want one spent attempt and a retry after the backoff base %s", e.Attempts, e.NextAttemptAt.Sub(r.clock.now()), base)
+	}
+	r.work() // not due yet
+	if got := r.event("E1"); got.Attempts != 1 || got.Status != connector.StatusPending {
+		t.Fatalf("retried before its time: %+v", got)
+	}
+	r.clock.advance(base)
+	r.work()
+	r.want("E1", connector.StatusDone)
+
+	r.deliver("E2", captured(t, "pay_T3stRetry00002", 50000, inv, nil))
+	for i := 0; i < 3; i++ {
+		r.site.FailNext(1, 500)
+		r.work()
+		r.clock.advance(r.cfg.Worker.BackoffMax.D())
+	}
+	r.want("E2", connector.StatusDead, "gave up after 3 attempts: look up Payment Entry")
+}
+
+// A write ERPNext committed whose answer was lost (a 504 page): the claim and the invoice lock
+// stay until the fence passes, nobody posts meanwhile, and the lookup then records the entry.
+func TestAmbiguousWriteKeepsTheClaimUntilItsFence(t *testing.T) {
+	r := newRig(t)
+	inv := r.invoice("Test Customer", "1000.00")
+	r.deliver("E1", captured(t, "pay_T3stAmbig00001", 50000, inv, nil))
+	r.site.DropResponseAfterCommit(1)
+	r.work()
+	e := r.want("E1", connector.StatusPending, "insert Payment Entry for pay_T3stAmbig00001: outcome unknown", "will look up reference_no pay_T3stAmbig00001 after")
+	fence := r.clock.now().Add(r.cfg.ERPNext.ServerTimeout.D() + r.cfg.Worker.FenceMargin.D())
+	if e.Attempts != 1 || !e.NextAttemptAt.Equal(fence.Add(time.Second)) {
+		t.Errorf("attempts %d next %v, want 1 and the fence %v + 1s", e.Attempts, e.NextAttemptAt, fence)
+	}
+	b, err := r.db.GetBooking(context.Background(), "pay_T3stAmbig00001")
+	if err != nil || b.State != connector.BookingInFlight || !b.FenceUntil.Equal(fence) {
+		t.Fatalf("booking %+v %v: want in flight until the fence", b, err)
+	}
+	if ok, err := r.db.AcquireLock(context.Background(), "invoice:"+inv, "someone-else", r.clock.now(), r.clock.now().Add(time.Minute)); ok || err != nil {
+		t.Errorf("the invoice lock was released after an ambiguous write (%v)", err)
+	}
+	// Another delivery meanwhile waits for the claim, spending no attempt.
+	r.deliver("E2", envelope(t, "order.paid", "payment", payment("pay_T3stAmbig00001", 50000, map[string]any{"notes": map[string]any{"invoice": inv}})))
+	r.work()
+	if w := r.want("E2", connector.StatusPending, "waiting: pay_T3stAmbig00001 is being booked by another worker"); w.Attempts != 0 || w.NextAttemptAt.Before(fence) {
+		t.Errorf("waiter attempts %d next %v, want none spent and not before the fence", w.Attempts, w.NextAttemptAt)
+	}
+	r.clock.advance(r.cfg.ERPNext.ServerTimeout.D() + r.cfg.Worker.FenceMargin.D() + 2*time.Second)
+	r.work()
+	got := r.event("E1")
+	if got.Status == connector.StatusDuplicate {
+		got = r.event("E2")
+	}
+	if got.Status != connector.StatusDone || got.LastError != "found in ERPNext by reference_no" {
+		t.Errorf("after the fence: %s %q, want done, found by reference_no", got.Status, got.LastError)
+	}
+	if n := len(r.entries("pay_T3stAmbig00001")); n != 1 {
+		t.Errorf("%d entries, want the one committed", n)
+	}
+}
+
+// 401 from ERPNext is a configuration fault: all work pauses, no attempt is spent, /readyz says so.
+func TestAuthFailurePausesWithoutSpendingAttempts(t *testing.T) {
+	r := newRig(t)
+	inv := r.invoice("Test Customer", "1000.00")
+	cfg := r.cfg
+	cfg.ERPNext.APISecret = "wrong"
+	conn := r.connector(cfg)
+	r.conn = conn
+	r.deliver("E1", captured(t, "pay_T3stAuth000001", 50000, inv, nil))
+	r.work()
+	e := r.want("E1", connector.StatusPending, "paused: look up Payment Entry by reference_no pay_T3stAuth000001: ERPNext 401")
+	if e.Attempts != 0 || !e.NextAttemptAt.Equal(r.clock.now().Add(cfg.Worker.PauseRecheck.D())) {
+		t.Errorf("attempts %d next %v: want none spent, retried after pause_recheck", e.Attempts, e.NextAttemptAt)
+	}
+	paused, why := conn.Paused()
+	if !paused || !strings.Contains(why, "ERPNext refused the API credentials (ERPNext 401") || strings.Contains(why, "wrong") {
+		t.Errorf("paused %v %q", paused, why)
+	}
+	if ok, status, reason := conn.Ready(context.Background()); ok || status != "paused" || reason != why {
+		t.Errorf("Ready = %v %q %q while paused", ok, status, reason)
+	}
+	r.clock.advance(cfg.Worker.PauseRecheck.D())
+	if paused, _ := conn.Paused(); paused {
+		t.Error("still paused after pause_recheck")
+	}
+}
+
+// ERPNext refusing the entry (a frozen period) parks with its message, tags stripped.
+func TestValidationRefusalParksWithERPNextsMessage(t *testing.T) {
+	r := newRig(t)
+	inv := r.invoice("Test Customer", "1000.00")
+	r.site.SetFrozenUpto("2026-01-31")
+	r.deliver("E1", captured(t, "pay_T3stFrozen0001", 50000, inv, nil))
+	r.work()
+	e := r.want("E1", connector.StatusParked, "insert Payment Entry for pay_T3stFrozen0001: ERPNext 417")
+	if strings.Contains(e.LastError, "<") {
+		t.Errorf("reason keeps HTML tags: %q", e.LastError)
+	}
+	if n := len(r.entries("pay_T3stFrozen0001")); n != 0 {
+		t.Errorf("%d entries", n)
+	}
+}
+
+// Another worker's invoice lock or claim is "not now": a wait, no attempt spent.
+func TestContentionWaitsWithoutSpendingAttempts(t *testing.T) {
+	r := newRig(t)
+	inv := r.invoice("Test Customer", "1000.00")
+	ctx := context.Background()
+	now := r.clock.now()
+	if ok, err := r.db.AcquireLock(ctx, "invoice:"+inv, "other-worker", now, now.Add(time.Minute)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	r.deliver("E1", captured(t, "pay_T3stLock000001", 50000, inv, nil))
+	r.work()
+	e := r.want("E1", connector.StatusPending, "waiting for the lock on Sales Invoice "+inv)
+	if e.Attempts != 0 || e.NextAttemptAt.Before(now.Add(time.Second)) || e.NextAttemptAt.After(now.Add(3*time.Second)) {
+		t.Errorf("attempts %d, next in %s: want none spent and 1–3 s", e.Attempts, e.NextAttemptAt.Sub(now))
+	}
+	if b, err := r.db.GetBooking(ctx, "pay_T3stLock000001"); err == nil {
+		t.Errorf("the claim was kept while waiting for the lock: %+v", b)
+	}
+	if err := r.db.ReleaseLock(ctx, "invoice:"+inv, "other-worker"); err != nil {
+		t.Fatal(err)
+	}
+	r.clock.advance(3 * time.Second)
+	r.work()
+	r.want("E1", connector.StatusDone)
+
+	if _, _, err := r.db.ClaimBooking(ctx, connector.Booking{BusinessKey: "pay_T3stLock000002", Kind: connector.KindReceipt, Owner: "other-worker",
+		FenceUntil: r.clock.now().Add(time.Minute)}, r.clock.now()); err != nil {
+		t.Fatal(err)
+	}
+	r.deliver("E2", captured(t, "pay_T3stLock000002", 50000, inv, nil))
+	r.work()
+	if w := r.want("E2", connector.StatusPending, "waiting: pay_T3stLock000002 is being booked by another worker until"); w.Attempts != 0 {
+		t.Errorf("attempts %d", w.Attempts)
+	}
+}
+
+// A booked entry cancelled in ERPNext parks the next event of the payment (never re-booked on
+// its own); Rebook forgets it and the payment books again.
+func TestCancelledBookingParksUntilRebooked(t *testing.T) {
+	r := newRig(t)
+	inv := r.invoice("Test Customer", "1000.00")
+	ctx := context.Background()
+	r.deliver("E1", captured(t, "pay_T3stCancel0001", 100000, inv, nil))
+	r.work()
+	first := fmt.Sprint(r.one("pay_T3stCancel0001")["name"])
+	if _, err := r.conn.ForgetCancelledBooking(ctx, "pay_T3stCancel0001"); err == nil || !strings.Contains(err.Error(), "still live") {
+		t.Fatalf("forget of a live entry: %v, want ErrStillBooked", err)
+	}
+	if err := r.erp.Call(ctx, "frappe.client.cancel", map[string]any{"doctype": frappe.DoctypePaymentEntry, "name": first}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r.deliver("E2", captured(t, "pay_T3stCancel0001", 100000, inv, nil))
+	r.work()
+	e2 := r.want("E2", connector.StatusParked, "Payment Entry "+first+" booked for pay_T3stCancel0001 was cancelled in ERPNext", "events replay pay_T3stCancel0001 --rebook")
+	a, err := r.conn.Rebook(ctx, e2, "test")
+	if err != nil || !a.Changed || !strings.Contains(a.Message, "parked → pending; forgot Payment Entry "+first) {
+		t.Fatalf("Rebook = %+v, %v", a, err)
+	}
+	r.work()
+	r.want("E2", connector.StatusDone, "created")
+	var live []string
+	for _, d := range r.entries("pay_T3stCancel0001") {
+		if fmt.Sprint(d["docstatus"]) == "1" {
+			live = append(live, fmt.Sprint(d["name"]))
+		}
+	}
+	if len(live) != 1 || live[0] == first {
+		t.Errorf("submitted entries %v, want one new entry besides the cancelled %s", live, first)
+	}
+	if si, _ := r.site.Doc(frappe.DoctypeSalesInvoice, inv); minor(t, si["outstanding_amount"], 2) != 0 {
+		t.Errorf("invoice outstanding %v", si["outstanding_amount"])
+	}
+}
