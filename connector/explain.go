@@ -55,7 +55,7 @@ func (c *Connector) Decide(ctx context.Context, e *razorpay.Event) (*Plan, error
 	if err == nil {
 		return pl, nil
 	}
-	if o := c.outcomeOf(&InboxEvent{}, result{}, err); o.Status == StatusParked {
+	if o, _ := c.outcomeOf(&InboxEvent{}, result{}, err); o.Status == StatusParked {
 		return (&Plan{Event: e.Event, Key: e.BusinessKey()}).park(o.LastError), nil
 	}
 	return nil, err

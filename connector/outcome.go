@@ -79,7 +79,10 @@ func failed(op string, err error) error {
 // (shutdown) waits, anything else is a counted retry after Retry-After or the backoff; a store
 // error is a counted retry. A counted retry past worker.max_attempts is dead.
 func (c *Connector) settle(ev *InboxEvent, res result, err error) Outcome {
-	o := c.outcomeOf(ev, res, err)
+	o, pause := c.outcomeOf(ev, res, err)
+	if pause != "" {
+		c.pause(pause)
+	}
 	if o.Status == StatusPending && o.CountAttempt && ev.Attempts+1 >= c.cfg.Worker.MaxAttempts {
 		o.Status = StatusDead
 		o.LastError = fmt.Sprintf("gave up after %d attempts: %s", ev.Attempts+1, o.LastError)
@@ -87,9 +90,11 @@ func (c *Connector) settle(ev *InboxEvent, res result, err error) Outcome {
 	return o
 }
 
-func (c *Connector) outcomeOf(ev *InboxEvent, res result, err error) Outcome {
+// outcomeOf is settle without its effects: the outcome, and why all work must pause ("" when
+// it need not).
+func (c *Connector) outcomeOf(ev *InboxEvent, res result, err error) (Outcome, string) {
 	if err == nil {
-		return Outcome{Status: res.status, ResultDoctype: res.doctype, ResultName: res.name, LastError: res.note}
+		return Outcome{Status: res.status, ResultDoctype: res.doctype, ResultName: res.name, LastError: res.note}, ""
 	}
 	var (
 		w  *waitError
@@ -100,21 +105,21 @@ func (c *Connector) outcomeOf(ev *InboxEvent, res result, err error) Outcome {
 	)
 	switch {
 	case errors.As(err, &w):
-		return Outcome{Status: StatusPending, NextAttemptAt: w.until, LastError: w.reason}
+		return Outcome{Status: StatusPending, NextAttemptAt: w.until, LastError: w.reason}, ""
 	case errors.As(err, &p):
-		return Outcome{Status: StatusParked, LastError: p.reason, ResultDoctype: p.doctype, ResultName: p.name}
+		return Outcome{Status: StatusParked, LastError: p.reason, ResultDoctype: p.doctype, ResultName: p.name}, ""
 	case errors.As(err, &mp):
-		return Outcome{Status: StatusParked, LastError: mp.Error()}
+		return Outcome{Status: StatusParked, LastError: mp.Error()}, ""
 	case errors.As(err, &d):
-		return Outcome{Status: StatusDead, LastError: d.reason}
+		return Outcome{Status: StatusDead, LastError: d.reason}, ""
 	case errors.As(err, &a):
-		return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: a.fence.Add(time.Second), LastError: a.Error()}
+		return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: a.fence.Add(time.Second), LastError: a.Error()}, ""
 	}
 	return c.failureOutcome(ev, err)
 }
 
-// failureOutcome is settle for a failed call: a client's *Failure, or the store's error.
-func (c *Connector) failureOutcome(ev *InboxEvent, err error) Outcome {
+// failureOutcome is outcomeOf for a failed call: a client's *Failure, or the store's error.
+func (c *Connector) failureOutcome(ev *InboxEvent, err error) (Outcome, string) {
 	op, cause := "", err
 	var se *stageError
 	if errors.As(err, &se) {
@@ -123,19 +128,18 @@ func (c *Connector) failureOutcome(ev *InboxEvent, err error) Outcome {
 	f := FailureOf(cause)
 	if errors.Is(cause, context.Canceled) || f != nil && f.Kind == FailCanceled {
 		// Shutdown interrupted the call: not the event's failure, so no attempt is spent.
-		return Outcome{Status: StatusPending, NextAttemptAt: c.now(), LastError: op + "interrupted by shutdown"}
+		return Outcome{Status: StatusPending, NextAttemptAt: c.now(), LastError: op + "interrupted by shutdown"}, ""
 	}
 	if f == nil {
-		return c.retryOutcome(ev, 0, op+cause.Error())
+		return c.retryOutcome(ev, 0, op+cause.Error()), ""
 	}
 	switch f.Kind {
 	case FailAuth:
-		c.pause(f.pauseReason())
-		return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(c.cfg.Worker.PauseRecheck.D()), LastError: "paused: " + op + f.reason()}
+		return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(c.cfg.Worker.PauseRecheck.D()), LastError: "paused: " + op + f.reason()}, f.pauseReason()
 	case FailRejected, FailNotFound, FailConflict:
-		return Outcome{Status: StatusParked, LastError: op + f.parkReason()}
+		return Outcome{Status: StatusParked, LastError: op + f.parkReason()}, ""
 	}
-	return c.retryOutcome(ev, f.RetryAfter, op+f.reason())
+	return c.retryOutcome(ev, f.RetryAfter, op+f.reason()), ""
 }
 
 // retryOutcome is a retry that spends an attempt, after the given delay or the backoff.

@@ -1,0 +1,164 @@
+package connector_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
+)
+
+// check runs connector.Check for cfg against the ERPNext at url (the rig's site when "").
+func check(t *testing.T, r *rig, cfg connector.Config, rzp connector.RazorpayLister) map[string]connector.CheckLine {
+	t.Helper()
+	erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := connector.Check(context.Background(), cfg, erp, rzp, r.clock.now())
+	lines := map[string]connector.CheckLine{}
+	for _, l := range rep.Lines {
+		lines[l.Item] = l
+		if strings.Contains(l.Detail+l.Fix, erpSecret) || strings.Contains(l.Detail+l.Fix, "wrong-secret") {
+			t.Errorf("%s prints a secret: %s %s", l.Item, l.Detail, l.Fix)
+		}
+	}
+	failed := false
+	for _, l := range rep.Lines {
+		failed = failed || l.Status == connector.CheckFail
+	}
+	if rep.Failed() != failed {
+		t.Errorf("Failed() = %v with lines %+v", rep.Failed(), rep.Lines)
+	}
+	return lines
+}
+
+func wantCheck(t *testing.T, lines map[string]connector.CheckLine, item, status, detail string) {
+	t.Helper()
+	l, ok := lines[item]
+	if !ok || l.Status != status || !strings.Contains(l.Detail, detail) {
+		t.Errorf("%s: %+v, want %s with %q", item, l, status, detail)
+	}
+	if status != connector.CheckOK && ok && l.Fix == "" {
+		t.Errorf("%s is %s without a fix", item, status)
+	}
+}
+
+func TestCheckACorrectSite(t *testing.T) {
+	r := newRig(t, withRazorpay)
+	cfg := r.cfg
+	cfg.Mapping.Fees.Mode, cfg.Mapping.Fees.FeeAccount = "deduction", erpnextsim.FeeAccount
+	cfg.Mapping.Fees.TaxAccount, cfg.Mapping.Fees.CostCenter = erpnextsim.GSTInputAccount, erpnextsim.CostCenter
+	rzp, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: rzpKey, KeySecret: rzpSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := check(t, r, cfg, rzp)
+	for _, item := range []string{"erpnext.credentials", "mapping.company", "mapping.mode_of_payment", "mapping.paid_to (from the Mode of Payment)",
+		"mapping.fees.fee_account", "mapping.fees.tax_account", "mapping.fees.cost_center", "erpnext.fiscal_year", "mapping.timezone",
+		"razorpay.webhook_secrets", "erpnext.permission.payment_entry", "erpnext.permission.sales_invoice"} {
+		wantCheck(t, lines, item, connector.CheckOK, "")
+	}
+	wantCheck(t, lines, "mapping.timezone", connector.CheckOK, "Asia/Kolkata (today is 2026-01-16 there)")
+	wantCheck(t, lines, "erpnext.credentials", connector.CheckOK, "ERPNext accepted the API key as") // the simulator does not model get_logged_user (501): "the API user"
+	wantCheck(t, lines, "mapping.mode_of_payment", connector.CheckOK, `Mode of Payment "Razorpay" → `+erpnextsim.RazorpayClearing)
+	wantCheck(t, lines, "razorpay.webhook_secrets", connector.CheckOK, "2 secret(s) set (values not shown)")
+	wantCheck(t, lines, "erpnext.reference_no_index", connector.CheckWarn, "")
+	for item, l := range lines {
+		if l.Status == connector.CheckFail {
+			t.Errorf("%s failed on a correct site: %s", item, l.Detail)
+		}
+	}
+	if l, ok := lines["razorpay.key_id"]; !ok || l.Status != connector.CheckOK {
+		t.Errorf("razorpay keys: %+v", l)
+	}
+}
+
+func TestCheckReportsWhatIsWrong(t *testing.T) {
+	r := newRig(t)
+	t.Run("AccountsAndCostCenter", func(t *testing.T) {
+		cfg := r.cfg
+		cfg.Mapping.PaidTo = erpnextsim.IncomeAccount
+		cfg.Mapping.Fees.Mode, cfg.Mapping.Fees.FeeAccount = "deduction", erpnextsim.FeeAccount
+		cfg.Mapping.Fees.TaxAccount, cfg.Mapping.Fees.CostCenter = "Nowhere Tax - EC", "Nowhere - EC"
+		lines := check(t, r, cfg, nil)
+		wantCheck(t, lines, "mapping.paid_to", connector.CheckFail, `account type ""`)
+		wantCheck(t, lines, "mapping.fees.cost_center", connector.CheckFail, `Cost Center "Nowhere - EC" does not exist`)
+		wantCheck(t, lines, "mapping.fees.tax_account", connector.CheckFail, "Nowhere Tax - EC")
+	})
+	t.Run("CompanyAndModeOfPayment", func(t *testing.T) {
+		cfg := r.cfg
+		cfg.Mapping.Company, cfg.Mapping.ModeOfPayment = "No Such Company", "Cheque Desk"
+		lines := check(t, r, cfg, nil)
+		wantCheck(t, lines, "mapping.company", connector.CheckFail, `Company "No Such Company" does not exist`)
+		wantCheck(t, lines, "mapping.mode_of_payment", connector.CheckFail, `Mode of Payment "Cheque Desk" does not exist`)
+	})
+	t.Run("FrozenPeriodAndIntegrationRequests", func(t *testing.T) {
+		r.site.SetFrozenUpto("2026-01-31")
+		defer r.site.SetFrozenUpto("")
+		cfg := r.cfg
+		cfg.Reconcile.IntegrationRequests = true
+		lines := check(t, r, cfg, nil)
+		for item, l := range lines {
+			if strings.Contains(item, "frozen") && l.Status == connector.CheckOK {
+				t.Errorf("%s ok with accounts frozen up to after today: %s", item, l.Detail)
+			}
+		}
+		wantCheck(t, lines, "erpnext.permission.integration_request", connector.CheckFail, "")
+	})
+	t.Run("RefusedCredentials", func(t *testing.T) {
+		cfg := r.cfg
+		cfg.ERPNext.APISecret = "wrong-secret-DO-NOT-LOG"
+		lines := check(t, r, cfg, nil)
+		wantCheck(t, lines, "erpnext.api_key", connector.CheckFail, "ERPNext refused the API key and secret (401)")
+		if _, ok := lines["mapping.company"]; ok {
+			t.Error("the site was checked further after refusing the credentials")
+		}
+	})
+	t.Run("Unreachable", func(t *testing.T) {
+		cfg := r.cfg
+		cfg.ERPNext.URL = "http://127.0.0.1:1"
+		wantCheck(t, check(t, r, cfg, nil), "erpnext.url", connector.CheckFail, "ERPNext does not answer")
+	})
+	t.Run("NotAFrappeSite", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write([]byte("<html>bad gateway</html>"))
+		}))
+		defer srv.Close()
+		cfg := r.cfg
+		cfg.ERPNext.URL = srv.URL
+		wantCheck(t, check(t, r, cfg, nil), "erpnext.url", connector.CheckFail, "the answer is not from a Frappe site")
+	})
+	t.Run("NoWebhookSecretAndABadZone", func(t *testing.T) {
+		cfg := r.cfg
+		cfg.Razorpay.WebhookSecrets, cfg.Mapping.Timezone = nil, "Mars/Olympus"
+		lines := check(t, r, cfg, nil)
+		wantCheck(t, lines, "razorpay.webhook_secrets", connector.CheckFail, "no non-empty webhook secret")
+		wantCheck(t, lines, "mapping.timezone", connector.CheckFail, `"Mars/Olympus" is not a known IANA time zone`)
+	})
+	t.Run("RazorpayKeysRefused", func(t *testing.T) {
+		sim := razorpaysim.New(razorpaysim.Options{KeyID: rzpKey, KeySecret: rzpSecret, AccountID: account})
+		defer sim.Close()
+		srv := httptest.NewServer(sim)
+		defer srv.Close()
+		rzp, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: srv.URL, KeyID: rzpKey, KeySecret: "wrong-secret"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := r.cfg
+		cfg.Razorpay.KeyID, cfg.Razorpay.KeySecret = rzpKey, "wrong-secret"
+		lines := check(t, r, cfg, rzp)
+		if l := lines["razorpay.key_id"]; l.Status != connector.CheckFail {
+			t.Errorf("razorpay keys refused: %+v", l)
+		}
+	})
+}

@@ -1,0 +1,152 @@
+package connector_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+// What a person may do with inbox rows: the policy events replay|dismiss and the console share.
+
+func TestReplayAndDismiss(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.deliver("P1", captured(t, "pay_T3stOper000001", 50000, "ACC-SINV-2026-00001", nil))
+	r.deliver("P2", envelope(t, "order.paid", "payment", payment("pay_T3stOper000001", 50000, map[string]any{"notes": map[string]any{"invoice": "ACC-SINV-2026-00001"}})))
+	r.work()
+	p1 := r.want("P1", connector.StatusParked, "no invoice matched")
+
+	rows, err := r.conn.FindEvents(ctx, "pay_T3stOper000001")
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("FindEvents(business key) = %d rows, %v", len(rows), err)
+	}
+	if rows, err := r.conn.FindEvents(ctx, "P1"); err != nil || len(rows) != 1 || rows[0].EventID != "P1" {
+		t.Errorf("FindEvents(event id) = %+v, %v", rows, err)
+	}
+	byID, err := r.conn.FindEvents(ctx, "#"+itoa(p1.ID))
+	if err != nil || len(byID) != 1 || byID[0].EventID != "P1" {
+		t.Errorf("FindEvents(#row) = %+v, %v", byID, err)
+	}
+	if _, err := r.conn.FindEvents(ctx, "nothing-like-it"); err == nil || !strings.Contains(err.Error(), `no inbox event has event id or business key "nothing-like-it"`) {
+		t.Errorf("FindEvents(unknown) err %v", err)
+	}
+
+	// The invoice now exists: a replay books the payment.
+	inv := r.invoice("Test Customer", "500.00")
+	if inv != "ACC-SINV-2026-00001" {
+		t.Fatalf("invoice %s", inv)
+	}
+	a, err := r.conn.Replay(ctx, p1, false, "hand")
+	if err != nil || !a.Changed || a.Message != "P1: parked → pending" {
+		t.Fatalf("Replay = %+v, %v", a, err)
+	}
+	replayed := r.event("P1")
+	if replayed.Status != connector.StatusPending || replayed.Attempts != 0 || !strings.HasPrefix(replayed.LastError, "replayed by hand (was parked: no invoice matched") {
+		t.Errorf("replayed row %s attempts %d %q", replayed.Status, replayed.Attempts, replayed.LastError)
+	}
+	if a, _ := r.conn.Replay(ctx, replayed, false, "hand"); a.Changed || a.Refused || a.Message != "P1: already pending" {
+		t.Errorf("Replay of a pending row = %+v", a)
+	}
+	r.work()
+	done := r.want("P1", connector.StatusDone)
+	if a, _ := r.conn.Replay(ctx, done, false, "hand"); !a.Refused || !strings.Contains(a.Message, "not replayed: it is done (Payment Entry ") {
+		t.Errorf("Replay of a done row = %+v", a)
+	}
+	if a, _ := r.conn.Dismiss(ctx, done, "priya", "typo"); !a.Refused || a.Message != "P1: not dismissed: it is done" {
+		t.Errorf("Dismiss of a done row = %+v", a)
+	}
+	r.want("P2", connector.StatusDuplicate)
+}
+
+func TestDismissPaymentDismissesEveryRowOfIt(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.deliver("D1", captured(t, "pay_T3stDism000001", 50000, "", nil))
+	r.deliver("D2", envelope(t, "order.paid", "payment", payment("pay_T3stDism000001", 50000, nil)))
+	r.deliver("D3", captured(t, "pay_T3stDism000002", 50000, "", nil))
+	r.work()
+	a, err := r.conn.DismissPayment(ctx, r.event("D1"), "priya", "test payment, refunded by hand")
+	if err != nil || !a.Changed || a.Message != "D1: parked → dismissed; D2: parked → dismissed" {
+		t.Fatalf("DismissPayment = %+v, %v", a, err)
+	}
+	for _, id := range []string{"D1", "D2"} {
+		r.want(id, connector.StatusDismissed, "dismissed by priya: test payment, refunded by hand")
+	}
+	r.want("D3", connector.StatusParked)
+	if a, _ := r.conn.DismissPayment(ctx, r.event("D1"), "priya", "again"); a.Changed || !a.Refused {
+		t.Errorf("dismissing a dismissed row again = %+v", a)
+	}
+	// A dismissed row may be replayed.
+	if a, err := r.conn.Replay(ctx, r.event("D2"), false, "priya"); err != nil || !a.Changed {
+		t.Errorf("Replay of a dismissed row = %+v, %v", a, err)
+	}
+}
+
+func TestRowsBeingProcessedAreLeftAlone(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.deliver("B1", captured(t, "pay_T3stBusy000001", 50000, "", nil))
+	// A worker claimed the row and holds its lease.
+	claimed, err := r.db.ClaimNextEvent(ctx, "another-worker", r.clock.now(), time.Minute)
+	if err != nil || claimed == nil {
+		t.Fatal(claimed, err)
+	}
+	row := r.event("B1")
+	if a, _ := r.conn.Dismiss(ctx, row, "priya", "x"); !a.Refused || a.Message != "B1: not dismissed: it is processing" {
+		t.Errorf("Dismiss of a processing row = %+v", a)
+	}
+	row.Status = connector.StatusParked // as listed a moment before the worker claimed it
+	if a, err := r.conn.Dismiss(ctx, row, "priya", "x"); err != nil || !a.Busy || a.Message != "B1: not dismissed: it is being processed right now; try again" {
+		t.Errorf("Dismiss of a leased row = %+v, %v", a, err)
+	}
+	if a, err := r.conn.Replay(ctx, row, false, "priya"); err != nil || !a.Busy {
+		t.Errorf("Replay of a leased row = %+v, %v", a, err)
+	}
+	if got := r.event("B1"); got.Status != connector.StatusProcessing {
+		t.Errorf("the worker's row became %s", got.Status)
+	}
+}
+
+func TestReplayRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		row     connector.InboxEvent
+		rebook  bool
+		why     string
+		refused bool
+	}{
+		{connector.InboxEvent{Status: connector.StatusParked}, false, "not replayed: its raw body is gone", true},
+		{connector.InboxEvent{Status: connector.StatusParked, RawBody: []byte("{}")}, false, "", false},
+		{connector.InboxEvent{Status: connector.StatusProcessing, RawBody: []byte("{}")}, false, "already processing", false},
+		{connector.InboxEvent{Status: connector.StatusDuplicate, RawBody: []byte("{}"), ResultDoctype: "Payment Entry", ResultName: "ACC-PAY-1"}, false,
+			"not replayed: it is duplicate (Payment Entry ACC-PAY-1)", true},
+		{connector.InboxEvent{Status: connector.StatusDuplicate, RawBody: []byte("{}")}, true, "", false},
+		{connector.InboxEvent{Status: connector.StatusDone, RawBody: []byte("{}"), LastError: strings.Repeat("x", 300)}, false, "…)", true},
+	} {
+		why, refused := connector.ReplayRefusal(tc.row, tc.rebook)
+		if refused != tc.refused || !strings.Contains(why, tc.why) || (tc.why == "") != (why == "") {
+			t.Errorf("ReplayRefusal(%s, rebook %v) = %q %v, want %q %v", tc.row.Status, tc.rebook, why, refused, tc.why, tc.refused)
+		}
+	}
+	for s, want := range map[connector.Status][2]bool{connector.StatusParked: {true, true}, connector.StatusDead: {true, true},
+		connector.StatusPending: {false, true}, connector.StatusDone: {false, false}, connector.StatusDismissed: {true, false},
+		connector.StatusProcessing: {false, false}} {
+		if s.Replayable() != want[0] || s.Dismissible() != want[1] || s.Final() == (s == connector.StatusPending || s == connector.StatusProcessing) {
+			t.Errorf("%s: replayable %v dismissible %v final %v", s, s.Replayable(), s.Dismissible(), s.Final())
+		}
+	}
+	if connector.Status("lost").Known() || !connector.StatusSkipped.Known() {
+		t.Error("Known")
+	}
+}
+
+func itoa(n int64) string {
+	var b []byte
+	for n > 0 || len(b) == 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
+}
