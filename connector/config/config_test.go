@@ -172,3 +172,73 @@ erpnext: {url: "http://erp", api_key: "${K}", api_secret: "${S}"}
 		}
 	}
 }
+
+func TestLoadReadsTheFileAndDurations(t *testing.T) {
+	if _, _, err := config.Load(filepath.Join(t.TempDir(), "missing.yaml"), nil); err == nil || !strings.Contains(err.Error(), "read config") {
+		t.Errorf("missing file: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	yaml := `razorpay: {webhook_secrets: ["${WH}"]}
+erpnext: {url: "https://erp.example.com", api_key: "${K}", api_secret: "${S}", timeout: 45}
+mapping: {company: Example Company, payment_request_grace: 2h}
+reconcile: {since: 2026-01-01, window: 7d}
+`
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Load(path, env(map[string]string{"WH": "w", "K": "k", "S": "s"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ERPNext.Timeout.D() != 45*time.Second || cfg.Mapping.PaymentRequestGrace.D() != 2*time.Hour || cfg.Reconcile.Window.D() != 7*24*time.Hour {
+		t.Errorf("durations %v %v %v", cfg.ERPNext.Timeout.D(), cfg.Mapping.PaymentRequestGrace.D(), cfg.Reconcile.Window.D())
+	}
+	loc, _ := time.LoadLocation("Asia/Kolkata")
+	if got := cfg.Reconcile.SinceIn(loc); !got.Equal(time.Date(2026, 1, 1, 0, 0, 0, 0, loc)) {
+		t.Errorf("since %v, want the go-live day's start in the zone", got)
+	}
+	if got := (config.Reconcile{}).SinceIn(loc); !got.IsZero() {
+		t.Errorf("unset since %v", got)
+	}
+	for _, bad := range []string{"-1d", "soon", "7x"} {
+		if _, err := config.ParseDuration(bad); err == nil {
+			t.Errorf("ParseDuration(%q) accepted", bad)
+		}
+	}
+	if err := os.WriteFile(path, []byte("mapping: {payment_request_grace: soon}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := config.Load(path, env(nil)); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("bad duration: %v, want its line", err)
+	}
+}
+
+func TestValidateNamesEachSection(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Listen, cfg.WebhookPath, cfg.Workers = "", "webhooks", 0
+	cfg.Database = config.Database{Driver: "postgres"}
+	cfg.ERPNext.URL, cfg.ERPNext.Timeout = "ftp://x", 0
+	cfg.Mapping.Timezone, cfg.Mapping.ModeOfPayment = "Nowhere/City", ""
+	cfg.Mapping.InvoiceFrom, cfg.Mapping.CustomerFrom = []string{"order.id"}, []string{"notes."}
+	cfg.Mapping.WithoutInvoice, cfg.Mapping.Excess, cfg.Mapping.DescriptionPattern = "guess", "keep", "("
+	cfg.Mapping.Fees = config.Fees{Mode: "deduction"}
+	cfg.Mapping.Refunds.WithoutCreditNote = "ignore"
+	cfg.Reconcile.Since, cfg.Reconcile.Schedule, cfg.Reconcile.Window, cfg.Reconcile.Lookback = "yesterday", "hourly", 0, -1
+	cfg.Log.Format, cfg.Worker.MaxAttempts = "xml", 0
+	p := strings.Join(cfg.Validate(), "\n")
+	for _, key := range []string{"listen:", "webhook_path:", "workers:", "database.driver:", "database.dsn:", "razorpay.webhook_secrets:",
+		"erpnext.url: must start", "erpnext.api_key", "erpnext.timeout:", "mapping.company:", "mapping.timezone:", "mapping.mode_of_payment:",
+		"mapping.invoice_from[0]:", "mapping.customer_from[0]:", "mapping.without_invoice: must be park or advance, got \"guess\"",
+		"mapping.description_pattern:", "mapping.excess: must be unallocated or park, got \"keep\"", "mapping.fees: mode deduction needs",
+		"mapping.refunds.without_credit_note:", "reconcile.since:", "reconcile.schedule:", "reconcile.window:", "reconcile.lookback",
+		"log.format:", "worker:"} {
+		if !strings.Contains(p, key) {
+			t.Errorf("no problem for %s in:\n%s", key, p)
+		}
+	}
+	cfg = config.Defaults()
+	cfg.Mapping.Fees.Mode = "gross"
+	if p := strings.Join(cfg.Validate(), "\n"); !strings.Contains(p, `mapping.fees.mode: must be none or deduction, got "gross"`) {
+		t.Errorf("fees mode: %s", p)
+	}
+}

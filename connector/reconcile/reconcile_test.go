@@ -81,7 +81,10 @@ func newReconcileEnv(t *testing.T, front func(next http.Handler) http.Handler) *
 	return e
 }
 
-func (e *reconcileEnv) connector() *connector.Connector {
+func (e *reconcileEnv) connector() *connector.Connector { return e.connectorWith(e.db) }
+
+// connectorWith is connector on another store (a wrapper of e.db).
+func (e *reconcileEnv) connectorWith(s connector.Store) *connector.Connector {
 	e.t.Helper()
 	rzp, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: e.cfg.Razorpay.APIURL, KeyID: rzpKey, KeySecret: rzpSecret})
 	if err != nil {
@@ -91,7 +94,7 @@ func (e *reconcileEnv) connector() *connector.Connector {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	c, err := connector.New(connector.Options{Config: e.cfg, Store: e.db, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(),
+	c, err := connector.New(connector.Options{Config: e.cfg, Store: s, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(),
 		Now: func() time.Time { return e.now }})
 	if err != nil {
 		e.t.Fatal(err)
@@ -214,8 +217,8 @@ func TestReconcileRespectsSinceAndExistingRows(t *testing.T) {
 	if len(rep.Parked) != 1 || !strings.Contains(rep.Parked[0].Reason, "no invoice matched") || !rep.NeedsAttention {
 		t.Errorf("parked %+v, needs attention %v: want the parked row with its reason", rep.Parked, rep.NeedsAttention)
 	}
-	if rows, _ := e.db.FindEvents(ctx, "pay_T3stBeforeGoLv"); len(rows) != 0 {
-		t.Errorf("a payment created before reconcile.since was queued")
+	if rows, err := e.db.FindEvents(ctx, "pay_T3stBeforeGoLv"); err != nil || len(rows) != 0 {
+		t.Errorf("rows of the payment created before reconcile.since: %+v, %v; want none", rows, err)
 	}
 }
 
@@ -241,6 +244,29 @@ func TestReconcileTakesTheLockRow(t *testing.T) {
 	}
 }
 
+// lockWatch is the store of a connector that sees every attempt on the lock row "reconcile":
+// refused tells it how many were refused; after the first refusal the other holder lets go.
+type lockWatch struct {
+	*store.DB
+	mu      sync.Mutex
+	refused int
+	release func()
+}
+
+func (w *lockWatch) AcquireLock(ctx context.Context, name, owner string, now, until time.Time) (bool, error) {
+	ok, err := w.DB.AcquireLock(ctx, name, owner, now, until)
+	if name == "reconcile" && err == nil && !ok {
+		w.mu.Lock()
+		w.refused++
+		first := w.refused == 1
+		w.mu.Unlock()
+		if first {
+			w.release() // the scheduled run finishes right after this attempt
+		}
+	}
+	return ok, err
+}
+
 // A reconcile run by hand waits (WaitForLock) for a scheduled run elsewhere to finish instead
 // of failing at once.
 func TestReconcileWaitsForTheLock(t *testing.T) {
@@ -250,17 +276,28 @@ func TestReconcileWaitsForTheLock(t *testing.T) {
 	if ok, err := e.db.AcquireLock(ctx, "reconcile", "scheduled-run", e.now, e.now.Add(time.Minute)); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	go func() {
-		time.Sleep(1500 * time.Millisecond)
-		_ = e.db.ReleaseLock(ctx, "reconcile", "scheduled-run")
-	}()
-	started := time.Now()
-	rep := e.reconcile(e.connector(), reconcile.Request{WaitForLock: 30 * time.Second})
+	w := &lockWatch{DB: e.db, release: func() {
+		if err := e.db.ReleaseLock(ctx, "reconcile", "scheduled-run"); err != nil {
+			t.Error(err)
+		}
+	}}
+	c := e.connectorWith(w)
+	rep, err := reconcile.Run(ctx, c, reconcile.Request{WaitForLock: 30 * time.Second})
+	if err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
 	if rep.Payments.Queued != 1 {
 		t.Errorf("report %+v", rep.Payments)
 	}
-	if waited := time.Since(started); waited < time.Second {
-		t.Errorf("ran after %s: it did not wait for the lock", waited)
+	if w.refused != 1 {
+		t.Errorf("the lock was refused %d times, want once: the run must wait for it, then take it", w.refused)
+	}
+	// Without waiting, a held lock is ErrBusy at once.
+	if ok, err := e.db.AcquireLock(ctx, "reconcile", "scheduled-run", e.now, e.now.Add(time.Minute)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if _, err := reconcile.Run(ctx, e.connector(), reconcile.Request{}); !errors.Is(err, reconcile.ErrBusy) {
+		t.Errorf("err %v, want ErrBusy", err)
 	}
 }
 
