@@ -1,7 +1,24 @@
-// Package connector is the core of razorpay-erpnext: webhook intake, the worker that books
-// each event into ERPNext exactly once, the retry policy and the error vocabulary
-// (DESIGN.md §4). It talks to its database through Store and to ERPNext through ERPNext; both
-// are small interfaces implemented by connector/store and frappe.Client.
+// Package connector is the core of razorpay-erpnext (DESIGN.md §4): the worker that books each
+// inbox event into ERPNext exactly once, intake's policy, the retry policy and the error
+// vocabulary. It talks to its database through Store and to ERPNext and Razorpay through the
+// ERPNext and RazorpayAPI ports, implemented by connector/store, frappe.Client and
+// razorpay.Client.
+//
+// One file per stage, in layers that only call down (internal/shape checks it):
+//
+//   - vocabulary, ports and the client edge: status.go (Status), route.go (RouteOf, the one
+//     routing table), store.go, ports.go, failure.go and clients.go (every outbound failure
+//     classified once into a *Failure), metrics.go, connector.go;
+//   - mechanisms: outcome.go (settle, the one function from a job's error to an Outcome),
+//     plan.go (Plan), claim.go (the business-key claim), lock.go (lockDocument, HoldLock),
+//     site.go, synthetic.go;
+//   - stages: lookup.go (lookup before create), resolve.go, checkout.go (ERPNext's own
+//     checkout), customer.go, receipt_of.go (a refund's receipt), build.go (get_payment_entry),
+//     fields.go;
+//   - decide.go (→ Plan, reads only) and apply.go (the writes);
+//   - one job per route: process.go, receipt.go, refund.go, void.go;
+//   - entry points: worker.go, drain.go, explain.go (Explain is Decide printed), operator.go
+//     (replay, rebook, dismiss), intake.go, retention.go, comment.go, check.go.
 package connector
 
 import (
