@@ -160,7 +160,8 @@ func (s *Site) State() map[string]any {
 // Fault settings and the request log are cleared too.
 func (s *Site) Reset() {
 	s.mu.Lock()
-	s.docs, s.series = map[string]map[string]*record{}, map[string]int{}
+	s.clearDocs()
+	s.series = map[string]int{}
 	s.setupDefaults()
 	s.mu.Unlock()
 	s.fmu.Lock()

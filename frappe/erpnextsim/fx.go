@@ -2,6 +2,7 @@ package erpnextsim
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -112,7 +113,9 @@ func jeRow(account, currency string, rate dec, refType, refName string) *record 
 
 // cancelExchangeGainLoss cancels the journals booked for a Payment Entry (§3.5).
 func (s *Site) cancelExchangeGainLoss(c *call, pe *record) {
-	for _, je := range s.all(jeDT) {
+	jes := append([]*record(nil), s.lookup(jeDT, "accounts.reference_name", indexKey(pe.name()))...)
+	sort.Slice(jes, func(i, j int) bool { return jes[i].name() < jes[j].name() })
+	for _, je := range jes {
 		if je.docstatus() != 1 || je.str("voucher_type") != "Exchange Gain Or Loss" {
 			continue
 		}

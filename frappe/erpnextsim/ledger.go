@@ -50,7 +50,19 @@ func (s *Site) postGL(voucherType string, voucher *record, postingDate string, l
 		s.stampNew(g, hashName(), user)
 		g.f["docstatus"] = int64(1)
 		s.put(g)
+		s.books.add(g, 1)
 	}
+}
+
+// voucherGL returns the GL entries of a voucher (any state), from the voucher_no index.
+func (s *Site) voucherGL(voucherType, voucherNo string) []*record {
+	var out []*record
+	for _, g := range s.lookup(glDT, "voucher_no", indexKey(voucherNo)) {
+		if g.str("voucher_type") == voucherType && g.str("voucher_no") == voucherNo {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // cancelGL is ERPNext's make_reverse_gl_entries (§3.5, recording
@@ -59,14 +71,15 @@ func (s *Site) postGL(voucherType string, voucher *record, postingDate string, l
 // and originals and reversals are all is_cancelled 1, so balances leave both out.
 func (s *Site) cancelGL(voucherType, voucherNo string) {
 	var live []*record
-	for _, g := range s.docs["GL Entry"] {
-		if g.str("voucher_type") == voucherType && g.str("voucher_no") == voucherNo && g.int("is_cancelled") == 0 {
+	for _, g := range s.voucherGL(voucherType, voucherNo) {
+		if g.int("is_cancelled") == 0 {
 			live = append(live, g)
 		}
 	}
 	sort.Slice(live, func(i, j int) bool { return live[i].str("creation") < live[j].str("creation") })
 	for _, g := range live {
 		g.f["is_cancelled"] = int64(1)
+		s.books.add(g, -1)
 		rev := g.clone()
 		for _, pair := range [][2]string{{"debit", "credit"}, {"debit_in_account_currency", "credit_in_account_currency"}} {
 			rev.f[pair[0]], rev.f[pair[1]] = g.f[pair[1]], g.f[pair[0]]
@@ -90,9 +103,17 @@ func (s *Site) cancelGL(voucherType, voucherNo string) {
 // half away from zero, not with the site's banker's rounding: the 10.125 entry of
 // recording 55 (stored 10.12 in company currency, 10.125 in account currency)
 // moves the balances of 57-get-payment-entry-* by 10.13.
+//
+// One account or one party is answered from the running books (books.go), not a scan.
 func (s *Site) balance(account, partyType, party, date string) dec {
+	switch {
+	case account != "" && party == "":
+		return s.books.accountBalance(account, date).acc
+	case account == "" && party != "":
+		return s.books.partyBalance(partyType, party, date).acc
+	}
 	var sum dec
-	for _, g := range s.docs["GL Entry"] {
+	for _, g := range s.docs[glDT] {
 		if g.int("is_cancelled") == 1 || g.str("posting_date") > date {
 			continue
 		}

@@ -16,6 +16,8 @@ type record struct {
 	// integer literals: Python keeps them as int, so texts built from them
 	// read "1000" where a stored value reads "1000.0" (recordings 07-*, 25-*).
 	intLit map[string]bool
+	// ikeys are the index entries of a stored document (index.go).
+	ikeys []ikey
 }
 
 func newRecord(dt string) *record { return &record{dt: dt, f: map[string]any{}} }

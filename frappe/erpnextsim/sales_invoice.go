@@ -1,9 +1,5 @@
 package erpnextsim
 
-import (
-	"strings"
-)
-
 const siDT = "Sales Invoice"
 
 // insertSalesInvoice is POST /api/resource/Sales Invoice: customer, items
@@ -69,15 +65,8 @@ func (s *Site) updateSalesInvoice(c *call, cur *record, body map[string]any) (*f
 	}
 	switch action {
 	case "cancel":
-		for _, pe := range s.all(peDT) {
-			if pe.docstatus() != 1 {
-				continue
-			}
-			for _, row := range pe.rows("references") {
-				if strings.EqualFold(row.str("reference_name"), cur.name()) {
-					return throw("Cannot delete or cancel because Sales Invoice " + cur.name() + " is linked with Payment Entry " + pe.name()).as("LinkExistsError"), nil
-				}
-			}
+		if pe := s.linkedEntry(cur.name(), func(pe *record) bool { return pe.docstatus() == 1 }); pe != nil {
+			return throw("Cannot delete or cancel because Sales Invoice " + cur.name() + " is linked with Payment Entry " + pe.name()).as("LinkExistsError"), nil
 		}
 		return nil, func() any {
 			cur.f["docstatus"] = int64(2)
@@ -342,15 +331,32 @@ func (s *Site) siStatus(si *record) string {
 	return "Submitted"
 }
 
-// refreshStatuses plays ERPNext's daily overdue job at every request, so an
-// invoice turns Overdue as the clock passes its due date (without touching
-// modified).
+// refreshStatuses plays ERPNext's daily overdue job once per site day (checked at every
+// request), so an invoice turns Overdue as the clock passes its due date (without touching
+// modified). Within a day only writes change a status, and they recompute it themselves.
 func (s *Site) refreshStatuses() {
+	today := s.today()
+	if today == s.statusDay {
+		return
+	}
+	s.statusDay = today
 	for _, si := range s.docs[siDT] {
 		if si.docstatus() == 1 {
 			si.f["status"] = s.siStatus(si)
 		}
 	}
+}
+
+// linkedEntry returns the Payment Entry with a reference row naming invoice that keep
+// accepts, first by name (from the references.reference_name index); nil when none.
+func (s *Site) linkedEntry(invoice string, keep func(*record) bool) *record {
+	var best *record
+	for _, pe := range s.lookup(peDT, "references.reference_name", indexKey(invoice)) {
+		if keep(pe) && (best == nil || pe.name() < best.name()) {
+			best = pe
+		}
+	}
+	return best
 }
 
 // insertCustomer is POST /api/resource/Customer: named after customer_name,

@@ -56,10 +56,14 @@ type Site struct {
 	noLock  bool
 	company string
 
-	mu     sync.Mutex
-	docs   map[string]map[string]*record // doctype → lower-case name → document
-	series map[string]int                // series prefix incl. year → last number
-	lastTS time.Time
+	mu    sync.Mutex
+	docs  map[string]map[string]*record // doctype → lower-case name → document
+	idx   map[string]*docIndex          // doctype → secondary indexes (index.go)
+	books ledgerBooks                   // running GL balances (books.go)
+	// statusDay is the site date refreshStatuses last ran for.
+	statusDay string
+	series    map[string]int // series prefix incl. year → last number
+	lastTS    time.Time
 
 	fmu        sync.Mutex
 	latency    time.Duration
@@ -85,7 +89,8 @@ const tsLayout = "2006-01-02 15:04:05.000000"
 // New builds a site holding the default company and chart (see the package
 // doc) and nothing else.
 func New(opt Options) *Site {
-	s := &Site{opt: opt, now: opt.Now, docs: map[string]map[string]*record{}, series: map[string]int{}}
+	s := &Site{opt: opt, now: opt.Now, series: map[string]int{}}
+	s.clearDocs()
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -150,22 +155,38 @@ func (s *Site) get(doctype, name string) *record {
 	return s.docs[doctype][strings.ToLower(strings.TrimRight(name, " "))]
 }
 
+// put stores r, replacing the document of that name, and keeps the indexes in step.
 func (s *Site) put(r *record) {
 	m := s.docs[r.dt]
 	if m == nil {
 		m = map[string]*record{}
 		s.docs[r.dt] = m
 	}
-	m[strings.ToLower(r.name())] = r
+	key := strings.ToLower(r.name())
+	if old := m[key]; old != nil {
+		s.unindex(old)
+	}
+	m[key] = r
+	s.index(r)
 }
 
 func (s *Site) remove(doctype, name string) {
-	delete(s.docs[doctype], strings.ToLower(name))
+	key := strings.ToLower(name)
+	if old := s.docs[doctype][key]; old != nil {
+		s.unindex(old)
+	}
+	delete(s.docs[doctype], key)
 }
 
-// all returns the documents of a doctype sorted by name.
+// clearDocs empties the site: documents, indexes and ledger balances.
+func (s *Site) clearDocs() {
+	s.docs, s.idx, s.books, s.statusDay = map[string]map[string]*record{}, map[string]*docIndex{}, ledgerBooks{}, ""
+}
+
+// all returns the documents of a doctype sorted by name (a full scan: for small doctypes and
+// the /__sim/state dump, never for a per-request lookup of a large one).
 func (s *Site) all(doctype string) []*record {
-	var out []*record
+	out := make([]*record, 0, len(s.docs[doctype]))
 	for _, r := range s.docs[doctype] {
 		out = append(out, r)
 	}
