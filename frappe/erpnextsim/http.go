@@ -22,6 +22,7 @@ type call struct {
 	jsonBody bool
 	status   int  // success status, 200 unless set
 	nulls    bool // frappe.client.* answers keep null fields (§1.5)
+	rpc      bool // a frappe.client.* method: list arguments may be JSON values, not only text
 	// fixedName is a name AddSalesInvoice imposes whatever the version.
 	fixedName string
 

@@ -20,6 +20,7 @@ func (s *Site) methodHandler(c *call, cmd string) handler {
 		return h
 	}
 	c.nulls = strings.HasPrefix(cmd, "frappe.client.")
+	c.rpc = c.nulls
 	switch cmd {
 	case getPaymentEntryCmd:
 		return s.getPaymentEntry
@@ -117,8 +118,11 @@ func (s *Site) getCount(c *call, dt string) (*fErr, step) {
 	if e != nil {
 		return e, nil
 	}
+	if q.ambiguous != nil {
+		return q.ambiguous, nil
+	}
 	q.limit = 0
-	docs := s.queryDocs(c, metas[dt])
+	docs := s.queryDocs(c, q)
 	return nil, func() any {
 		seen := map[*record]bool{}
 		for _, j := range q.run(docs) {
@@ -152,7 +156,7 @@ func (s *Site) getValue(c *call, dt string) (*fErr, step) {
 		return e, nil
 	}
 	q.limit = 1
-	docs := s.queryDocs(c, m)
+	docs := s.queryDocs(c, q)
 	return nil, func() any {
 		rows := q.run(docs)
 		if len(rows) == 0 {

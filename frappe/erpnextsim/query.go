@@ -2,7 +2,6 @@ package erpnextsim
 
 import (
 	"encoding/json"
-	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +33,9 @@ type query struct {
 	start     int
 	limit     int // 0 = all
 	asDict    bool
+	// ambiguous is the 500 MariaDB answers when this statement runs (parseOrder); the list
+	// calls return it, frappe.client.get_value (whose order the site adds itself) does not.
+	ambiguous *fErr
 }
 
 type orderTerm struct {
@@ -54,8 +56,9 @@ func dataError(field string) *fErr {
 	return throw("Field not permitted in query: " + field).as("DataError")
 }
 
-// jsonArg decodes a JSON-text argument. A JSON body that already carries a
-// list crashes Frappe with a TypeError (recording 03-list-query-ignored-with-json-body).
+// jsonArg decodes a JSON-text argument. A JSON body that already carries a list crashes
+// /api/resource with a TypeError (recording 03-list-query-ignored-with-json-body); the
+// frappe.client.* methods take it as it is.
 func (c *call) jsonArg(k string) (any, bool, *fErr) {
 	v, ok := c.args[k]
 	if !ok || v == nil {
@@ -74,6 +77,9 @@ func (c *call) jsonArg(k string) (any, bool, *fErr) {
 		}
 		return out, true, nil
 	case []any, map[string]any:
+		if c.rpc {
+			return x, true, nil // frappe.client.* takes JSON values as they are (78-client-get-list-*)
+		}
 		kind := "list"
 		if _, isMap := x.(map[string]any); isMap {
 			kind = "dict"
@@ -182,26 +188,11 @@ func (s *Site) parseQuery(c *call, m *meta, limitKeys []string) (*query, *fErr) 
 			q.orFilters = conds
 		}
 	}
-	if ob := strings.TrimSpace(c.str("order_by")); ob != "" {
-		for _, term := range strings.Split(ob, ",") {
-			term = strings.TrimSpace(term)
-			if term == "" {
-				continue
-			}
-			desc := false
-			if i := strings.LastIndexAny(term, " \t"); i > 0 && !strings.HasSuffix(term, "`") {
-				dir := strings.ToLower(term[i+1:])
-				if dir == "asc" || dir == "desc" {
-					desc, term = dir == "desc", strings.TrimSpace(term[:i])
-				}
-			}
-			cl, ok := resolve(m, term)
-			if !ok {
-				return nil, dataError(term)
-			}
-			q.order = append(q.order, orderTerm{c: cl, desc: desc})
-		}
+	ambiguous, e := q.parseOrder(strings.TrimSpace(c.str("order_by")))
+	if e != nil {
+		return nil, e
 	}
+	q.ambiguous = ambiguous
 	q.start = cint(c.args["limit_start"])
 	for _, k := range limitKeys {
 		if v, ok := c.args[k]; ok && v != nil && v != "" {
@@ -219,6 +210,103 @@ func (s *Site) parseQuery(c *call, m *meta, limitKeys []string) (*query, *fErr) 
 		}
 	}
 	return q, nil
+}
+
+// parseOrder reads order_by ("creation asc, `tabPayment Entry`.`name` desc") into q.order.
+// It returns a refusal for an unknown column (e), and separately the 500 MariaDB answers when
+// the statement runs (ambiguous): an unqualified column that the parent and a joined child
+// table both have and that is not among the selected fields is ambiguous (1052) —
+// erpnext-recorded-connector/R01, R02; erpnext-recorded-settlement/65-*, 77-*…79-*. A selected
+// field of that name (Frappe qualifies selected fields) or a select-list alias resolves the name
+// first, as MariaDB does (77-*-creation-in-fields).
+func (q *query) parseOrder(ob string) (ambiguous, e *fErr) {
+	if ob == "" {
+		return nil, nil
+	}
+	joins := q.joins()
+	for _, term := range strings.Split(ob, ",") {
+		term = strings.TrimSpace(term)
+		if term == "" {
+			continue
+		}
+		desc := false
+		if i := strings.LastIndexAny(term, " \t"); i > 0 && !strings.HasSuffix(term, "`") {
+			dir := strings.ToLower(term[i+1:])
+			if dir == "asc" || dir == "desc" {
+				desc, term = dir == "desc", strings.TrimSpace(term[:i])
+			}
+		}
+		qualified := strings.Contains(term, ".")
+		bare := strings.Trim(term, "`")
+		if !qualified {
+			if cl, ok := q.selected(bare); ok {
+				q.order = append(q.order, orderTerm{c: cl, desc: desc})
+				continue
+			}
+		}
+		cl, ok := resolve(q.m, term)
+		if !qualified {
+			inChild := q.childHaving(joins, bare)
+			switch {
+			case ok && len(inChild) > 0 && ambiguous == nil:
+				ambiguous = serverError("OperationalError", "pymysql.err.OperationalError: (1052, \"Column '"+bare+"' in ORDER BY is ambiguous\")")
+			case !ok && len(inChild) == 1:
+				cl, ok = inChild[0], true
+			}
+		}
+		if !ok {
+			return nil, dataError(term)
+		}
+		q.order = append(q.order, orderTerm{c: cl, desc: desc})
+	}
+	return ambiguous, nil
+}
+
+// joins are the child tables (parent Table fieldnames) the query joins: those a field or a
+// filter names. Frappe LEFT JOINs each of them.
+func (q *query) joins() []string {
+	var out []string
+	add := func(c col) {
+		if c.table != "" && !containsString(out, c.table) {
+			out = append(out, c.table)
+		}
+	}
+	for _, f := range q.fields {
+		add(f)
+	}
+	for _, cs := range [][]cond{q.filters, q.orFilters} {
+		for _, cd := range cs {
+			add(cd.c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// selected returns the selected field whose output name is name (MariaDB compares column
+// names without regard to case).
+func (q *query) selected(name string) (col, bool) {
+	for _, f := range q.fields {
+		if strings.EqualFold(f.alias, name) {
+			return f, true
+		}
+	}
+	return col{}, false
+}
+
+// childHaving lists the joined child tables that have column name, as columns.
+func (q *query) childHaving(joins []string, name string) []col {
+	var out []col
+	for _, t := range joins {
+		f := q.m.field(t)
+		if f == nil {
+			continue
+		}
+		if cm := metas[f.options]; cm != nil && cm.hasColumn(name) {
+			out = append(out, col{table: t, name: name, alias: name, typ: cm.columnType(name)})
+		}
+	}
+	return out
 }
 
 // cint is Frappe's cint: integer value of text or number, 0 when unparseable.
@@ -258,31 +346,17 @@ func (j joined) get(c col) any {
 	return nil
 }
 
-// run evaluates the query: LEFT JOIN over the child tables it mentions, the
-// filters (AND) and or_filters (OR), order, paging. Without order_by the rows
-// come back shuffled (the real site emits no ORDER BY, §1.4).
+// run evaluates the query over docs (the candidates, any order): LEFT JOIN over the child
+// tables it mentions, the filters (AND) and or_filters (OR), order, paging. Without order_by
+// the statement has no ORDER BY and MariaDB returns rows in primary-key order: parents by name
+// under the site's case-insensitive collation, a parent's joined rows in table order
+// (erpnext-recorded-settlement/79-pe-list-no-order-by-storage-order). Rows that tie on
+// order_by keep that order too.
 func (q *query) run(docs []*record) []joined {
-	tables := map[string]bool{}
-	for _, f := range q.fields {
-		if f.table != "" {
-			tables[f.table] = true
-		}
-	}
-	for _, cs := range [][]cond{q.filters, q.orFilters} {
-		for _, cd := range cs {
-			if cd.c.table != "" {
-				tables[cd.c.table] = true
-			}
-		}
-	}
-	var tnames []string
-	for t := range tables {
-		tnames = append(tnames, t)
-	}
-	sort.Strings(tnames)
+	tnames := q.joins()
 	var rows []joined
 	for _, d := range docs {
-		combos := []joined{{parent: d, child: map[string]*record{}}}
+		combos := []joined{{parent: d}}
 		for _, t := range tnames {
 			var next []joined
 			for _, cmb := range combos {
@@ -292,7 +366,7 @@ func (q *query) run(docs []*record) []joined {
 					continue
 				}
 				for _, ch := range children {
-					nc := map[string]*record{}
+					nc := make(map[string]*record, len(tnames))
 					for k, v := range cmb.child {
 						nc[k] = v
 					}
@@ -308,19 +382,21 @@ func (q *query) run(docs []*record) []joined {
 			}
 		}
 	}
-	if len(q.order) == 0 {
-		rand.Shuffle(len(rows), func(i, k int) { rows[i], rows[k] = rows[k], rows[i] })
-	} else {
-		sort.SliceStable(rows, func(i, k int) bool {
-			for _, o := range q.order {
-				c := compareValues(rows[i].get(o.c), rows[k].get(o.c), o.c.typ)
-				if c != 0 {
-					return (c < 0) != o.desc
-				}
-			}
-			return false
-		})
+	keys := make(map[*record]string, len(rows))
+	for _, j := range rows {
+		if _, ok := keys[j.parent]; !ok {
+			keys[j.parent] = strings.ToLower(j.parent.name())
+		}
 	}
+	sort.SliceStable(rows, func(i, k int) bool {
+		for _, o := range q.order {
+			c := compareValues(rows[i].get(o.c), rows[k].get(o.c), o.c.typ)
+			if c != 0 {
+				return (c < 0) != o.desc
+			}
+		}
+		return keys[rows[i].parent] < keys[rows[k].parent]
+	})
 	if q.start > 0 {
 		if q.start >= len(rows) {
 			rows = nil
@@ -404,18 +480,30 @@ func (s *Site) listResource(c *call, dt string, viaMethod bool) (*fErr, step) {
 	if e != nil {
 		return e, nil
 	}
-	docs := s.queryDocs(c, m)
+	if q.ambiguous != nil {
+		return q.ambiguous, nil
+	}
+	docs := s.queryDocs(c, q)
 	return nil, func() any { return q.output(q.run(docs)) }
 }
 
-// queryDocs returns the documents a list of m runs over; a child doctype
+// queryDocs returns the documents a list runs over, in no particular order: those an index
+// narrows the filters to (index.go), else every document of the doctype; a child doctype
 // (listed with parent=…) yields its rows.
-func (s *Site) queryDocs(c *call, m *meta) []*record {
+func (s *Site) queryDocs(c *call, q *query) []*record {
+	m := q.m
 	if !m.child {
-		return s.all(m.name)
+		if docs, ok := s.candidates(q); ok {
+			return docs
+		}
+		out := make([]*record, 0, len(s.docs[m.name]))
+		for _, r := range s.docs[m.name] {
+			out = append(out, r)
+		}
+		return out
 	}
 	var out []*record
-	for _, p := range s.all(c.str("parent")) {
+	for _, p := range s.docs[c.str("parent")] {
 		for _, f := range p.meta().fields {
 			if f.typ == ftTable && f.options == m.name {
 				out = append(out, p.rows(f.name)...)
