@@ -19,6 +19,9 @@ import (
 //	                    as GET returns it: reference_doctype, reference_name, content, comment_email, comment_by, …]},
 //	                    sorted by name
 //	POST /__sim/reset   back to the state New built (default company and chart, no customers)
+//	GET  /__sim/requests the request log: {"total": requests handled since New or Reset,
+//	                    "requests": [{"method", "path", "query", "status", "at", "committed"}]},
+//	                    oldest first, the last Options.RequestLogLimit of them
 //	GET  /__sim/faults  the current fault settings
 //	POST /__sim/faults  set faults; every key is optional:
 //	                    {"latency_ms": 50, "latency_max_ms": 200,          (fixed or random latency)
@@ -69,6 +72,8 @@ func (s *Site) control(w http.ResponseWriter, r *http.Request) {
 		}
 		s.Reset()
 		reply(http.StatusOK, map[string]string{"status": "reset"})
+	case "/__sim/requests":
+		reply(http.StatusOK, map[string]any{"total": s.RequestCount(), "requests": s.Requests()})
 	case "/__sim/faults":
 		if r.Method == http.MethodPost {
 			var fs FaultSettings
@@ -167,7 +172,7 @@ func (s *Site) Reset() {
 	s.fmu.Lock()
 	s.latency, s.latencyMax, s.failN, s.failSt, s.failKind, s.dropN, s.lateN, s.lateD = 0, 0, 0, 0, "", 0, 0, 0
 	s.rl = rateLimit{}
-	s.reqLog = nil
+	s.reqLog, s.reqTotal = nil, 0
 	s.fmu.Unlock()
 }
 

@@ -69,6 +69,9 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(plan.latency)
 	}
 	logEntry := RequestLog{Method: r.Method, Path: r.URL.Path, At: time.Now()}
+	if r.URL.RawQuery != "" {
+		logEntry.Query = r.URL.Query()
+	}
 	send := func(status int, body, ctype string, headers map[string]string) {
 		for k, v := range headers {
 			w.Header().Set(k, v)

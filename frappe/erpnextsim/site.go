@@ -42,6 +42,10 @@ type Options struct {
 	// Users are further API users besides APIUser (spec §1.2), e.g. one with the System
 	// Manager role who may read Integration Requests (recordings 45-*, 54-*).
 	Users []User
+	// RequestLogLimit bounds the request log (Requests, GET /__sim/requests) to the last N
+	// requests, so a long run at 100,000 documents does not grow without limit: 0 means
+	// DefaultRequestLogLimit, a negative value keeps none (RequestCount still counts).
+	RequestLogLimit int
 }
 
 // DefaultSiteURL is the recorded site's base URL as it appears in message links.
@@ -77,6 +81,7 @@ type Site struct {
 	lateN      int
 	lateD      time.Duration
 	reqLog     []RequestLog
+	reqTotal   int
 	rl         rateLimit
 }
 
