@@ -104,7 +104,11 @@ func TestSalesInvoiceAndCustomerOverREST(t *testing.T) {
 	}
 	r = h.do("POST", siPath, map[string]any{"customer": "acme", "due_date": "2026-12-15", "docstatus": 1,
 		"items": []any{map[string]any{"item_code": "A", "qty": 2, "rate": "12000.50"}, map[string]any{"item_code": "B", "qty": 1, "rate": 99}}})
-	d := r.data()
+	// the insert-and-submit answer is the pre-ledger document (erpnext-recorded-connector/H01)
+	if d := r.data(); field(d, "status") != "Draft" || field(d, "outstanding_amount") != "0.0" || field(d, "docstatus") != "1" {
+		t.Errorf("insert answer status %s outstanding %s docstatus %s, want Draft 0.0 1", field(d, "status"), field(d, "outstanding_amount"), field(d, "docstatus"))
+	}
+	d := h.do("GET", siPath+"/ACC-SINV-2026-00001", nil).data()
 	for k, want := range map[string]string{"name": "ACC-SINV-2026-00001", "customer": "Acme", "grand_total": "24100.0", "outstanding_amount": "24100.0",
 		"status": "Unpaid", "docstatus": "1", "debit_to": erpnextsim.DefaultReceivable, "due_date": "2026-12-15", "currency": "INR"} {
 		if got := field(d, k); got != want {

@@ -16,6 +16,9 @@ func seeded(t *testing.T, opt ...erpnextsim.Options) *harness {
 	if len(opt) > 0 {
 		o = opt[0]
 	}
+	if o.APIRoles == nil {
+		o.APIRoles = erpnextsim.FirstPassAPIRoles // the first recordings' API user
+	}
 	h := newHarness(t, o)
 	h.seedRecorded()
 	return h

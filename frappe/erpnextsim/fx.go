@@ -135,6 +135,9 @@ type CustomerSpec struct {
 	Name              string // customer_name and name
 	DefaultCurrency   string // billing currency; invoices default to it (e.g. "USD")
 	ReceivableAccount string // the customer's party account for the company (e.g. ReceivableUSD); default the company's
+	// CustomerGroup and Territory are fetched into the customer's invoices; empty leaves them
+	// NULL, as on the site of erpnext-recorded-connector (H01).
+	CustomerGroup, Territory string
 }
 
 // AddCustomerSpec creates a customer with a billing currency and its own receivable account
@@ -152,6 +155,11 @@ func (s *Site) AddCustomerSpec(spec CustomerSpec) error {
 	}
 	if spec.ReceivableAccount != "" {
 		body["accounts"] = []any{map[string]any{"company": DefaultCompany, "account": spec.ReceivableAccount}}
+	}
+	for k, v := range map[string]string{"customer_group": spec.CustomerGroup, "territory": spec.Territory} {
+		if v != "" {
+			body[k] = v
+		}
 	}
 	_, err := s.run(func(c *call) (*fErr, step) { return s.insertCustomer(c, body) })
 	return err

@@ -65,12 +65,15 @@ func (s *Site) insertJournalEntry(c *call, body map[string]any) (*fErr, step) {
 	}
 }
 
-// withUnsavedRows is a copy of r whose rows of table carry "__unsaved": 1, as Frappe marks rows
-// it changed while saving (recorded POST answers).
-func withUnsavedRows(r *record, table string) *record {
+// withUnsavedRows is a copy of r whose rows of tables carry "__unsaved": 1, as Frappe marks
+// rows it changed while saving in its POST answers (Journal Entry accounts, Payment Entry
+// references and deductions, Sales Invoice items: every recorded insert, drafts included).
+func withUnsavedRows(r *record, tables ...string) *record {
 	cp := r.clone()
-	for _, row := range cp.rows(table) {
-		row.f["__unsaved"] = int64(1)
+	for _, table := range tables {
+		for _, row := range cp.rows(table) {
+			row.f["__unsaved"] = int64(1)
+		}
 	}
 	return cp
 }

@@ -15,9 +15,16 @@ type glLine struct {
 	costCenter, remarks       string // GL Entry cost_center and remarks; "" leaves them NULL
 }
 
-// postGL writes GL Entry documents for a voucher (submit effects, §3.4 step 3).
+// postGL writes GL Entry documents for a voucher (submit effects, §3.4 step 3). A negative
+// debit or credit is posted on the other side, as ERPNext's toggle_debit_credit_if_negative does
+// (a −0.35 round-off deduction credits Round Off 0.35; a rounded-down invoice debits it:
+// erpnext-recorded-connector/81-*-gl-entries).
 func (s *Site) postGL(voucherType string, voucher *record, postingDate string, lines []glLine, user string) {
 	for _, l := range lines {
+		if l.debit < 0 || l.credit < 0 {
+			l.debit, l.credit = max(l.debit, 0)-min(l.credit, 0), max(l.credit, 0)-min(l.debit, 0)
+			l.debitAcc, l.creditAcc = max(l.debitAcc, 0)-min(l.creditAcc, 0), max(l.creditAcc, 0)-min(l.debitAcc, 0)
+		}
 		g := newRecord("GL Entry")
 		acc := s.get("Account", l.account)
 		cur := DefaultCurrency

@@ -94,7 +94,7 @@ func (s *Site) methodHandler(c *call, cmd string) handler {
 }
 
 var knownClientFns = map[string]bool{"save": true, "submit": true, "set_value": true, "delete": true, "get_single_value": true,
-	"rename_doc": true, "insert_many": true, "bulk_update": true, "has_permission": true, "get_password": true,
+	"rename_doc": true, "insert_many": true, "bulk_update": true, "get_password": true,
 	"attach_file": true, "is_document_amended": true, "validate_link": true, "get_js": true, "get_time_zone": true}
 
 func (e *fErr) status403() *fErr { e.status = http.StatusForbidden; return e }

@@ -46,7 +46,7 @@ func (s *Site) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
 		if ds == 1 {
 			s.applySubmitPE(c, pe)
 		}
-		return pe.render(c.keepNulls())
+		return withUnsavedRows(pe, "references", "deductions").render(c.keepNulls())
 	}
 }
 
@@ -196,17 +196,25 @@ func peGLLines(pe *record) []glLine {
 		}
 		lines = append(lines, glLine{account: pe.str("paid_to"), debit: pe.dec("base_received_amount"),
 			debitAcc: pe.dec("received_amount"), against: party})
-		for _, d := range pe.rows("deductions") {
-			lines = append(lines, glLine{account: d.str("account"), debit: d.dec("amount"), debitAcc: d.dec("amount"), against: party})
-		}
 	} else {
-		partyAmt := pe.dec("base_total_allocated_amount") + unalloc.mul(pe.dec("target_exchange_rate")).round(2)
-		lines = append(lines, glLine{account: pe.str("paid_to"), partyType: partyType, party: party,
-			debit: partyAmt, debitAcc: pe.dec("total_allocated_amount") + unalloc, against: pe.str("paid_from")})
-		lines = append(lines, glLine{account: pe.str("paid_from"), credit: pe.dec("base_paid_amount"), creditAcc: pe.dec("paid_amount"), against: party})
-		for _, d := range pe.rows("deductions") {
-			lines = append(lines, glLine{account: d.str("account"), debit: d.dec("amount"), debitAcc: d.dec("amount"), against: party})
+		// one party line per reference row, against its document (erpnext-recorded-connector/
+		// H04: the refund's Debtors row names the credit note), then the unallocated part
+		for _, row := range pe.rows("references") {
+			a := row.dec("allocated_amount").abs()
+			lines = append(lines, glLine{account: pe.str("paid_to"), partyType: partyType, party: party,
+				debit: baseAllocated(pe, row, DefaultCurrency).abs(), debitAcc: a, against: pe.str("paid_from"),
+				againstType: row.str("reference_doctype"), againstNo: row.str("reference_name")})
 		}
+		if unalloc != 0 {
+			lines = append(lines, glLine{account: pe.str("paid_to"), partyType: partyType, party: party,
+				debit: unalloc.mul(pe.dec("target_exchange_rate")).round(2), debitAcc: unalloc, against: pe.str("paid_from")})
+		}
+		lines = append(lines, glLine{account: pe.str("paid_from"), credit: pe.dec("base_paid_amount"), creditAcc: pe.dec("paid_amount"), against: party})
+	}
+	// deductions carry their row's cost center (H03; the round-off rows of 81-*-gl-entries)
+	for _, d := range pe.rows("deductions") {
+		lines = append(lines, glLine{account: d.str("account"), debit: d.dec("amount"), debitAcc: d.dec("amount"), against: party,
+			costCenter: d.str("cost_center")})
 	}
 	return lines
 }

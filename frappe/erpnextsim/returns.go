@@ -92,10 +92,12 @@ func partyTotal(si *record) dec {
 	return total
 }
 
-// staleReturn is the answer ERPNext 15.71 gives to an insert-and-submit of a return: the
-// document as it was before on_submit updated it — status "Draft", outstanding 0 — although
-// docstatus is 1 (recording 40-credit-note-create-submitted; a GET afterwards shows "Return").
-func staleReturn(si *record) *record {
+// preLedger is the answer ERPNext 15.71 gives to an insert-and-submit of a Sales Invoice: the
+// document as it was before on_submit posted the ledger — status "Draft", outstanding 0 —
+// although docstatus is 1 (erpnext-recorded-connector/H01, H02, H08, 81-invoice-*-insert-
+// submitted; recording 40-credit-note-create-submitted). A GET afterwards shows the real
+// status and outstanding.
+func preLedger(si *record) *record {
 	cp := si.clone()
 	cp.f["status"] = "Draft"
 	cp.f["outstanding_amount"] = dec(0)

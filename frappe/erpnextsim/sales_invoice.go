@@ -42,13 +42,12 @@ func (s *Site) insertSalesInvoice(c *call, body map[string]any) (*fErr, step) {
 		}
 		s.stampNew(si, n, c.user)
 		s.put(si)
+		out := si
 		if ds == 1 {
 			s.applySubmitSI(c, si)
-			if si.int("is_return") == 1 {
-				return staleReturn(si).render(c.keepNulls())
-			}
+			out = preLedger(si)
 		}
-		return si.render(c.keepNulls())
+		return withUnsavedRows(out, "items").render(c.keepNulls())
 	}
 }
 
@@ -138,7 +137,7 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 		"update_stock": int64(0), "disable_rounded_total": int64(0), "apply_discount_on": "Grand Total", "is_opening": "No",
 		"debit_to": s.partyAccount(si.str("customer"), company), "against_income_account": IncomeAccount, "language": "en",
 		"remarks": "No Remarks", "is_internal_customer": int64(0), "is_discounted": int64(0), "po_no": "",
-		"territory": "All Territories", "group_same_items": int64(0), "tax_category": "",
+		"group_same_items": int64(0), "tax_category": "",
 		"use_company_roundoff_cost_center": int64(0), "total_net_weight": dec(0), "base_change_amount": dec(0),
 		"change_amount": dec(0), "redeem_loyalty_points": int64(0), "only_include_allocated_payments": int64(0),
 		"ignore_default_payment_terms_template": int64(0), "additional_discount_percentage": dec(0),
@@ -152,7 +151,13 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 	if cust := s.get("Customer", si.str("customer")); cust != nil {
 		si.f["customer_name"] = cust.str("customer_name")
 		si.f["title"] = cust.str("customer_name")
-		setDefault(si, "customer_group", cust.str("customer_group"))
+		// fetched from the customer: a customer without them leaves them NULL
+		// (erpnext-recorded-connector/H01, 81-*)
+		for _, k := range []string{"customer_group", "territory"} {
+			if v := cust.str(k); v != "" {
+				setDefault(si, k, v)
+			}
+		}
 	}
 	if debit := s.get("Account", si.str("debit_to")); debit != nil {
 		cur := debit.str("account_currency")
@@ -243,7 +248,8 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 			si.f["due_date"] = due // set_due_date: the latest term's due date
 		}
 	}
-	if len(si.rows("payment_schedule")) == 0 && len(si.rows("items")) > 0 {
+	if len(si.rows("payment_schedule")) == 0 && len(si.rows("items")) > 0 && si.int("is_return") == 0 {
+		// a return gets no schedule (erpnext-recorded-connector/H02)
 		ps := newRecord("Payment Schedule")
 		base := grandOrRounded.mul(rate).round(2)
 		for k, v := range map[string]any{"due_date": si.str("due_date"), "invoice_portion": units(100), "discount": dec(0),
@@ -283,10 +289,16 @@ func (s *Site) applySubmitSI(c *call, si *record) {
 		debitAcc: partyTotal(si), againstType: siDT, againstNo: against, against: IncomeAccount}}
 	for _, it := range si.rows("items") {
 		lines = append(lines, glLine{account: it.str("income_account"), credit: it.dec("amount").mul(rate).round(2),
-			creditAcc: it.dec("amount").mul(rate).round(2), against: si.str("customer")})
+			creditAcc: it.dec("amount").mul(rate).round(2), against: si.str("customer"), costCenter: it.str("cost_center")})
 	}
 	if adj := si.dec("base_rounding_adjustment"); adj != 0 {
-		lines = append(lines, glLine{account: "Round Off - EC", credit: adj, creditAcc: adj, against: si.str("customer")})
+		// Cr Round Off the rounding up, Dr it the rounding down (postGL turns the negative
+		// credit), on the company's round-off account and cost center (81-*-gl-entries)
+		acct, cc := "Round Off - EC", CostCenter
+		if co := s.get("Company", si.str("company")); co != nil {
+			acct, cc = co.str("round_off_account"), co.str("round_off_cost_center")
+		}
+		lines = append(lines, glLine{account: acct, credit: adj, creditAcc: adj, against: si.str("customer"), costCenter: cc})
 	}
 	s.postGL(siDT, si, si.str("posting_date"), lines, c.user)
 	si.f["status"] = s.siStatus(si)
@@ -364,8 +376,6 @@ func (s *Site) linkedEntry(invoice string, keep func(*record) bool) *record {
 func (s *Site) insertCustomer(c *call, body map[string]any) (*fErr, step) {
 	cu := fromBody("Customer", body, nil)
 	setDefault(cu, "customer_type", "Company")
-	setDefault(cu, "customer_group", "All Customer Groups")
-	setDefault(cu, "territory", "All Territories")
 	setDefault(cu, "disabled", int64(0))
 	setDefault(cu, "is_internal_customer", int64(0))
 	setDefault(cu, "naming_series", "CUST-.YYYY.-")

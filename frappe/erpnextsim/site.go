@@ -12,11 +12,14 @@ import (
 
 // Options configures a simulated site. The zero value is usable.
 type Options struct {
-	// APIKey and APISecret are the credentials of the one API user (APIUser,
-	// roles Accounts User/Manager, Sales User/Manager), sent as
+	// APIKey and APISecret are the credentials of the one API user (APIUser), sent as
 	// "Authorization: token key:secret" or Basic base64(key:secret) (§1.2).
 	// Empty values accept no credentials at all.
 	APIKey, APISecret string
+	// APIRoles are APIUser's roles; nil means DefaultAPIRoles (Accounts User + Sales User,
+	// as the connector recordings' API user). FirstPassAPIRoles are those of the first
+	// recordings.
+	APIRoles []string
 	// Now is the clock; default time.Now. The site's "today" is Now in
 	// Asia/Kolkata, and so are creation/modified timestamps.
 	Now func() time.Time
