@@ -62,7 +62,7 @@ const admin = "Administrator"
 func (s *Site) run(h handler) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &call{s: s, user: admin, args: map[string]any{}, seen: map[string]dec{}, status: 200}
+	c := &call{s: s, user: admin, args: map[string]any{}, seen: map[string]dec{}, status: 200, direct: true}
 	e, st := h(c)
 	if e != nil {
 		return nil, fmt.Errorf("erpnextsim: %s", stripTags(e.Error()))

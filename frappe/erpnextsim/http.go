@@ -32,6 +32,12 @@ type call struct {
 	stale bool
 	// infos are msgprints of a successful request, sent as _server_messages next to the result.
 	infos []srvMsg
+	// direct marks a call made through the Go API (Site.run): one pass, no concurrency model.
+	direct bool
+	// claims are the client-supplied names this request is inserting; rows the rows it will
+	// update on commit (concurrency.go).
+	claims []string
+	rows   []string
 }
 
 // success renders a 2xx body: {key: out} plus any queued _server_messages.
@@ -142,12 +148,19 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.refreshStatuses()
 	e, _ := h(c)
+	if e != nil {
+		s.releaseNames(c)
+	}
 	s.mu.Unlock()
-	if e == nil {
+	validated := e == nil
+	if validated {
 		if plan.late > 0 {
 			time.Sleep(plan.late) // the client may be gone; the commit still happens
 		}
 		runtime.Gosched()
+		e = s.waitRowLocks(c)
+	}
+	if e == nil {
 		var st step
 		s.mu.Lock()
 		c.stale = s.noLock
@@ -158,6 +171,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out = st()
 			logEntry.Committed = !readOnlyMethod(r.URL.Path)
 		}
+		s.releaseNames(c)
 		s.mu.Unlock()
 		if e == nil {
 			if plan.drop {
@@ -168,9 +182,12 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			send(c.status, c.success(key, out), "application/json", nil)
 			return
 		}
-	} else if plan.late > 0 {
+	} else if plan.late > 0 && !validated {
 		time.Sleep(plan.late)
 	}
+	s.mu.Lock()
+	s.releaseNames(c)
+	s.mu.Unlock()
 	if plan.drop {
 		time.Sleep(plan.dropD)
 		send(plan.dropSt, gatewayPage(plan.dropSt), "text/html", nil)

@@ -35,6 +35,9 @@ func (s *Site) insertJournalEntry(c *call, body map[string]any) (*fErr, step) {
 		return e, nil
 	}
 	name, display := s.newDocName(body, "ACC-JV-")
+	if e := s.claimName(c, jeDT, name); e != nil {
+		return e, nil
+	}
 	s.jeDefaults(je)
 	if e := s.validateLinks(je, false); e != nil {
 		return e, nil

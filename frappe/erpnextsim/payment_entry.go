@@ -18,6 +18,9 @@ func (s *Site) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
 		return e, nil
 	}
 	name := s.clientName(body)
+	if e := s.claimName(c, peDT, name); e != nil {
+		return e, nil
+	}
 	display := name
 	if display == "" {
 		display = s.seriesName("ACC-PAY-", false)
@@ -63,6 +66,7 @@ func (s *Site) updatePaymentEntry(c *call, cur *record, body map[string]any) (*f
 	}
 	switch action {
 	case "cancel":
+		touchInvoices(c, cur)
 		return nil, func() any {
 			s.applyCancelPE(c, cur)
 			return cur.render(c.keepNulls())
@@ -147,6 +151,7 @@ func (c *call) keepNulls() bool { return c.nulls }
 // difference, then S2 (checkGL) on the ledger lines the entry would post.
 // name is the entry's (future) name, shown in the GL Entry messages.
 func (s *Site) checkSubmitPE(c *call, pe *record, name string) *fErr {
+	touchInvoices(c, pe)
 	if pe.dec("difference_amount") != 0 {
 		return erpThrow("Difference Amount must be zero")
 	}
@@ -232,6 +237,15 @@ func (s *Site) applyCancelPE(c *call, pe *record) {
 	s.cancelGL(peDT, pe.name())
 	s.cancelExchangeGainLoss(c, pe)
 	s.removeFromBankTransactions(c, peDT, pe.name()) // bank_transaction.go
+}
+
+// touchInvoices records the Sales Invoices a submit or cancel of pe updates (their outstanding).
+func touchInvoices(c *call, pe *record) {
+	for _, row := range pe.rows("references") {
+		if row.str("reference_doctype") == siDT {
+			c.touchRow(siDT, row.str("reference_name"))
+		}
+	}
 }
 
 func nz(d dec) dec {

@@ -45,6 +45,9 @@ type Options struct {
 	// Users are further API users besides APIUser (spec §1.2), e.g. one with the System
 	// Manager role who may read Integration Requests (recordings 45-*, 54-*).
 	Users []User
+	// LockWaitTimeout is how long a write waits for a row another connection holds
+	// (HoldRowLock) before 500 QueryTimeoutError; default DefaultLockWaitTimeout.
+	LockWaitTimeout time.Duration
 	// RequestLogLimit bounds the request log (Requests, GET /__sim/requests) to the last N
 	// requests, so a long run at 100,000 documents does not grow without limit: 0 means
 	// DefaultRequestLogLimit, a negative value keeps none (RequestCount still counts).
@@ -69,6 +72,8 @@ type Site struct {
 	books ledgerBooks                   // running GL balances (books.go)
 	// statusDay is the site date refreshStatuses last ran for.
 	statusDay string
+	// inserting holds the client-supplied names requests in flight are inserting (concurrency.go).
+	inserting map[string]*call
 	series    map[string]int // series prefix incl. year → last number
 	lastTS    time.Time
 
@@ -85,6 +90,7 @@ type Site struct {
 	lateD      time.Duration
 	reqLog     []RequestLog
 	reqTotal   int
+	rowLocks   map[string]time.Time // HoldRowLock: row → held until
 	rl         rateLimit
 }
 
