@@ -28,6 +28,7 @@ func (s *Site) validateReturn(c *call, si *record) *fErr {
 	if !negative {
 		return throw("Atleast one item should be entered with negative quantity in return document")
 	}
+	si.f["payment_terms_template"] = "" // a return has no terms (H02, 40-credit-note-create-submitted)
 	ra := si.str("return_against")
 	if ra == "" {
 		return nil
