@@ -128,6 +128,14 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h, key := s.route(c, strings.TrimSuffix(path, "/"))
+	if p := s.opt.Profile; p != nil {
+		defer s.worker()()
+		if d := p.Service(profileCall(c, path)); !write {
+			time.Sleep(d)
+		} else {
+			plan.late += d
+		}
+	}
 	if !write {
 		s.mu.Lock()
 		s.refreshStatuses()

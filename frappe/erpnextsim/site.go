@@ -45,6 +45,9 @@ type Options struct {
 	// Users are further API users besides APIUser (spec §1.2), e.g. one with the System
 	// Manager role who may read Integration Requests (recordings 45-*, 54-*).
 	Users []User
+	// Profile gives every call a service time and bounds how many are served at once
+	// (ProfileRealV15: the recorded site's times, 2 workers); nil serves at once.
+	Profile *Profile
 	// LockWaitTimeout is how long a write waits for a row another connection holds
 	// (HoldRowLock) before 500 QueryTimeoutError; default DefaultLockWaitTimeout.
 	LockWaitTimeout time.Duration
@@ -74,8 +77,10 @@ type Site struct {
 	statusDay string
 	// inserting holds the client-supplied names requests in flight are inserting (concurrency.go).
 	inserting map[string]*call
-	series    map[string]int // series prefix incl. year → last number
-	lastTS    time.Time
+	// workers holds a token per call being served under Options.Profile (profile.go).
+	workers chan struct{}
+	series  map[string]int // series prefix incl. year → last number
+	lastTS  time.Time
 
 	fmu        sync.Mutex
 	latency    time.Duration
@@ -109,6 +114,9 @@ func New(opt Options) *Site {
 		s.now = time.Now
 	}
 	s.legacy = strings.HasPrefix(opt.Version, "15.44")
+	if p := opt.Profile; p != nil && p.Workers > 0 {
+		s.workers = make(chan struct{}, p.Workers)
+	}
 	s.noLock = opt.NoInvoiceLock == nil || *opt.NoInvoiceLock
 	s.company = DefaultCompany
 	s.mu.Lock()
