@@ -1,6 +1,7 @@
 package erpnextsim_test
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,5 +170,30 @@ func TestLoadSeed(t *testing.T) {
 	}
 	if err := h.site.LoadSeed(strings.NewReader(`{"customers": ["Test Customer"]}`)); err == nil {
 		t.Error("duplicate customer accepted")
+	}
+}
+
+// TestInsertSeedsLikePOST: Site.Insert creates and submits a Payment Entry through POST's
+// validation and effects without HTTP, and refuses what POST refuses.
+func TestInsertSeedsLikePOST(t *testing.T) {
+	h := seeded(t)
+	doc, err := h.site.Insert("Payment Entry", pe(map[string]any{"docstatus": 1, "reference_no": "pay_inserted", "paid_amount": "1000.00",
+		"received_amount": "1000.00", "references": []any{map[string]any{"reference_doctype": "Sales Invoice", "reference_name": "ACC-SINV-2026-00003", "allocated_amount": "1000"}}}))
+	if err != nil || doc["docstatus"] != json.Number("1") || doc["name"] == "" {
+		t.Fatalf("Insert = %v, %v", doc, err)
+	}
+	if got := field(h.invoice("ACC-SINV-2026-00003"), "status"); got != "Paid" {
+		t.Errorf("invoice %s, want Paid", got)
+	}
+	if n := h.entriesWithReference("pay_inserted"); n != 1 {
+		t.Errorf("%d entries listed, want 1", n)
+	}
+	_, err = h.site.Insert("Payment Entry", pe(map[string]any{"docstatus": 1, "reference_no": "pay_again",
+		"references": []any{map[string]any{"reference_doctype": "Sales Invoice", "reference_name": "ACC-SINV-2026-00003", "allocated_amount": 1000}}}))
+	if err == nil || !strings.Contains(err.Error(), "ACC-SINV-2026-00003 has already been fully paid") {
+		t.Errorf("second entry: %v", err)
+	}
+	if _, err := h.site.Insert("No Such Doctype", map[string]any{}); err == nil {
+		t.Error("unknown doctype accepted")
 	}
 }
