@@ -20,25 +20,25 @@ type glLine struct {
 // (a −0.35 round-off deduction credits Round Off 0.35; a rounded-down invoice debits it:
 // erpnext-recorded-connector/81-*-gl-entries).
 func (s *Site) postGL(voucherType string, voucher *record, postingDate string, lines []glLine, user string) {
+	fy := s.fiscalYear(postingDate)
 	for _, l := range lines {
 		if l.debit < 0 || l.credit < 0 {
 			l.debit, l.credit = max(l.debit, 0)-min(l.credit, 0), max(l.credit, 0)-min(l.debit, 0)
 			l.debitAcc, l.creditAcc = max(l.debitAcc, 0)-min(l.creditAcc, 0), max(l.creditAcc, 0)-min(l.debitAcc, 0)
 		}
-		g := newRecord("GL Entry")
+		g := newRecord(glDT)
 		acc := s.get("Account", l.account)
 		cur := DefaultCurrency
 		if acc != nil && acc.str("account_currency") != "" {
 			cur = acc.str("account_currency")
 		}
-		g.f = map[string]any{
-			"posting_date": postingDate, "transaction_date": postingDate, "account": l.account,
-			"cost_center": nil, "debit": l.debit.round(2), "credit": l.credit.round(2), "account_currency": cur,
-			"debit_in_account_currency": l.debitAcc, "credit_in_account_currency": l.creditAcc,
-			"voucher_type": voucherType, "voucher_no": voucher.name(), "company": s.company,
-			"is_opening": "No", "is_advance": "No", "is_cancelled": int64(0), "docstatus": int64(1),
-			"fiscal_year": s.fiscalYear(postingDate),
-		}
+		f := g.f
+		f["posting_date"], f["transaction_date"], f["account"] = postingDate, postingDate, l.account
+		f["debit"], f["credit"], f["account_currency"] = l.debit.round(2), l.credit.round(2), cur
+		f["debit_in_account_currency"], f["credit_in_account_currency"] = l.debitAcc, l.creditAcc
+		f["voucher_type"], f["voucher_no"], f["company"] = voucherType, voucher.name(), s.company
+		f["is_opening"], f["is_advance"], f["is_cancelled"], f["docstatus"] = "No", "No", int64(0), int64(1)
+		f["fiscal_year"] = fy
 		if l.partyType != "" {
 			g.f["party_type"], g.f["party"] = l.partyType, l.party
 		}

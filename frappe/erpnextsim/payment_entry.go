@@ -49,7 +49,7 @@ func (s *Site) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
 		if ds == 1 {
 			s.applySubmitPE(c, pe)
 		}
-		return withUnsavedRows(pe, "references", "deductions").render(c.keepNulls())
+		return renderUnsaved(pe, c.keepNulls(), "references", "deductions")
 	}
 }
 

@@ -215,6 +215,31 @@ func overdue(si *record, total, out dec, today string) bool {
 	return total-out < payable
 }
 
+// splitNotice is the alert validate_allocated_amount_with_latest_data leaves when it reads the
+// latest outstanding of an invoice that allocates by payment term: get_outstanding_reference_
+// documents splits it into one row per term with an outstanding and says so, once per
+// referenced invoice (erpnext-recorded-connector/R09).
+func (s *Site) splitNotice(c *call, pe *record) {
+	seen := map[string]bool{}
+	for _, row := range pe.rows("references") {
+		inv := s.get(siDT, row.str("reference_name"))
+		if inv == nil || row.str("reference_doctype") != siDT || seen[inv.name()] || !s.termBased(inv) {
+			continue
+		}
+		seen[inv.name()] = true
+		n := 0
+		for _, ps := range inv.rows("payment_schedule") {
+			if ps.dec("outstanding") > 0 {
+				n++
+			}
+		}
+		if n > 1 {
+			c.infos = append(c.infos, srvMsg{message: fmt.Sprintf("Splitting Sales Invoice <strong>%s</strong> into %d rows as per Payment Terms", inv.name(), n),
+				title: "Message", alert: true})
+		}
+	}
+}
+
 var paymentTermFields = `
 payment_term_name|Data|Payment Term Name||
 invoice_portion|Float|Invoice Portion||

@@ -83,7 +83,7 @@ func (s *Site) insertPaymentTermsTemplate(c *call, body map[string]any) (*fErr, 
 	return nil, func() any {
 		s.stampNew(tmpl, name, c.user)
 		s.put(tmpl)
-		return withUnsavedRows(tmpl, "terms").render(c.keepNulls())
+		return renderUnsaved(tmpl, c.keepNulls(), "terms")
 	}
 }
 

@@ -111,7 +111,7 @@ func coerce(f *field, v any) any {
 // spec §1.5.
 func (r *record) render(keepNulls bool) obj {
 	m := r.meta()
-	var o obj
+	o := make(obj, 0, len(standardFields)+len(m.fields)+len(childStandardFields)+3)
 	add := func(k string, v any) {
 		if v == nil {
 			if keepNulls {

@@ -93,16 +93,20 @@ func partyTotal(si *record) dec {
 	return total
 }
 
-// preLedger is the answer ERPNext 15.71 gives to an insert-and-submit of a Sales Invoice: the
+// preLedger turns a rendered invoice into the answer ERPNext 15.71 gives to an insert-and-submit of a Sales Invoice: the
 // document as it was before on_submit posted the ledger — status "Draft", outstanding 0 —
 // although docstatus is 1 (erpnext-recorded-connector/H01, H02, H08, 81-invoice-*-insert-
 // submitted; recording 40-credit-note-create-submitted). A GET afterwards shows the real
 // status and outstanding.
-func preLedger(si *record) *record {
-	cp := si.clone()
-	cp.f["status"] = "Draft"
-	cp.f["outstanding_amount"] = dec(0)
-	return cp
+func preLedger(o obj) {
+	for i := range o {
+		switch o[i].k {
+		case "status":
+			o[i].v = "Draft"
+		case "outstanding_amount":
+			o[i].v = dec(0)
+		}
+	}
 }
 
 // formLink is frappe.utils.get_link_to_form: an anchor to the desk form, absolute with the
