@@ -101,7 +101,7 @@ func TestListRequestShape(t *testing.T) {
 		"fields":            {`["name","outstanding_amount"]`},
 		"filters":           {`[["Sales Invoice Item","item_code","=","RZP-ITEM"],["docstatus","=",0]]`},
 		"or_filters":        {`[["status","in",["Unpaid","Overdue"]]]`},
-		"order_by":          {"modified desc"},
+		"order_by":          {"`tabSales Invoice`.`modified` desc"},
 		"limit_start":       {"40"},
 		"limit_page_length": {"0"},
 		"parent":            {"Mode of Payment"},

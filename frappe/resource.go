@@ -22,14 +22,19 @@ type ListOptions struct {
 	Fields    []string // `fields`, JSON list; default on the server: ["name"]
 	Filters   []Filter // `filters`, ANDed
 	OrFilters []Filter // `or_filters`, ORed, then ANDed with Filters
-	OrderBy   string   // `order_by`, e.g. "modified desc"; send it when paging (no default order)
-	Start     int      // `limit_start`, sent when > 0
-	Limit     int      // page size sent as `limit_page_length` when > 0 (the server's default is 20)
-	All       bool     // `limit_page_length=0`: all rows; wins over Limit
-	Parent    string   // `parent`, the parent doctype, needed when listing a child doctype
+	// OrderBy is `order_by`, e.g. "modified desc"; send it when paging (without it the site
+	// emits no ORDER BY). When the list joins a child table (a 4-element filter on another
+	// doctype, or a field of a child table) List qualifies every plain column with the parent
+	// table ("`tabPayment Entry`.`creation` asc"): MariaDB refuses an unqualified column both
+	// tables have with 500 OperationalError 1052 (erpnext-recorded-connector/R01, R02).
+	OrderBy string
+	Start   int    // `limit_start`, sent when > 0
+	Limit   int    // page size sent as `limit_page_length` when > 0 (the server's default is 20)
+	All     bool   // `limit_page_length=0`: all rows; wins over Limit
+	Parent  string // `parent`, the parent doctype, needed when listing a child doctype
 }
 
-func (o ListOptions) query() (url.Values, error) {
+func (o ListOptions) query(doctype string) (url.Values, error) {
 	q := url.Values{}
 	for name, v := range map[string]any{"fields": o.Fields, "filters": o.Filters, "or_filters": o.OrFilters} {
 		if listLen(v) == 0 {
@@ -42,7 +47,7 @@ func (o ListOptions) query() (url.Values, error) {
 		q.Set(name, string(b))
 	}
 	if o.OrderBy != "" {
-		q.Set("order_by", o.OrderBy)
+		q.Set("order_by", o.orderBy(doctype))
 	}
 	if o.Start > 0 {
 		q.Set("limit_start", strconv.Itoa(o.Start))
@@ -71,14 +76,15 @@ func listLen(v any) int {
 
 // List runs GET /api/resource/{doctype} and decodes "data" into out, a pointer to a slice of
 // structs or maps (numbers in maps arrive as json.Number). Every docstatus is returned unless
-// filtered. Errors: *Error, *TransportError, or a plain error for bad arguments or an
-// undecodable body.
+// filtered. A list that joins a child table has its order_by qualified with the parent table
+// (see ListOptions.OrderBy). Errors: *Error, *TransportError, or a plain error for bad
+// arguments or an undecodable body.
 func (c *Client) List(ctx context.Context, doctype string, opt ListOptions, out any) error {
 	path := "/api/resource/" + doctype
 	if doctype == "" {
 		return errors.New("frappe: List: empty doctype")
 	}
-	q, err := opt.query()
+	q, err := opt.query(doctype)
 	if err != nil {
 		return fmt.Errorf("frappe: GET %s: %w", path, err)
 	}

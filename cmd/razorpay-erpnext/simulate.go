@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,7 @@ func (m *Main) simulateCmd() *cobra.Command {
 func (m *Main) simulateERPNextCmd() *cobra.Command {
 	var (
 		listen, key, secret, seed, ver string
+		profile, roles                 string
 		latency, lateDelay             time.Duration
 		failNext, failStatus           int
 		dropAfterCommit, commitLate    int
@@ -37,7 +39,19 @@ func (m *Main) simulateERPNextCmd() *cobra.Command {
 			if listen == "" || key == "" || secret == "" {
 				return usageErr("--listen, --api-key and --api-secret are required")
 			}
-			site := erpnextsim.New(erpnextsim.Options{APIKey: key, APISecret: secret, Version: ver})
+			prof, err := erpnextsim.ProfileByName(profile)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			opt := erpnextsim.Options{APIKey: key, APISecret: secret, Version: ver, Profile: prof}
+			if roles != "" {
+				for _, r := range strings.Split(roles, ",") {
+					if r = strings.TrimSpace(r); r != "" {
+						opt.APIRoles = append(opt.APIRoles, r)
+					}
+				}
+			}
+			site := erpnextsim.New(opt)
 			if seed != "" {
 				f, err := os.Open(seed)
 				if err != nil {
@@ -64,7 +78,7 @@ func (m *Main) simulateERPNextCmd() *cobra.Command {
 				return err
 			}
 			srv := &http.Server{Handler: site, ReadHeaderTimeout: 5 * time.Second}
-			fmt.Fprintf(m.Stdout, "ERPNext simulator on http://%s (company %q)\n", l.Addr(), erpnextsim.DefaultCompany)
+			fmt.Fprintf(m.Stdout, "ERPNext simulator on http://%s (company %q, latency profile %q)\n", l.Addr(), erpnextsim.DefaultCompany, profile)
 			go func() {
 				<-cmd.Context().Done()
 				srv.Close()
@@ -81,6 +95,8 @@ func (m *Main) simulateERPNextCmd() *cobra.Command {
 	f.StringVar(&secret, "api-secret", "", "API secret of the simulated API user")
 	f.StringVar(&seed, "seed", "", "JSON file with customers and sales_invoices to create")
 	f.StringVar(&ver, "version", "15.72", "Frappe behaviour: 15.72 (client names kept) or 15.44 (discarded)")
+	f.StringVar(&profile, "profile", "", "latency profile: real-v15 (the recorded site's service times, 2 request workers) or none")
+	f.StringVar(&roles, "api-roles", "", "comma-separated roles of the API user (default: Accounts User,Sales User)")
 	f.DurationVar(&latency, "latency", 0, "fault: delay every request by this long")
 	f.IntVar(&failNext, "fail-next", 0, "fault: fail the next N requests with --fail-status")
 	f.IntVar(&failStatus, "fail-status", 500, "fault: status for --fail-next")

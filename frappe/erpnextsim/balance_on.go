@@ -73,10 +73,17 @@ func (s *Site) getBalanceOn(c *call) (*fErr, step) {
 	return nil, func() any { return s.balanceOn(q) }
 }
 
-// balanceOn sums the live GL entries matching q.
+// balanceOn sums the live GL entries matching q: one non-group account or one party from the
+// running books (books.go), anything else by a scan of the ledger.
 func (s *Site) balanceOn(q balanceQuery) dec {
+	if sums, ok := s.booksBalance(q); ok {
+		if q.inAccountCurrency {
+			return sums.acc
+		}
+		return sums.base
+	}
 	var sum dec
-	for _, g := range s.docs["GL Entry"] {
+	for _, g := range s.docs[glDT] {
 		if g.int("is_cancelled") != 0 || (q.start != "" && g.str("posting_date") < q.start) || (q.upto != "" && g.str("posting_date") > q.upto) {
 			continue
 		}
@@ -90,6 +97,31 @@ func (s *Site) balanceOn(q balanceQuery) dec {
 		}
 	}
 	return sum
+}
+
+// booksBalance answers q from the books when it asks for exactly one non-group account (no
+// cost center on a Profit and Loss account) or one party, with no account type and the site's
+// company or none; ok false otherwise.
+func (s *Site) booksBalance(q balanceQuery) (bookSums, bool) {
+	if q.accountType != "" || (q.company != "" && !strings.EqualFold(q.company, s.company)) {
+		return bookSums{}, false
+	}
+	hasParty := q.partyType != "" && q.party != ""
+	switch a := q.account; {
+	case a != nil && !hasParty && a.int("is_group") == 0 && (q.costCenter == "" || a.str("report_type") != "Profit and Loss"):
+		return s.books.byAccount[strings.ToLower(a.name())].upto(q.start, q.upto), true
+	case a == nil && hasParty:
+		if bk, ok := s.books.byParty[partyKey(q.partyType, q.party)]; ok {
+			return bk.upto(q.start, q.upto), true
+		}
+		for k, bk := range s.books.byParty { // party_type in another case
+			if pt, p, _ := strings.Cut(k, "\x00"); strings.EqualFold(pt, q.partyType) && p == strings.ToLower(q.party) {
+				return bk.upto(q.start, q.upto), true
+			}
+		}
+		return bookSums{}, true
+	}
+	return bookSums{}, false
 }
 
 func (s *Site) balanceMatches(q balanceQuery, g *record) bool {

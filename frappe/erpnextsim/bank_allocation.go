@@ -41,8 +41,8 @@ type clearance struct{ doctype, name, date string }
 // result by the names as stored and looks it up with the names as given, so matching is exact.
 func (s *Site) voucherBankGL(doctype, name string) map[string]dec {
 	out := map[string]dec{}
-	for _, g := range s.docs["GL Entry"] {
-		if g.int("is_cancelled") != 0 || g.str("voucher_type") != doctype || g.str("voucher_no") != name {
+	for _, g := range s.voucherGL(doctype, name) {
+		if g.int("is_cancelled") != 0 {
 			continue
 		}
 		if a := s.get("Account", g.str("account")); a == nil || a.str("account_type") != "Bank" {

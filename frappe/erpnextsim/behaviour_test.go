@@ -1,6 +1,7 @@
 package erpnextsim_test
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,7 +105,11 @@ func TestSalesInvoiceAndCustomerOverREST(t *testing.T) {
 	}
 	r = h.do("POST", siPath, map[string]any{"customer": "acme", "due_date": "2026-12-15", "docstatus": 1,
 		"items": []any{map[string]any{"item_code": "A", "qty": 2, "rate": "12000.50"}, map[string]any{"item_code": "B", "qty": 1, "rate": 99}}})
-	d := r.data()
+	// the insert-and-submit answer is the pre-ledger document (erpnext-recorded-connector/H01)
+	if d := r.data(); field(d, "status") != "Draft" || field(d, "outstanding_amount") != "0.0" || field(d, "docstatus") != "1" {
+		t.Errorf("insert answer status %s outstanding %s docstatus %s, want Draft 0.0 1", field(d, "status"), field(d, "outstanding_amount"), field(d, "docstatus"))
+	}
+	d := h.do("GET", siPath+"/ACC-SINV-2026-00001", nil).data()
 	for k, want := range map[string]string{"name": "ACC-SINV-2026-00001", "customer": "Acme", "grand_total": "24100.0", "outstanding_amount": "24100.0",
 		"status": "Unpaid", "docstatus": "1", "debit_to": erpnextsim.DefaultReceivable, "due_date": "2026-12-15", "currency": "INR"} {
 		if got := field(d, k); got != want {
@@ -165,5 +170,30 @@ func TestLoadSeed(t *testing.T) {
 	}
 	if err := h.site.LoadSeed(strings.NewReader(`{"customers": ["Test Customer"]}`)); err == nil {
 		t.Error("duplicate customer accepted")
+	}
+}
+
+// TestInsertSeedsLikePOST: Site.Insert creates and submits a Payment Entry through POST's
+// validation and effects without HTTP, and refuses what POST refuses.
+func TestInsertSeedsLikePOST(t *testing.T) {
+	h := seeded(t)
+	doc, err := h.site.Insert("Payment Entry", pe(map[string]any{"docstatus": 1, "reference_no": "pay_inserted", "paid_amount": "1000.00",
+		"received_amount": "1000.00", "references": []any{map[string]any{"reference_doctype": "Sales Invoice", "reference_name": "ACC-SINV-2026-00003", "allocated_amount": "1000"}}}))
+	if err != nil || doc["docstatus"] != json.Number("1") || doc["name"] == "" {
+		t.Fatalf("Insert = %v, %v", doc, err)
+	}
+	if got := field(h.invoice("ACC-SINV-2026-00003"), "status"); got != "Paid" {
+		t.Errorf("invoice %s, want Paid", got)
+	}
+	if n := h.entriesWithReference("pay_inserted"); n != 1 {
+		t.Errorf("%d entries listed, want 1", n)
+	}
+	_, err = h.site.Insert("Payment Entry", pe(map[string]any{"docstatus": 1, "reference_no": "pay_again",
+		"references": []any{map[string]any{"reference_doctype": "Sales Invoice", "reference_name": "ACC-SINV-2026-00003", "allocated_amount": 1000}}}))
+	if err == nil || !strings.Contains(err.Error(), "ACC-SINV-2026-00003 has already been fully paid") {
+		t.Errorf("second entry: %v", err)
+	}
+	if _, err := h.site.Insert("No Such Doctype", map[string]any{}); err == nil {
+		t.Error("unknown doctype accepted")
 	}
 }

@@ -19,6 +19,9 @@ import (
 //	                    as GET returns it: reference_doctype, reference_name, content, comment_email, comment_by, …]},
 //	                    sorted by name
 //	POST /__sim/reset   back to the state New built (default company and chart, no customers)
+//	GET  /__sim/requests the request log: {"total": requests handled since New or Reset,
+//	                    "requests": [{"method", "path", "query", "status", "at", "committed"}]},
+//	                    oldest first, the last Options.RequestLogLimit of them
 //	GET  /__sim/faults  the current fault settings
 //	POST /__sim/faults  set faults; every key is optional:
 //	                    {"latency_ms": 50, "latency_max_ms": 200,          (fixed or random latency)
@@ -69,6 +72,8 @@ func (s *Site) control(w http.ResponseWriter, r *http.Request) {
 		}
 		s.Reset()
 		reply(http.StatusOK, map[string]string{"status": "reset"})
+	case "/__sim/requests":
+		reply(http.StatusOK, map[string]any{"total": s.RequestCount(), "requests": s.Requests()})
 	case "/__sim/faults":
 		if r.Method == http.MethodPost {
 			var fs FaultSettings
@@ -160,13 +165,15 @@ func (s *Site) State() map[string]any {
 // Fault settings and the request log are cleared too.
 func (s *Site) Reset() {
 	s.mu.Lock()
-	s.docs, s.series = map[string]map[string]*record{}, map[string]int{}
+	s.clearDocs()
+	s.series = map[string]int{}
 	s.setupDefaults()
 	s.mu.Unlock()
 	s.fmu.Lock()
 	s.latency, s.latencyMax, s.failN, s.failSt, s.failKind, s.dropN, s.lateN, s.lateD = 0, 0, 0, 0, "", 0, 0, 0
 	s.rl = rateLimit{}
-	s.reqLog = nil
+	s.rowLocks = nil
+	s.reqLog, s.reqTotal = nil, 0
 	s.fmu.Unlock()
 }
 

@@ -6,12 +6,28 @@
 // shared/reference/erpnext-recorded (their README lists every difference).
 //
 // It is used with httptest by the booking tests, by `razorpay-erpnext demo`
-// and served by `razorpay-erpnext simulate erpnext`. It is deliberately no
-// kinder than ERPNext: lists come back in a different order on every call when
-// no order_by is sent, text comparisons are case-insensitive like the site's
-// utf8mb4_unicode_ci collation, two concurrent Payment Entries can over-pay an
-// invoice (§3.7), and writes can be committed although the client sees an
-// error (faults: DropResponseAfterCommit, GatewayErrorAfterCommit, CommitLate).
+// and served by `razorpay-erpnext simulate erpnext`. It answers what the real
+// site answers and is deliberately no kinder (shared/reference/erpnext-recorded-
+// connector/README lists the differences it once had): a list that joins a child
+// table with an unqualified order_by column both tables have answers 500
+// OperationalError 1052 (R01, R02); a list without order_by has no ORDER BY and
+// comes back in primary-key (name) order; text comparisons are case-insensitive
+// like the site's utf8mb4_unicode_ci collation; two concurrent inserts of one
+// client name deadlock (1213, R03); a row held elsewhere makes a write wait and
+// time out (1205, HoldRowLock, R05); two concurrent Payment Entries can over-pay
+// an invoice (§3.7); invoices are rounded (rounded_total, recordings 81-*); and
+// writes can be committed although the client sees an error (faults:
+// DropResponseAfterCommit, GatewayErrorAfterCommit, CommitLate). The API user
+// holds exactly Accounts User + Sales User unless Options.APIRoles says otherwise.
+//
+// # Scale
+//
+// Lists filtered on an indexed column (index.go: reference_no, party, invoice and
+// Payment Request of a reference row, cheque_no, voucher_no, …) read only the
+// documents the index names, and GL balances come from running books (books.go),
+// so the connector's calls cost the same at 100,000 Payment Entries as at 100
+// (bench_test.go). Options.Profile serves calls with a real site's service times
+// and worker count (ProfileRealV15); Site.Insert seeds documents without HTTP.
 //
 // # The default site
 //
@@ -21,7 +37,7 @@
 // "Input Tax GST - EC", cost center "Main - EC", a fiscal year April–March
 // containing the simulator's today, Modes of Payment "Razorpay" (Bank →
 // "Razorpay Clearing - EC") and "Cash" (→ "Cash - EC"), and one API user
-// (roles Accounts User/Manager, Sales User/Manager). There are no customers and
+// (roles Accounts User + Sales User). There are no customers and
 // no invoices: add them with AddCustomer, AddSalesInvoice, LoadSeed or over
 // REST (POST /api/resource/Customer, POST /api/resource/Sales Invoice).
 //

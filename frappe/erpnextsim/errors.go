@@ -13,6 +13,7 @@ type srvMsg struct {
 	message, title string
 	indicator      string // "red" for throws; empty for plain msgprints
 	throw          bool   // adds raise_exception 1 and a __frappe_exc_id
+	alert          bool   // msgprint(alert=True): adds "alert": 1 (R09's "Splitting …" message)
 }
 
 // fErr is a Frappe error answer: status, exc_type and the keys the recordings
@@ -161,6 +162,9 @@ func (e *fErr) messagesJSON() string {
 		mo := obj{{"message", m.message}, {"title", m.title}}
 		if m.indicator != "" {
 			mo = append(mo, kv{"indicator", m.indicator})
+		}
+		if m.alert {
+			mo = append(mo, kv{"alert", 1})
 		}
 		if m.throw {
 			mo = append(mo, kv{"raise_exception", 1}, kv{"__frappe_exc_id", excID()})

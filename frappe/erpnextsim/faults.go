@@ -3,19 +3,24 @@ package erpnextsim
 import (
 	mrand "math/rand/v2"
 	"net/http"
+	"net/url"
 	"time"
 )
 
 // RequestLog is one request the site handled, for assertions.
 type RequestLog struct {
-	Method string    // HTTP method
-	Path   string    // URL path, unescaped ("/api/resource/Payment Entry")
-	Status int       // status code sent
-	At     time.Time // when the handler started on the request (after injected latency), by the wall clock
+	Method string     `json:"method"`          // HTTP method
+	Path   string     `json:"path"`            // URL path, unescaped ("/api/resource/Payment Entry")
+	Query  url.Values `json:"query,omitempty"` // query parameters as sent (a GET list's fields, filters, order_by)
+	Status int        `json:"status"`          // status code sent
+	At     time.Time  `json:"at"`              // when the handler started on the request (after injected latency), by the wall clock
 	// Committed reports whether the request changed the site (a successful
 	// write, including one whose answer was dropped or came late).
-	Committed bool
+	Committed bool `json:"committed"`
 }
+
+// DefaultRequestLogLimit is how many requests the log keeps when Options.RequestLogLimit is 0.
+const DefaultRequestLogLimit = 100_000
 
 // SetLatency makes every request wait d before it is handled (the wait holds
 // no lock). 0 turns it off.
@@ -99,16 +104,34 @@ func (s *Site) CommitLate(n int, delay time.Duration) {
 	s.fmu.Unlock()
 }
 
-// Requests returns a copy of the log of every request handled so far.
+// Requests returns a copy of the log of the requests handled so far, oldest first: every one,
+// or the last Options.RequestLogLimit of them (DefaultRequestLogLimit when 0).
 func (s *Site) Requests() []RequestLog {
 	s.fmu.Lock()
 	defer s.fmu.Unlock()
 	return append([]RequestLog(nil), s.reqLog...)
 }
 
-func (s *Site) logRequest(l RequestLog) {
+// RequestCount is how many requests the site has handled since New or Reset, logged or not.
+func (s *Site) RequestCount() int {
 	s.fmu.Lock()
-	s.reqLog = append(s.reqLog, l)
+	defer s.fmu.Unlock()
+	return s.reqTotal
+}
+
+func (s *Site) logRequest(l RequestLog) {
+	limit := s.opt.RequestLogLimit
+	if limit == 0 {
+		limit = DefaultRequestLogLimit
+	}
+	s.fmu.Lock()
+	s.reqTotal++
+	if limit > 0 {
+		s.reqLog = append(s.reqLog, l)
+		if len(s.reqLog) >= 2*limit {
+			s.reqLog = append(s.reqLog[:0:0], s.reqLog[len(s.reqLog)-limit:]...)
+		}
+	}
 	s.fmu.Unlock()
 }
 

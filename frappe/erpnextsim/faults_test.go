@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 )
 
 func (h *harness) entriesWithReference(ref string) int {
@@ -167,5 +169,41 @@ func TestFaultDelayedGatewayErrorAfterCommit(t *testing.T) {
 	}
 	if r := h.do("POST", pePath, pe(map[string]any{"reference_no": "pay_after", "references": refs("ACC-SINV-2026-00002", 1000)})); r.status != 200 {
 		t.Errorf("fault applied to more than one write: %d", r.status)
+	}
+}
+
+// TestRequestLogKeepsQueriesAndStaysBounded: the log records each list's query parameters (what
+// a test checks the client sent), GET /__sim/requests serves it, and RequestLogLimit keeps only
+// the newest requests while RequestCount counts them all.
+func TestRequestLogKeepsQueriesAndStaysBounded(t *testing.T) {
+	h := newHarness(t, erpnextsim.Options{RequestLogLimit: 3})
+	q := map[string]string{"filters": `[["reference_no","=","pay_1"]]`, "order_by": "`tabPayment Entry`.`creation` asc"}
+	for i := 0; i < 7; i++ {
+		h.do("GET", list(pePath, q), nil)
+	}
+	log := h.site.Requests()
+	if len(log) < 3 || len(log) >= 6 || h.site.RequestCount() != 7 {
+		t.Fatalf("%d entries kept of %d, want between 3 and 5 of 7", len(log), h.site.RequestCount())
+	}
+	last := log[len(log)-1]
+	if last.Path != "/api/resource/Payment Entry" || last.Query.Get("order_by") != q["order_by"] || last.Query.Get("filters") != q["filters"] {
+		t.Errorf("last entry %+v", last)
+	}
+	res, err := http.Get(h.srv.URL + "/__sim/requests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var got struct {
+		Total    int                     `json:"total"`
+		Requests []erpnextsim.RequestLog `json:"requests"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&got); err != nil || got.Total != 7 || len(got.Requests) != len(log) ||
+		got.Requests[len(got.Requests)-1].Query.Get("order_by") != q["order_by"] {
+		t.Fatalf("/__sim/requests = %+v, %v", got, err)
+	}
+	h.site.Reset()
+	if h.site.RequestCount() != 0 || len(h.site.Requests()) != 0 {
+		t.Error("Reset kept the log")
 	}
 }

@@ -90,8 +90,6 @@ payment_request|Link|Payment Request|Payment Request|
 payment_term_outstanding|Float|Payment Term Outstanding||
 payment_request_outstanding|Float|Payment Request Outstanding||
 reconcile_effect_on|Date|Reconcile Effect On||
-advance_voucher_type|Link|Advance Voucher Type|DocType|
-advance_voucher_no|Dynamic Link|Advance Voucher No|advance_voucher_type|
 `
 var paymentEntryDeductionFields = `
 account|Link|Account|Account|r

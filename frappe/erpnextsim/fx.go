@@ -2,6 +2,7 @@ package erpnextsim
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -112,7 +113,9 @@ func jeRow(account, currency string, rate dec, refType, refName string) *record 
 
 // cancelExchangeGainLoss cancels the journals booked for a Payment Entry (§3.5).
 func (s *Site) cancelExchangeGainLoss(c *call, pe *record) {
-	for _, je := range s.all(jeDT) {
+	jes := append([]*record(nil), s.lookup(jeDT, "accounts.reference_name", indexKey(pe.name()))...)
+	sort.Slice(jes, func(i, j int) bool { return jes[i].name() < jes[j].name() })
+	for _, je := range jes {
 		if je.docstatus() != 1 || je.str("voucher_type") != "Exchange Gain Or Loss" {
 			continue
 		}
@@ -132,6 +135,9 @@ type CustomerSpec struct {
 	Name              string // customer_name and name
 	DefaultCurrency   string // billing currency; invoices default to it (e.g. "USD")
 	ReceivableAccount string // the customer's party account for the company (e.g. ReceivableUSD); default the company's
+	// CustomerGroup and Territory are fetched into the customer's invoices; empty leaves them
+	// NULL, as on the site of erpnext-recorded-connector (H01).
+	CustomerGroup, Territory string
 }
 
 // AddCustomerSpec creates a customer with a billing currency and its own receivable account
@@ -149,6 +155,11 @@ func (s *Site) AddCustomerSpec(spec CustomerSpec) error {
 	}
 	if spec.ReceivableAccount != "" {
 		body["accounts"] = []any{map[string]any{"company": DefaultCompany, "account": spec.ReceivableAccount}}
+	}
+	for k, v := range map[string]string{"customer_group": spec.CustomerGroup, "territory": spec.Territory} {
+		if v != "" {
+			body[k] = v
+		}
 	}
 	_, err := s.run(func(c *call) (*fErr, step) { return s.insertCustomer(c, body) })
 	return err

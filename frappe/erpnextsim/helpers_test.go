@@ -44,8 +44,8 @@ func newHarness(t *testing.T, opt erpnextsim.Options) *harness {
 // Other Customer, all due 2026-12-30.
 func (h *harness) seedRecorded() {
 	h.t.Helper()
-	for _, c := range []string{"Test Customer", "Other Customer"} {
-		if err := h.site.AddCustomer(c); err != nil {
+	for _, c := range []string{"Test Customer", "Other Customer"} { // as recorded in 06-get-doc-resource
+		if err := h.site.AddCustomerSpec(erpnextsim.CustomerSpec{Name: c, CustomerGroup: "Government", Territory: "Rest Of The World"}); err != nil {
 			h.t.Fatal(err)
 		}
 	}

@@ -22,6 +22,7 @@ type call struct {
 	jsonBody bool
 	status   int  // success status, 200 unless set
 	nulls    bool // frappe.client.* answers keep null fields (§1.5)
+	rpc      bool // a frappe.client.* method: list arguments may be JSON values, not only text
 	// fixedName is a name AddSalesInvoice imposes whatever the version.
 	fixedName string
 
@@ -31,6 +32,12 @@ type call struct {
 	stale bool
 	// infos are msgprints of a successful request, sent as _server_messages next to the result.
 	infos []srvMsg
+	// direct marks a call made through the Go API (Site.run): one pass, no concurrency model.
+	direct bool
+	// claims are the client-supplied names this request is inserting; rows the rows it will
+	// update on commit (concurrency.go).
+	claims []string
+	rows   []string
 }
 
 // success renders a 2xx body: {key: out} plus any queued _server_messages.
@@ -68,6 +75,9 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(plan.latency)
 	}
 	logEntry := RequestLog{Method: r.Method, Path: r.URL.Path, At: time.Now()}
+	if r.URL.RawQuery != "" {
+		logEntry.Query = r.URL.Query()
+	}
 	send := func(status int, body, ctype string, headers map[string]string) {
 		for k, v := range headers {
 			w.Header().Set(k, v)
@@ -118,6 +128,14 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h, key := s.route(c, strings.TrimSuffix(path, "/"))
+	if p := s.opt.Profile; p != nil {
+		defer s.worker()()
+		if d := p.Service(profileCall(c, path)); !write {
+			time.Sleep(d)
+		} else {
+			plan.late += d
+		}
+	}
 	if !write {
 		s.mu.Lock()
 		s.refreshStatuses()
@@ -138,12 +156,19 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.refreshStatuses()
 	e, _ := h(c)
+	if e != nil {
+		s.releaseNames(c)
+	}
 	s.mu.Unlock()
-	if e == nil {
+	validated := e == nil
+	if validated {
 		if plan.late > 0 {
 			time.Sleep(plan.late) // the client may be gone; the commit still happens
 		}
 		runtime.Gosched()
+		e = s.waitRowLocks(c)
+	}
+	if e == nil {
 		var st step
 		s.mu.Lock()
 		c.stale = s.noLock
@@ -154,6 +179,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out = st()
 			logEntry.Committed = !readOnlyMethod(r.URL.Path)
 		}
+		s.releaseNames(c)
 		s.mu.Unlock()
 		if e == nil {
 			if plan.drop {
@@ -164,9 +190,12 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			send(c.status, c.success(key, out), "application/json", nil)
 			return
 		}
-	} else if plan.late > 0 {
+	} else if plan.late > 0 && !validated {
 		time.Sleep(plan.late)
 	}
+	s.mu.Lock()
+	s.releaseNames(c)
+	s.mu.Unlock()
 	if plan.drop {
 		time.Sleep(plan.dropD)
 		send(plan.dropSt, gatewayPage(plan.dropSt), "text/html", nil)

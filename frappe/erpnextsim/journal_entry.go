@@ -35,6 +35,9 @@ func (s *Site) insertJournalEntry(c *call, body map[string]any) (*fErr, step) {
 		return e, nil
 	}
 	name, display := s.newDocName(body, "ACC-JV-")
+	if e := s.claimName(c, jeDT, name); e != nil {
+		return e, nil
+	}
 	s.jeDefaults(je)
 	if e := s.validateLinks(je, false); e != nil {
 		return e, nil
@@ -61,18 +64,28 @@ func (s *Site) insertJournalEntry(c *call, body map[string]any) (*fErr, step) {
 		if ds == 1 {
 			s.postGL(jeDT, je, je.str("posting_date"), jeGLLines(je), c.user)
 		}
-		return withUnsavedRows(je, "accounts").render(c.keepNulls())
+		return renderUnsaved(je, c.keepNulls(), "accounts")
 	}
 }
 
-// withUnsavedRows is a copy of r whose rows of table carry "__unsaved": 1, as Frappe marks rows
-// it changed while saving (recorded POST answers).
-func withUnsavedRows(r *record, table string) *record {
-	cp := r.clone()
-	for _, row := range cp.rows(table) {
-		row.f["__unsaved"] = int64(1)
+// renderUnsaved renders r with "__unsaved": 1 on the rows of tables, as Frappe marks rows it
+// changed while saving in its POST answers (Journal Entry accounts, Payment Entry references
+// and deductions, Sales Invoice items: every recorded insert, drafts included). The stored
+// rows are not touched.
+func renderUnsaved(r *record, keepNulls bool, tables ...string) obj {
+	o := r.render(keepNulls)
+	for i := range o {
+		if !containsString(tables, o[i].k) {
+			continue
+		}
+		rows, _ := o[i].v.([]any)
+		for j, row := range rows {
+			if ro, ok := row.(obj); ok {
+				rows[j] = append(ro, kv{"__unsaved", int64(1)})
+			}
+		}
 	}
-	return cp
+	return o
 }
 
 // jeDefaults are the doctype defaults frappe.new_doc gives a Journal Entry and its rows; the

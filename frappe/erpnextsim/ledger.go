@@ -15,23 +15,30 @@ type glLine struct {
 	costCenter, remarks       string // GL Entry cost_center and remarks; "" leaves them NULL
 }
 
-// postGL writes GL Entry documents for a voucher (submit effects, §3.4 step 3).
+// postGL writes GL Entry documents for a voucher (submit effects, §3.4 step 3). A negative
+// debit or credit is posted on the other side, as ERPNext's toggle_debit_credit_if_negative does
+// (a −0.35 round-off deduction credits Round Off 0.35; a rounded-down invoice debits it:
+// erpnext-recorded-connector/81-*-gl-entries).
 func (s *Site) postGL(voucherType string, voucher *record, postingDate string, lines []glLine, user string) {
+	fy := s.fiscalYear(postingDate)
 	for _, l := range lines {
-		g := newRecord("GL Entry")
+		if l.debit < 0 || l.credit < 0 {
+			l.debit, l.credit = max(l.debit, 0)-min(l.credit, 0), max(l.credit, 0)-min(l.debit, 0)
+			l.debitAcc, l.creditAcc = max(l.debitAcc, 0)-min(l.creditAcc, 0), max(l.creditAcc, 0)-min(l.debitAcc, 0)
+		}
+		g := newRecord(glDT)
 		acc := s.get("Account", l.account)
 		cur := DefaultCurrency
 		if acc != nil && acc.str("account_currency") != "" {
 			cur = acc.str("account_currency")
 		}
-		g.f = map[string]any{
-			"posting_date": postingDate, "transaction_date": postingDate, "account": l.account,
-			"cost_center": nil, "debit": l.debit.round(2), "credit": l.credit.round(2), "account_currency": cur,
-			"debit_in_account_currency": l.debitAcc, "credit_in_account_currency": l.creditAcc,
-			"voucher_type": voucherType, "voucher_no": voucher.name(), "company": s.company,
-			"is_opening": "No", "is_advance": "No", "is_cancelled": int64(0), "docstatus": int64(1),
-			"fiscal_year": s.fiscalYear(postingDate),
-		}
+		f := g.f
+		f["posting_date"], f["transaction_date"], f["account"] = postingDate, postingDate, l.account
+		f["debit"], f["credit"], f["account_currency"] = l.debit.round(2), l.credit.round(2), cur
+		f["debit_in_account_currency"], f["credit_in_account_currency"] = l.debitAcc, l.creditAcc
+		f["voucher_type"], f["voucher_no"], f["company"] = voucherType, voucher.name(), s.company
+		f["is_opening"], f["is_advance"], f["is_cancelled"], f["docstatus"] = "No", "No", int64(0), int64(1)
+		f["fiscal_year"] = fy
 		if l.partyType != "" {
 			g.f["party_type"], g.f["party"] = l.partyType, l.party
 		}
@@ -50,7 +57,19 @@ func (s *Site) postGL(voucherType string, voucher *record, postingDate string, l
 		s.stampNew(g, hashName(), user)
 		g.f["docstatus"] = int64(1)
 		s.put(g)
+		s.books.add(g, 1)
 	}
+}
+
+// voucherGL returns the GL entries of a voucher (any state), from the voucher_no index.
+func (s *Site) voucherGL(voucherType, voucherNo string) []*record {
+	var out []*record
+	for _, g := range s.lookup(glDT, "voucher_no", indexKey(voucherNo)) {
+		if g.str("voucher_type") == voucherType && g.str("voucher_no") == voucherNo {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // cancelGL is ERPNext's make_reverse_gl_entries (§3.5, recording
@@ -59,14 +78,15 @@ func (s *Site) postGL(voucherType string, voucher *record, postingDate string, l
 // and originals and reversals are all is_cancelled 1, so balances leave both out.
 func (s *Site) cancelGL(voucherType, voucherNo string) {
 	var live []*record
-	for _, g := range s.docs["GL Entry"] {
-		if g.str("voucher_type") == voucherType && g.str("voucher_no") == voucherNo && g.int("is_cancelled") == 0 {
+	for _, g := range s.voucherGL(voucherType, voucherNo) {
+		if g.int("is_cancelled") == 0 {
 			live = append(live, g)
 		}
 	}
 	sort.Slice(live, func(i, j int) bool { return live[i].str("creation") < live[j].str("creation") })
 	for _, g := range live {
 		g.f["is_cancelled"] = int64(1)
+		s.books.add(g, -1)
 		rev := g.clone()
 		for _, pair := range [][2]string{{"debit", "credit"}, {"debit_in_account_currency", "credit_in_account_currency"}} {
 			rev.f[pair[0]], rev.f[pair[1]] = g.f[pair[1]], g.f[pair[0]]
@@ -90,9 +110,17 @@ func (s *Site) cancelGL(voucherType, voucherNo string) {
 // half away from zero, not with the site's banker's rounding: the 10.125 entry of
 // recording 55 (stored 10.12 in company currency, 10.125 in account currency)
 // moves the balances of 57-get-payment-entry-* by 10.13.
+//
+// One account or one party is answered from the running books (books.go), not a scan.
 func (s *Site) balance(account, partyType, party, date string) dec {
+	switch {
+	case account != "" && party == "":
+		return s.books.accountBalance(account, date).acc
+	case account == "" && party != "":
+		return s.books.partyBalance(partyType, party, date).acc
+	}
 	var sum dec
-	for _, g := range s.docs["GL Entry"] {
+	for _, g := range s.docs[glDT] {
 		if g.int("is_cancelled") == 1 || g.str("posting_date") > date {
 			continue
 		}

@@ -20,6 +20,7 @@ func (s *Site) methodHandler(c *call, cmd string) handler {
 		return h
 	}
 	c.nulls = strings.HasPrefix(cmd, "frappe.client.")
+	c.rpc = c.nulls
 	switch cmd {
 	case getPaymentEntryCmd:
 		return s.getPaymentEntry
@@ -93,7 +94,7 @@ func (s *Site) methodHandler(c *call, cmd string) handler {
 }
 
 var knownClientFns = map[string]bool{"save": true, "submit": true, "set_value": true, "delete": true, "get_single_value": true,
-	"rename_doc": true, "insert_many": true, "bulk_update": true, "has_permission": true, "get_password": true,
+	"rename_doc": true, "insert_many": true, "bulk_update": true, "get_password": true,
 	"attach_file": true, "is_document_amended": true, "validate_link": true, "get_js": true, "get_time_zone": true}
 
 func (e *fErr) status403() *fErr { e.status = http.StatusForbidden; return e }
@@ -117,8 +118,11 @@ func (s *Site) getCount(c *call, dt string) (*fErr, step) {
 	if e != nil {
 		return e, nil
 	}
+	if q.ambiguous != nil {
+		return q.ambiguous, nil
+	}
 	q.limit = 0
-	docs := s.queryDocs(c, metas[dt])
+	docs := s.queryDocs(c, q)
 	return nil, func() any {
 		seen := map[*record]bool{}
 		for _, j := range q.run(docs) {
@@ -152,7 +156,7 @@ func (s *Site) getValue(c *call, dt string) (*fErr, step) {
 		return e, nil
 	}
 	q.limit = 1
-	docs := s.queryDocs(c, m)
+	docs := s.queryDocs(c, q)
 	return nil, func() any {
 		rows := q.run(docs)
 		if len(rows) == 0 {

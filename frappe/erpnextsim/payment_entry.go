@@ -18,6 +18,9 @@ func (s *Site) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
 		return e, nil
 	}
 	name := s.clientName(body)
+	if e := s.claimName(c, peDT, name); e != nil {
+		return e, nil
+	}
 	display := name
 	if display == "" {
 		display = s.seriesName("ACC-PAY-", false)
@@ -46,7 +49,7 @@ func (s *Site) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
 		if ds == 1 {
 			s.applySubmitPE(c, pe)
 		}
-		return pe.render(c.keepNulls())
+		return renderUnsaved(pe, c.keepNulls(), "references", "deductions")
 	}
 }
 
@@ -63,6 +66,7 @@ func (s *Site) updatePaymentEntry(c *call, cur *record, body map[string]any) (*f
 	}
 	switch action {
 	case "cancel":
+		touchInvoices(c, cur)
 		return nil, func() any {
 			s.applyCancelPE(c, cur)
 			return cur.render(c.keepNulls())
@@ -147,6 +151,7 @@ func (c *call) keepNulls() bool { return c.nulls }
 // difference, then S2 (checkGL) on the ledger lines the entry would post.
 // name is the entry's (future) name, shown in the GL Entry messages.
 func (s *Site) checkSubmitPE(c *call, pe *record, name string) *fErr {
+	touchInvoices(c, pe)
 	if pe.dec("difference_amount") != 0 {
 		return erpThrow("Difference Amount must be zero")
 	}
@@ -196,17 +201,25 @@ func peGLLines(pe *record) []glLine {
 		}
 		lines = append(lines, glLine{account: pe.str("paid_to"), debit: pe.dec("base_received_amount"),
 			debitAcc: pe.dec("received_amount"), against: party})
-		for _, d := range pe.rows("deductions") {
-			lines = append(lines, glLine{account: d.str("account"), debit: d.dec("amount"), debitAcc: d.dec("amount"), against: party})
-		}
 	} else {
-		partyAmt := pe.dec("base_total_allocated_amount") + unalloc.mul(pe.dec("target_exchange_rate")).round(2)
-		lines = append(lines, glLine{account: pe.str("paid_to"), partyType: partyType, party: party,
-			debit: partyAmt, debitAcc: pe.dec("total_allocated_amount") + unalloc, against: pe.str("paid_from")})
-		lines = append(lines, glLine{account: pe.str("paid_from"), credit: pe.dec("base_paid_amount"), creditAcc: pe.dec("paid_amount"), against: party})
-		for _, d := range pe.rows("deductions") {
-			lines = append(lines, glLine{account: d.str("account"), debit: d.dec("amount"), debitAcc: d.dec("amount"), against: party})
+		// one party line per reference row, against its document (erpnext-recorded-connector/
+		// H04: the refund's Debtors row names the credit note), then the unallocated part
+		for _, row := range pe.rows("references") {
+			a := row.dec("allocated_amount").abs()
+			lines = append(lines, glLine{account: pe.str("paid_to"), partyType: partyType, party: party,
+				debit: baseAllocated(pe, row, DefaultCurrency).abs(), debitAcc: a, against: pe.str("paid_from"),
+				againstType: row.str("reference_doctype"), againstNo: row.str("reference_name")})
 		}
+		if unalloc != 0 {
+			lines = append(lines, glLine{account: pe.str("paid_to"), partyType: partyType, party: party,
+				debit: unalloc.mul(pe.dec("target_exchange_rate")).round(2), debitAcc: unalloc, against: pe.str("paid_from")})
+		}
+		lines = append(lines, glLine{account: pe.str("paid_from"), credit: pe.dec("base_paid_amount"), creditAcc: pe.dec("paid_amount"), against: party})
+	}
+	// deductions carry their row's cost center (H03; the round-off rows of 81-*-gl-entries)
+	for _, d := range pe.rows("deductions") {
+		lines = append(lines, glLine{account: d.str("account"), debit: d.dec("amount"), debitAcc: d.dec("amount"), against: party,
+			costCenter: d.str("cost_center")})
 	}
 	return lines
 }
@@ -224,6 +237,15 @@ func (s *Site) applyCancelPE(c *call, pe *record) {
 	s.cancelGL(peDT, pe.name())
 	s.cancelExchangeGainLoss(c, pe)
 	s.removeFromBankTransactions(c, peDT, pe.name()) // bank_transaction.go
+}
+
+// touchInvoices records the Sales Invoices a submit or cancel of pe updates (their outstanding).
+func touchInvoices(c *call, pe *record) {
+	for _, row := range pe.rows("references") {
+		if row.str("reference_doctype") == siDT {
+			c.touchRow(siDT, row.str("reference_name"))
+		}
+	}
 }
 
 func nz(d dec) dec {

@@ -2,6 +2,7 @@ package erpnextsim
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -142,12 +143,13 @@ func (s *Site) makePaymentRequest(c *call) (*fErr, step) {
 // openPaymentRequests are the submitted, not fully paid requests of an invoice, oldest first.
 func (s *Site) openPaymentRequests(invoice string) []*record {
 	var out []*record
-	for _, pr := range s.all(prDT) {
+	for _, pr := range s.lookup(prDT, "reference_name", indexKey(invoice)) {
 		if pr.docstatus() == 1 && strings.EqualFold(pr.str("reference_name"), invoice) && pr.dec("outstanding_amount") > 0 &&
 			pr.str("status") != "Paid" && pr.str("status") != "Cancelled" {
 			out = append(out, pr)
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name() < out[j].name() })
 	return out
 }
 

@@ -1,8 +1,10 @@
 package erpnextsim
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -65,39 +67,35 @@ func (s *Site) AddPaymentTermsTemplate(spec PaymentTermsTemplateSpec) error {
 		return fmt.Errorf("erpnextsim: payment terms of %q add up to %s%%, not 100%%", spec.Name, sum.plain())
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.get(pttDT, spec.Name) != nil {
+	exists := s.get(pttDT, spec.Name) != nil
+	s.mu.Unlock()
+	if exists {
 		return fmt.Errorf("erpnextsim: Payment Terms Template %q already exists", spec.Name)
 	}
-	var rows []*record
+	var rows []any
 	for _, t := range spec.Terms {
-		p, _ := parseDec(t.InvoicePortion)
-		fields := map[string]any{"description": t.Description, "invoice_portion": p, "due_date_based_on": "Day(s) after invoice date",
-			"credit_days": int64(t.CreditDays), "credit_months": int64(0), "discount_type": "Percentage", "discount": dec(0)}
-		if s.get("Payment Term", t.Name) == nil {
-			pt := newRecord("Payment Term")
-			pt.f["payment_term_name"] = t.Name
-			for k, v := range fields {
-				pt.f[k] = v
+		term := map[string]any{"payment_term_name": t.Name, "invoice_portion": t.InvoicePortion, "description": t.Description,
+			"due_date_based_on": "Day(s) after invoice date", "credit_days": json.Number(strconv.Itoa(t.CreditDays))}
+		s.mu.Lock()
+		missing := s.get("Payment Term", t.Name) == nil
+		s.mu.Unlock()
+		if missing {
+			if _, err := s.run(func(c *call) (*fErr, step) { return s.insertPaymentTerm(c, term) }); err != nil {
+				return err
 			}
-			s.stampNew(pt, t.Name, admin)
-			s.put(pt)
 		}
-		row := newRecord("Payment Terms Template Detail")
-		row.f["payment_term"] = t.Name
-		for k, v := range fields {
-			row.f[k] = v
+		row := map[string]any{"payment_term": t.Name}
+		for k, v := range term {
+			if k != "payment_term_name" {
+				row[k] = v
+			}
 		}
 		rows = append(rows, row)
 	}
-	tmpl := newRecord(pttDT)
-	tmpl.f["template_name"] = spec.Name
-	tmpl.f["allocate_payment_based_on_payment_terms"] = int64(b2i(spec.AllocateByTerms))
-	tmpl.f["terms"] = rows
-	s.stampNew(tmpl, spec.Name, admin)
-	s.stampRows(tmpl, tmpl.str("modified"), admin)
-	s.put(tmpl)
-	return nil
+	body := map[string]any{"template_name": spec.Name, "allocate_payment_based_on_payment_terms": json.Number(strconv.Itoa(b2i(spec.AllocateByTerms))),
+		"terms": rows}
+	_, err := s.run(func(c *call) (*fErr, step) { return s.insertPaymentTermsTemplate(c, body) })
+	return err
 }
 
 const pttDT = "Payment Terms Template"
@@ -215,6 +213,31 @@ func overdue(si *record, total, out dec, today string) bool {
 		}
 	}
 	return total-out < payable
+}
+
+// splitNotice is the alert validate_allocated_amount_with_latest_data leaves when it reads the
+// latest outstanding of an invoice that allocates by payment term: get_outstanding_reference_
+// documents splits it into one row per term with an outstanding and says so, once per
+// referenced invoice (erpnext-recorded-connector/R09).
+func (s *Site) splitNotice(c *call, pe *record) {
+	seen := map[string]bool{}
+	for _, row := range pe.rows("references") {
+		inv := s.get(siDT, row.str("reference_name"))
+		if inv == nil || row.str("reference_doctype") != siDT || seen[inv.name()] || !s.termBased(inv) {
+			continue
+		}
+		seen[inv.name()] = true
+		n := 0
+		for _, ps := range inv.rows("payment_schedule") {
+			if ps.dec("outstanding") > 0 {
+				n++
+			}
+		}
+		if n > 1 {
+			c.infos = append(c.infos, srvMsg{message: fmt.Sprintf("Splitting Sales Invoice <strong>%s</strong> into %d rows as per Payment Terms", inv.name(), n),
+				title: "Message", alert: true})
+		}
+	}
 }
 
 var paymentTermFields = `

@@ -161,3 +161,43 @@ func TestOverdueFromPaymentSchedule(t *testing.T) {
 		t.Fatalf("status %s with the due term paid", got)
 	}
 }
+
+// TestPaymentTermsTemplateOverREST: an accounts user makes Payment Terms and a template over
+// REST; an invoice using it gets one schedule row per term; the template's validate refuses
+// portions that do not add up to 100 and duplicate rows, and a second template of the name is
+// 409.
+func TestPaymentTermsTemplateOverREST(t *testing.T) {
+	h := connectorHarness(t)
+	if err := h.site.AddCustomer("Test Customer"); err != nil {
+		t.Fatal(err)
+	}
+	const ptPath, pttPath = "/api/resource/Payment%20Term", "/api/resource/Payment%20Terms%20Template"
+	mustOK(t, h.do("POST", ptPath, map[string]any{"payment_term_name": "Advance 30", "invoice_portion": 30}))
+	bal := mustOK(t, h.do("POST", ptPath, map[string]any{"payment_term_name": "Balance 70", "invoice_portion": 70, "credit_days": 30})).data()
+	if field(bal, "name") != "Balance 70" || field(bal, "due_date_based_on") != "Day(s) after invoice date" || field(bal, "credit_days") != "30" {
+		t.Errorf("payment term %v", bal)
+	}
+	h.do("POST", ptPath, map[string]any{"payment_term_name": "Balance 70", "invoice_portion": 70}).expectError(t, 409, "DuplicateEntryError")
+	tmpl := func(name string, rows ...any) map[string]any {
+		return map[string]any{"template_name": name, "allocate_payment_based_on_payment_terms": 1, "terms": rows}
+	}
+	r := mustOK(t, h.do("POST", pttPath, tmpl("30-70", map[string]any{"payment_term": "Advance 30"}, map[string]any{"payment_term": "Balance 70"})))
+	rows, _ := r.data()["terms"].([]any)
+	if field(r.data(), "name") != "30-70" || len(rows) != 2 || field(rows[1].(map[string]any), "invoice_portion") != "70.0" || field(rows[1].(map[string]any), "credit_days") != "30" {
+		t.Fatalf("template %s", r.raw)
+	}
+	h.do("POST", pttPath, tmpl("30-70", map[string]any{"payment_term": "Advance 30"}, map[string]any{"payment_term": "Balance 70"})).
+		expectError(t, 409, "DuplicateEntryError")
+	h.do("POST", pttPath, tmpl("short", map[string]any{"payment_term": "Advance 30"}, map[string]any{"payment_term": "Advance 30", "invoice_portion": 60})).
+		expectError(t, 417, "ValidationError", "Combined invoice portion must equal 100%")
+	h.do("POST", pttPath, tmpl("twice", map[string]any{"payment_term": "Advance 30", "invoice_portion": 50}, map[string]any{"payment_term": "Advance 30", "invoice_portion": 50})).
+		expectError(t, 417, "ValidationError", "The Payment Term at row 2 is possibly a duplicate.")
+	h.do("POST", pttPath, tmpl("unknown", map[string]any{"payment_term": "No Such Term", "invoice_portion": 100})).
+		expectError(t, 417, "LinkValidationError")
+	inv := mustOK(t, h.do("POST", siPath, map[string]any{"customer": "Test Customer", "posting_date": "2026-12-01", "payment_terms_template": "30-70",
+		"items": []any{map[string]any{"item_code": "RZP-ITEM", "qty": 1, "rate": 1000}}, "docstatus": 1})).data()
+	sched, _ := inv["payment_schedule"].([]any)
+	if len(sched) != 2 || field(sched[0].(map[string]any), "payment_amount") != "300.0" || field(sched[1].(map[string]any), "due_date") != "2026-12-31" || field(inv, "due_date") != "2026-12-31" {
+		t.Errorf("invoice schedule %v, due %s", sched, field(inv, "due_date"))
+	}
+}

@@ -122,13 +122,15 @@ func (s *Site) peMissingValues(c *call, pe, company *record, isNew bool) (*recor
 		if t := a.str("account_type"); t != "" {
 			pe.f[side+"_account_type"] = t
 		}
-		// Recorded quirk: on insert the bank side shows 0.0, the party side the
-		// party's balance; a later save computes the bank balance.
+		// Recorded quirk: on insert the bank side keeps what the client sent (0.0 when
+		// nothing: recordings 07-*, R04; the balance get_payment_entry proposed when the
+		// client copies it: H05), the party side shows the party's balance; a later save
+		// computes the bank balance.
 		switch {
 		case side == partyField:
 			pe.f[side+"_account_balance"] = partyBalance
 		case isNew:
-			pe.f[side+"_account_balance"] = dec(0)
+			pe.f[side+"_account_balance"] = pe.dec(side + "_account_balance")
 		default:
 			pe.f[side+"_account_balance"] = s.balance(a.name(), "", "", date)
 		}
@@ -243,6 +245,7 @@ func (s *Site) peChecks(c *call, pe *record, companyCur string) *fErr {
 	if e := s.checkPaymentRequests(pe); e != nil {
 		return e
 	}
+	s.splitNotice(c, pe)
 	for i, row := range pe.rows("references") {
 		inv := s.get("Sales Invoice", row.str("reference_name"))
 		if inv == nil {

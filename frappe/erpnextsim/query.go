@@ -2,8 +2,6 @@ package erpnextsim
 
 import (
 	"encoding/json"
-	"math/rand/v2"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -34,6 +32,9 @@ type query struct {
 	start     int
 	limit     int // 0 = all
 	asDict    bool
+	// ambiguous is the 500 MariaDB answers when this statement runs (parseOrder); the list
+	// calls return it, frappe.client.get_value (whose order the site adds itself) does not.
+	ambiguous *fErr
 }
 
 type orderTerm struct {
@@ -54,8 +55,9 @@ func dataError(field string) *fErr {
 	return throw("Field not permitted in query: " + field).as("DataError")
 }
 
-// jsonArg decodes a JSON-text argument. A JSON body that already carries a
-// list crashes Frappe with a TypeError (recording 03-list-query-ignored-with-json-body).
+// jsonArg decodes a JSON-text argument. A JSON body that already carries a list crashes
+// /api/resource with a TypeError (recording 03-list-query-ignored-with-json-body); the
+// frappe.client.* methods take it as it is.
 func (c *call) jsonArg(k string) (any, bool, *fErr) {
 	v, ok := c.args[k]
 	if !ok || v == nil {
@@ -74,6 +76,9 @@ func (c *call) jsonArg(k string) (any, bool, *fErr) {
 		}
 		return out, true, nil
 	case []any, map[string]any:
+		if c.rpc {
+			return x, true, nil // frappe.client.* takes JSON values as they are (78-client-get-list-*)
+		}
 		kind := "list"
 		if _, isMap := x.(map[string]any); isMap {
 			kind = "dict"
@@ -182,26 +187,11 @@ func (s *Site) parseQuery(c *call, m *meta, limitKeys []string) (*query, *fErr) 
 			q.orFilters = conds
 		}
 	}
-	if ob := strings.TrimSpace(c.str("order_by")); ob != "" {
-		for _, term := range strings.Split(ob, ",") {
-			term = strings.TrimSpace(term)
-			if term == "" {
-				continue
-			}
-			desc := false
-			if i := strings.LastIndexAny(term, " \t"); i > 0 && !strings.HasSuffix(term, "`") {
-				dir := strings.ToLower(term[i+1:])
-				if dir == "asc" || dir == "desc" {
-					desc, term = dir == "desc", strings.TrimSpace(term[:i])
-				}
-			}
-			cl, ok := resolve(m, term)
-			if !ok {
-				return nil, dataError(term)
-			}
-			q.order = append(q.order, orderTerm{c: cl, desc: desc})
-		}
+	ambiguous, e := q.parseOrder(strings.TrimSpace(c.str("order_by")))
+	if e != nil {
+		return nil, e
 	}
+	q.ambiguous = ambiguous
 	q.start = cint(c.args["limit_start"])
 	for _, k := range limitKeys {
 		if v, ok := c.args[k]; ok && v != nil && v != "" {
@@ -242,157 +232,6 @@ func cint(v any) int {
 	return 0
 }
 
-// joined is one result row: a parent with one row of each joined child table.
-type joined struct {
-	parent *record
-	child  map[string]*record
-}
-
-func (j joined) get(c col) any {
-	if c.table == "" {
-		return j.parent.f[c.name]
-	}
-	if r := j.child[c.table]; r != nil {
-		return r.f[c.name]
-	}
-	return nil
-}
-
-// run evaluates the query: LEFT JOIN over the child tables it mentions, the
-// filters (AND) and or_filters (OR), order, paging. Without order_by the rows
-// come back shuffled (the real site emits no ORDER BY, §1.4).
-func (q *query) run(docs []*record) []joined {
-	tables := map[string]bool{}
-	for _, f := range q.fields {
-		if f.table != "" {
-			tables[f.table] = true
-		}
-	}
-	for _, cs := range [][]cond{q.filters, q.orFilters} {
-		for _, cd := range cs {
-			if cd.c.table != "" {
-				tables[cd.c.table] = true
-			}
-		}
-	}
-	var tnames []string
-	for t := range tables {
-		tnames = append(tnames, t)
-	}
-	sort.Strings(tnames)
-	var rows []joined
-	for _, d := range docs {
-		combos := []joined{{parent: d, child: map[string]*record{}}}
-		for _, t := range tnames {
-			var next []joined
-			for _, cmb := range combos {
-				children := d.rows(t)
-				if len(children) == 0 {
-					next = append(next, cmb)
-					continue
-				}
-				for _, ch := range children {
-					nc := map[string]*record{}
-					for k, v := range cmb.child {
-						nc[k] = v
-					}
-					nc[t] = ch
-					next = append(next, joined{parent: d, child: nc})
-				}
-			}
-			combos = next
-		}
-		for _, j := range combos {
-			if q.matches(j) {
-				rows = append(rows, j)
-			}
-		}
-	}
-	if len(q.order) == 0 {
-		rand.Shuffle(len(rows), func(i, k int) { rows[i], rows[k] = rows[k], rows[i] })
-	} else {
-		sort.SliceStable(rows, func(i, k int) bool {
-			for _, o := range q.order {
-				c := compareValues(rows[i].get(o.c), rows[k].get(o.c), o.c.typ)
-				if c != 0 {
-					return (c < 0) != o.desc
-				}
-			}
-			return false
-		})
-	}
-	if q.start > 0 {
-		if q.start >= len(rows) {
-			rows = nil
-		} else {
-			rows = rows[q.start:]
-		}
-	}
-	if q.limit > 0 && len(rows) > q.limit {
-		rows = rows[:q.limit]
-	}
-	return rows
-}
-
-func (q *query) matches(j joined) bool {
-	for _, cd := range q.filters {
-		if !cd.eval(j.get(cd.c)) {
-			return false
-		}
-	}
-	if len(q.orFilters) == 0 {
-		return true
-	}
-	for _, cd := range q.orFilters {
-		if cd.eval(j.get(cd.c)) {
-			return true
-		}
-	}
-	return false
-}
-
-// output renders rows as objects (as_dict) or arrays in field order.
-func (q *query) output(rows []joined) []any {
-	out := make([]any, 0, len(rows))
-	for _, j := range rows {
-		if q.asDict {
-			var o obj
-		fields:
-			for _, f := range q.fields {
-				// Two columns with one key (name of a parent field and a child field, e.g.
-				// "email_id" and "email_ids.email_id"): the key keeps its first place and takes
-				// the last value, as a Python dict built from the row does (README 2nd pass 14,
-				// recording 56-contact-by-email-fields-without-link-filter).
-				for i := range o {
-					if o[i].k == f.alias {
-						o[i].v = jsonValue(j.get(f))
-						continue fields
-					}
-				}
-				o = append(o, kv{f.alias, jsonValue(j.get(f))})
-			}
-			out = append(out, o)
-			continue
-		}
-		arr := make([]any, 0, len(q.fields))
-		for _, f := range q.fields {
-			arr = append(arr, jsonValue(j.get(f)))
-		}
-		out = append(out, arr)
-	}
-	return out
-}
-
-func jsonValue(v any) any {
-	switch x := v.(type) {
-	case dec:
-		return x.num()
-	case int64:
-		return json.Number(strconv.FormatInt(x, 10))
-	}
-	return v
-}
-
 // listResource is GET /api/resource/{dt} and frappe.client.get_list.
 func (s *Site) listResource(c *call, dt string, viaMethod bool) (*fErr, step) {
 	m := metas[dt]
@@ -404,18 +243,30 @@ func (s *Site) listResource(c *call, dt string, viaMethod bool) (*fErr, step) {
 	if e != nil {
 		return e, nil
 	}
-	docs := s.queryDocs(c, m)
+	if q.ambiguous != nil {
+		return q.ambiguous, nil
+	}
+	docs := s.queryDocs(c, q)
 	return nil, func() any { return q.output(q.run(docs)) }
 }
 
-// queryDocs returns the documents a list of m runs over; a child doctype
+// queryDocs returns the documents a list runs over, in no particular order: those an index
+// narrows the filters to (index.go), else every document of the doctype; a child doctype
 // (listed with parent=…) yields its rows.
-func (s *Site) queryDocs(c *call, m *meta) []*record {
+func (s *Site) queryDocs(c *call, q *query) []*record {
+	m := q.m
 	if !m.child {
-		return s.all(m.name)
+		if docs, ok := s.candidates(q); ok {
+			return docs
+		}
+		out := make([]*record, 0, len(s.docs[m.name]))
+		for _, r := range s.docs[m.name] {
+			out = append(out, r)
+		}
+		return out
 	}
 	var out []*record
-	for _, p := range s.all(c.str("parent")) {
+	for _, p := range s.docs[c.str("parent")] {
 		for _, f := range p.meta().fields {
 			if f.typ == ftTable && f.options == m.name {
 				out = append(out, p.rows(f.name)...)

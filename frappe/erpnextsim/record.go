@@ -16,6 +16,8 @@ type record struct {
 	// integer literals: Python keeps them as int, so texts built from them
 	// read "1000" where a stored value reads "1000.0" (recordings 07-*, 25-*).
 	intLit map[string]bool
+	// ikeys are the index entries of a stored document (index.go).
+	ikeys []ikey
 }
 
 func newRecord(dt string) *record { return &record{dt: dt, f: map[string]any{}} }
@@ -109,7 +111,7 @@ func coerce(f *field, v any) any {
 // spec §1.5.
 func (r *record) render(keepNulls bool) obj {
 	m := r.meta()
-	var o obj
+	o := make(obj, 0, len(standardFields)+len(m.fields)+len(childStandardFields)+3)
 	add := func(k string, v any) {
 		if v == nil {
 			if keepNulls {

@@ -284,12 +284,8 @@ func (s *Site) deleteDoc(c *call, dt, name string) (*fErr, step) {
 		return throw(dt + " " + cur.name() + ": Submitted Record cannot be deleted. You must <a href='https://docs.erpnext.com//docs/user/manual/en/setting-up/articles/delete-submitted-document' target='_blank'> Cancel </a> it first."), nil
 	}
 	if dt == "Sales Invoice" {
-		for _, pe := range s.docs["Payment Entry"] {
-			for _, row := range pe.rows("references") {
-				if strings.EqualFold(row.str("reference_name"), cur.name()) && pe.docstatus() != 2 {
-					return throw("Cannot delete or cancel because Sales Invoice " + cur.name() + " is linked with Payment Entry " + pe.name()).as("LinkExistsError"), nil
-				}
-			}
+		if pe := s.linkedEntry(cur.name(), func(pe *record) bool { return pe.docstatus() != 2 }); pe != nil {
+			return throw("Cannot delete or cancel because Sales Invoice " + cur.name() + " is linked with Payment Entry " + pe.name()).as("LinkExistsError"), nil
 		}
 	}
 	return nil, func() any {
@@ -302,10 +298,11 @@ func (s *Site) deleteDoc(c *call, dt, name string) (*fErr, step) {
 				s.series[prefix] = n - 1
 			}
 		}
-		for _, gl := range s.docs["GL Entry"] {
-			if gl.str("voucher_no") == cur.name() && gl.str("voucher_type") == dt {
-				s.remove("GL Entry", gl.name())
+		for _, gl := range s.voucherGL(dt, cur.name()) {
+			if gl.int("is_cancelled") == 0 {
+				s.books.add(gl, -1)
 			}
+			s.remove(glDT, gl.name())
 		}
 		c.status = http.StatusAccepted
 		return "ok"

@@ -28,6 +28,7 @@ func (s *Site) validateReturn(c *call, si *record) *fErr {
 	if !negative {
 		return throw("Atleast one item should be entered with negative quantity in return document")
 	}
+	si.f["payment_terms_template"] = "" // a return has no terms (H02, 40-credit-note-create-submitted)
 	ra := si.str("return_against")
 	if ra == "" {
 		return nil
@@ -92,14 +93,20 @@ func partyTotal(si *record) dec {
 	return total
 }
 
-// staleReturn is the answer ERPNext 15.71 gives to an insert-and-submit of a return: the
-// document as it was before on_submit updated it — status "Draft", outstanding 0 — although
-// docstatus is 1 (recording 40-credit-note-create-submitted; a GET afterwards shows "Return").
-func staleReturn(si *record) *record {
-	cp := si.clone()
-	cp.f["status"] = "Draft"
-	cp.f["outstanding_amount"] = dec(0)
-	return cp
+// preLedger turns a rendered invoice into the answer ERPNext 15.71 gives to an insert-and-submit of a Sales Invoice: the
+// document as it was before on_submit posted the ledger — status "Draft", outstanding 0 —
+// although docstatus is 1 (erpnext-recorded-connector/H01, H02, H08, 81-invoice-*-insert-
+// submitted; recording 40-credit-note-create-submitted). A GET afterwards shows the real
+// status and outstanding.
+func preLedger(o obj) {
+	for i := range o {
+		switch o[i].k {
+		case "status":
+			o[i].v = "Draft"
+		case "outstanding_amount":
+			o[i].v = dec(0)
+		}
+	}
 }
 
 // formLink is frappe.utils.get_link_to_form: an anchor to the desk form, absolute with the

@@ -1,9 +1,5 @@
 package erpnextsim
 
-import (
-	"strings"
-)
-
 const siDT = "Sales Invoice"
 
 // insertSalesInvoice is POST /api/resource/Sales Invoice: customer, items
@@ -48,11 +44,12 @@ func (s *Site) insertSalesInvoice(c *call, body map[string]any) (*fErr, step) {
 		s.put(si)
 		if ds == 1 {
 			s.applySubmitSI(c, si)
-			if si.int("is_return") == 1 {
-				return staleReturn(si).render(c.keepNulls())
-			}
 		}
-		return si.render(c.keepNulls())
+		out := renderUnsaved(si, c.keepNulls(), "items")
+		if ds == 1 {
+			preLedger(out)
+		}
+		return out
 	}
 }
 
@@ -69,15 +66,8 @@ func (s *Site) updateSalesInvoice(c *call, cur *record, body map[string]any) (*f
 	}
 	switch action {
 	case "cancel":
-		for _, pe := range s.all(peDT) {
-			if pe.docstatus() != 1 {
-				continue
-			}
-			for _, row := range pe.rows("references") {
-				if strings.EqualFold(row.str("reference_name"), cur.name()) {
-					return throw("Cannot delete or cancel because Sales Invoice " + cur.name() + " is linked with Payment Entry " + pe.name()).as("LinkExistsError"), nil
-				}
-			}
+		if pe := s.linkedEntry(cur.name(), func(pe *record) bool { return pe.docstatus() == 1 }); pe != nil {
+			return throw("Cannot delete or cancel because Sales Invoice " + cur.name() + " is linked with Payment Entry " + pe.name()).as("LinkExistsError"), nil
 		}
 		return nil, func() any {
 			cur.f["docstatus"] = int64(2)
@@ -149,7 +139,7 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 		"update_stock": int64(0), "disable_rounded_total": int64(0), "apply_discount_on": "Grand Total", "is_opening": "No",
 		"debit_to": s.partyAccount(si.str("customer"), company), "against_income_account": IncomeAccount, "language": "en",
 		"remarks": "No Remarks", "is_internal_customer": int64(0), "is_discounted": int64(0), "po_no": "",
-		"territory": "All Territories", "group_same_items": int64(0), "tax_category": "",
+		"group_same_items": int64(0), "tax_category": "",
 		"use_company_roundoff_cost_center": int64(0), "total_net_weight": dec(0), "base_change_amount": dec(0),
 		"change_amount": dec(0), "redeem_loyalty_points": int64(0), "only_include_allocated_payments": int64(0),
 		"ignore_default_payment_terms_template": int64(0), "additional_discount_percentage": dec(0),
@@ -163,7 +153,13 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 	if cust := s.get("Customer", si.str("customer")); cust != nil {
 		si.f["customer_name"] = cust.str("customer_name")
 		si.f["title"] = cust.str("customer_name")
-		setDefault(si, "customer_group", cust.str("customer_group"))
+		// fetched from the customer: a customer without them leaves them NULL
+		// (erpnext-recorded-connector/H01, 81-*)
+		for _, k := range []string{"customer_group", "territory"} {
+			if v := cust.str(k); v != "" {
+				setDefault(si, k, v)
+			}
+		}
 	}
 	if debit := s.get("Account", si.str("debit_to")); debit != nil {
 		cur := debit.str("account_currency")
@@ -254,7 +250,8 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 			si.f["due_date"] = due // set_due_date: the latest term's due date
 		}
 	}
-	if len(si.rows("payment_schedule")) == 0 && len(si.rows("items")) > 0 {
+	if len(si.rows("payment_schedule")) == 0 && len(si.rows("items")) > 0 && si.int("is_return") == 0 {
+		// a return gets no schedule (erpnext-recorded-connector/H02)
 		ps := newRecord("Payment Schedule")
 		base := grandOrRounded.mul(rate).round(2)
 		for k, v := range map[string]any{"due_date": si.str("due_date"), "invoice_portion": units(100), "discount": dec(0),
@@ -294,10 +291,16 @@ func (s *Site) applySubmitSI(c *call, si *record) {
 		debitAcc: partyTotal(si), againstType: siDT, againstNo: against, against: IncomeAccount}}
 	for _, it := range si.rows("items") {
 		lines = append(lines, glLine{account: it.str("income_account"), credit: it.dec("amount").mul(rate).round(2),
-			creditAcc: it.dec("amount").mul(rate).round(2), against: si.str("customer")})
+			creditAcc: it.dec("amount").mul(rate).round(2), against: si.str("customer"), costCenter: it.str("cost_center")})
 	}
 	if adj := si.dec("base_rounding_adjustment"); adj != 0 {
-		lines = append(lines, glLine{account: "Round Off - EC", credit: adj, creditAcc: adj, against: si.str("customer")})
+		// Cr Round Off the rounding up, Dr it the rounding down (postGL turns the negative
+		// credit), on the company's round-off account and cost center (81-*-gl-entries)
+		acct, cc := "Round Off - EC", CostCenter
+		if co := s.get("Company", si.str("company")); co != nil {
+			acct, cc = co.str("round_off_account"), co.str("round_off_cost_center")
+		}
+		lines = append(lines, glLine{account: acct, credit: adj, creditAcc: adj, against: si.str("customer"), costCenter: cc})
 	}
 	s.postGL(siDT, si, si.str("posting_date"), lines, c.user)
 	si.f["status"] = s.siStatus(si)
@@ -342,10 +345,15 @@ func (s *Site) siStatus(si *record) string {
 	return "Submitted"
 }
 
-// refreshStatuses plays ERPNext's daily overdue job at every request, so an
-// invoice turns Overdue as the clock passes its due date (without touching
-// modified).
+// refreshStatuses plays ERPNext's daily overdue job once per site day (checked at every
+// request), so an invoice turns Overdue as the clock passes its due date (without touching
+// modified). Within a day only writes change a status, and they recompute it themselves.
 func (s *Site) refreshStatuses() {
+	today := s.today()
+	if today == s.statusDay {
+		return
+	}
+	s.statusDay = today
 	for _, si := range s.docs[siDT] {
 		if si.docstatus() == 1 {
 			si.f["status"] = s.siStatus(si)
@@ -353,50 +361,14 @@ func (s *Site) refreshStatuses() {
 	}
 }
 
-// insertCustomer is POST /api/resource/Customer: named after customer_name,
-// de-duplicated "Name - 1", "Name - 2" (spec §6).
-func (s *Site) insertCustomer(c *call, body map[string]any) (*fErr, step) {
-	cu := fromBody("Customer", body, nil)
-	setDefault(cu, "customer_type", "Company")
-	setDefault(cu, "customer_group", "All Customer Groups")
-	setDefault(cu, "territory", "All Territories")
-	setDefault(cu, "disabled", int64(0))
-	setDefault(cu, "is_internal_customer", int64(0))
-	setDefault(cu, "naming_series", "CUST-.YYYY.-")
-	name := s.clientName(body)
-	display := name
-	if display == "" {
-		display = cu.str("customer_name")
-	}
-	if e := s.validateLinks(cu, false); e != nil {
-		return e, nil
-	}
-	if e := validateMandatory(cu, display, nil); e != nil {
-		return e, nil
-	}
-	if em := cu.str("email_id"); em != "" && !plausibleEmail(em) {
-		return throw(em + " is not a valid Email Address").as("InvalidEmailAddressError").withTitle("Invalid Email Address"), nil
-	}
-	if ct := s.get(contactDT, cu.str("customer_primary_contact")); ct != nil {
-		// fetch_from customer_primary_contact.email_id / .mobile_no (spec §6)
-		setOrDelete(cu, "email_id", ct.str("email_id"))
-		setOrDelete(cu, "mobile_no", ct.str("mobile_no"))
-	}
-	if name != "" && s.get("Customer", name) != nil {
-		return duplicateName("Customer", name), nil
-	}
-	return nil, func() any {
-		n := name
-		if n == "" {
-			base := cu.str("customer_name")
-			n = base
-			for i := 1; s.get("Customer", n) != nil; i++ {
-				n = base + " - " + itoa(i)
-			}
+// linkedEntry returns the Payment Entry with a reference row naming invoice that keep
+// accepts, first by name (from the references.reference_name index); nil when none.
+func (s *Site) linkedEntry(invoice string, keep func(*record) bool) *record {
+	var best *record
+	for _, pe := range s.lookup(peDT, "references.reference_name", indexKey(invoice)) {
+		if keep(pe) && (best == nil || pe.name() < best.name()) {
+			best = pe
 		}
-		s.stampNew(cu, n, c.user)
-		s.put(cu)
-		s.customerPrimaryContact(c, cu)
-		return cu.render(c.keepNulls())
 	}
+	return best
 }

@@ -12,11 +12,14 @@ import (
 
 // Options configures a simulated site. The zero value is usable.
 type Options struct {
-	// APIKey and APISecret are the credentials of the one API user (APIUser,
-	// roles Accounts User/Manager, Sales User/Manager), sent as
+	// APIKey and APISecret are the credentials of the one API user (APIUser), sent as
 	// "Authorization: token key:secret" or Basic base64(key:secret) (§1.2).
 	// Empty values accept no credentials at all.
 	APIKey, APISecret string
+	// APIRoles are APIUser's roles; nil means DefaultAPIRoles (Accounts User + Sales User,
+	// as the connector recordings' API user). FirstPassAPIRoles are those of the first
+	// recordings.
+	APIRoles []string
 	// Now is the clock; default time.Now. The site's "today" is Now in
 	// Asia/Kolkata, and so are creation/modified timestamps.
 	Now func() time.Time
@@ -42,6 +45,16 @@ type Options struct {
 	// Users are further API users besides APIUser (spec §1.2), e.g. one with the System
 	// Manager role who may read Integration Requests (recordings 45-*, 54-*).
 	Users []User
+	// Profile gives every call a service time and bounds how many are served at once
+	// (ProfileRealV15: the recorded site's times, 2 workers); nil serves at once.
+	Profile *Profile
+	// LockWaitTimeout is how long a write waits for a row another connection holds
+	// (HoldRowLock) before 500 QueryTimeoutError; default DefaultLockWaitTimeout.
+	LockWaitTimeout time.Duration
+	// RequestLogLimit bounds the request log (Requests, GET /__sim/requests) to the last N
+	// requests, so a long run at 100,000 documents does not grow without limit: 0 means
+	// DefaultRequestLogLimit, a negative value keeps none (RequestCount still counts).
+	RequestLogLimit int
 }
 
 // DefaultSiteURL is the recorded site's base URL as it appears in message links.
@@ -56,10 +69,18 @@ type Site struct {
 	noLock  bool
 	company string
 
-	mu     sync.Mutex
-	docs   map[string]map[string]*record // doctype → lower-case name → document
-	series map[string]int                // series prefix incl. year → last number
-	lastTS time.Time
+	mu    sync.Mutex
+	docs  map[string]map[string]*record // doctype → lower-case name → document
+	idx   map[string]*docIndex          // doctype → secondary indexes (index.go)
+	books ledgerBooks                   // running GL balances (books.go)
+	// statusDay is the site date refreshStatuses last ran for.
+	statusDay string
+	// inserting holds the client-supplied names requests in flight are inserting (concurrency.go).
+	inserting map[string]*call
+	// workers holds a token per call being served under Options.Profile (profile.go).
+	workers chan struct{}
+	series  map[string]int // series prefix incl. year → last number
+	lastTS  time.Time
 
 	fmu        sync.Mutex
 	latency    time.Duration
@@ -73,6 +94,8 @@ type Site struct {
 	lateN      int
 	lateD      time.Duration
 	reqLog     []RequestLog
+	reqTotal   int
+	rowLocks   map[string]time.Time // HoldRowLock: row → held until
 	rl         rateLimit
 }
 
@@ -85,11 +108,15 @@ const tsLayout = "2006-01-02 15:04:05.000000"
 // New builds a site holding the default company and chart (see the package
 // doc) and nothing else.
 func New(opt Options) *Site {
-	s := &Site{opt: opt, now: opt.Now, docs: map[string]map[string]*record{}, series: map[string]int{}}
+	s := &Site{opt: opt, now: opt.Now, series: map[string]int{}}
+	s.clearDocs()
 	if s.now == nil {
 		s.now = time.Now
 	}
 	s.legacy = strings.HasPrefix(opt.Version, "15.44")
+	if p := opt.Profile; p != nil && p.Workers > 0 {
+		s.workers = make(chan struct{}, p.Workers)
+	}
 	s.noLock = opt.NoInvoiceLock == nil || *opt.NoInvoiceLock
 	s.company = DefaultCompany
 	s.mu.Lock()
@@ -150,22 +177,38 @@ func (s *Site) get(doctype, name string) *record {
 	return s.docs[doctype][strings.ToLower(strings.TrimRight(name, " "))]
 }
 
+// put stores r, replacing the document of that name, and keeps the indexes in step.
 func (s *Site) put(r *record) {
 	m := s.docs[r.dt]
 	if m == nil {
 		m = map[string]*record{}
 		s.docs[r.dt] = m
 	}
-	m[strings.ToLower(r.name())] = r
+	key := strings.ToLower(r.name())
+	if old := m[key]; old != nil {
+		s.unindex(old)
+	}
+	m[key] = r
+	s.index(r)
 }
 
 func (s *Site) remove(doctype, name string) {
-	delete(s.docs[doctype], strings.ToLower(name))
+	key := strings.ToLower(name)
+	if old := s.docs[doctype][key]; old != nil {
+		s.unindex(old)
+	}
+	delete(s.docs[doctype], key)
 }
 
-// all returns the documents of a doctype sorted by name.
+// clearDocs empties the site: documents, indexes and ledger balances.
+func (s *Site) clearDocs() {
+	s.docs, s.idx, s.books, s.statusDay = map[string]map[string]*record{}, map[string]*docIndex{}, ledgerBooks{}, ""
+}
+
+// all returns the documents of a doctype sorted by name (a full scan: for small doctypes and
+// the /__sim/state dump, never for a per-request lookup of a large one).
 func (s *Site) all(doctype string) []*record {
-	var out []*record
+	out := make([]*record, 0, len(s.docs[doctype]))
 	for _, r := range s.docs[doctype] {
 		out = append(out, r)
 	}
@@ -255,139 +298,6 @@ func (s *Site) setupDefaults() {
 		row := newRecord("Mode of Payment Account")
 		row.f["company"], row.f["default_account"] = DefaultCompany, mop.acct
 		add("Mode of Payment", mop.name, map[string]any{"mode_of_payment": mop.name, "enabled": int64(1), "type": mop.typ, "accounts": []*record{row}})
-	}
-}
-
-// chart is the recorded site's chart of accounts in tree order (recording
-// 03-list-limit-page-length-0-account), plus GSTInputAccount. One account per
-// line, indented by depth: "name|G(roup)|root_type|account_type".
-const chart = `
-Application of Funds (Assets)|G|Asset|
- Current Assets|G||
-  Accounts Receivable|G||
-   Debtors|||Receivable
-   Debtors USD|||Receivable
-  Bank Accounts|G||Bank
-   Bank Account|||Bank
-   Razorpay Clearing|||Bank
-  Cash In Hand|G||Cash
-   Cash|||Cash
-  Loans and Advances (Assets)|G||
-   Employee Advances|||
-  Securities and Deposits|G||
-   Earnest Money|||
-  Stock Assets|G||Stock
-   Stock In Hand|||Stock
-  Tax Assets|G||
-   Input Tax GST|||Tax
- Fixed Assets|G||
-  Accumulated Depreciation|||Accumulated Depreciation
-  Buildings|||Fixed Asset
-  Capital Equipments|||Fixed Asset
-  CWIP Account|||Capital Work in Progress
-  Electronic Equipments|||Fixed Asset
-  Furnitures and Fixtures|||Fixed Asset
-  Office Equipments|||Fixed Asset
-  Plants and Machineries|||Fixed Asset
-  Softwares|||Fixed Asset
- Investments|G||
- Temporary Accounts|G||
-  Temporary Opening|||Temporary
-Equity|G|Equity|
- Capital Stock|||Equity
- Dividends Paid|||Equity
- Opening Balance Equity|||Equity
- Retained Earnings|||Equity
- Revaluation Surplus|||Equity
-Expenses|G|Expense|
- Direct Expenses|G||
-  Stock Expenses|G||
-   Cost of Goods Sold|||Cost of Goods Sold
-   Expenses Included In Asset Valuation|||Expenses Included In Asset Valuation
-   Expenses Included In Valuation|||Expenses Included In Valuation
-   Stock Adjustment|||Stock Adjustment
- Indirect Expenses|G||
-  Administrative Expenses|||
-  Commission on Sales|||
-  Depreciation|||Depreciation
-  Entertainment Expenses|||
-  Exchange Gain/Loss|||
-  Freight and Forwarding Charges|||Chargeable
-  Gain/Loss on Asset Disposal|||
-  Impairment|||
-  Legal Expenses|||
-  Marketing Expenses|||Chargeable
-  Miscellaneous Expenses|||Chargeable
-  Office Maintenance Expenses|||
-  Office Rent|||
-  Postal Expenses|||
-  Print and Stationery|||
-  Round Off|||Round Off
-  Salary|||
-  Sales Expenses|||
-  Telephone Expenses|||
-  Travel Expenses|||
-  Utility Expenses|||
-  Write Off|||
-  Razorpay Fees|||
-Income|G|Income|
- Direct Income|G||
-  Sales|||
-  Service|||
- Indirect Income|G||
-Source of Funds (Liabilities)|G|Liability|
- Current Liabilities|G||
-  Accounts Payable|G||Payable
-   Creditors|||Payable
-   Payroll Payable|||
-  Duties and Taxes|G||Tax
-  Loans (Liabilities)|G||
-   Bank Overdraft Account|||
-   Secured Loans|||
-   Unsecured Loans|||
-  Stock Liabilities|G||
-   Asset Received But Not Billed|||Asset Received But Not Billed
-   Stock Received But Not Billed|||Stock Received But Not Billed
-`
-
-// addChart creates the chart for company (account names "… - abbr"), numbering lft/rgt after
-// the accounts already on the site.
-func (s *Site) addChart(add func(dt, name string, fields map[string]any) *record, company, abbr string) {
-	var parents []string
-	var roots []string
-	lft := int64(1)
-	for _, a := range s.docs["Account"] {
-		lft = max(lft, a.int("rgt")+1)
-	}
-	for _, line := range strings.Split(strings.Trim(chart, "\n"), "\n") {
-		depth := len(line) - len(strings.TrimLeft(line, " "))
-		p := strings.Split(strings.TrimSpace(line), "|")
-		name := p[0] + " - " + abbr
-		parents = append(parents[:depth], name)
-		if p[2] != "" {
-			roots = append(roots[:0], p[2])
-		}
-		f := map[string]any{
-			"account_name": p[0], "company": company, "is_group": int64(b2i(p[1] == "G")),
-			"root_type": roots[0], "account_currency": DefaultCurrency, "freeze_account": "No",
-			"disabled": int64(0), "include_in_gross": int64(0), "lft": lft, "rgt": lft + 1,
-		}
-		lft += 2
-		if roots[0] == "Asset" || roots[0] == "Liability" || roots[0] == "Equity" {
-			f["report_type"] = "Balance Sheet"
-		} else {
-			f["report_type"] = "Profit and Loss"
-		}
-		if depth > 0 {
-			f["parent_account"] = parents[depth-1]
-		}
-		if p[3] != "" {
-			f["account_type"] = p[3]
-		}
-		if name == ReceivableUSD {
-			f["account_currency"] = "USD" // recordings 48-*, 49-*
-		}
-		add("Account", name, f)
 	}
 }
 

@@ -24,8 +24,17 @@ type User struct {
 	Roles  []string // e.g. []string{RoleSystemManager, RoleAccountsUser}
 }
 
-// apiUserRoles are APIUser's roles (recorded site README, "Site data").
-var apiUserRoles = []string{RoleAccountsUser, RoleAccountsManager, RoleSalesUser, RoleSalesManager}
+// DefaultAPIRoles are APIUser's roles unless Options.APIRoles says otherwise: exactly what the
+// connector's documented API user holds and what the real site's API user held while the
+// connector recordings were made (erpnext-recorded-connector/README: Accounts User + Sales
+// User). Such a user may not read Integration Requests (45-*), Comments (51-*), Accounts
+// Settings (52-*), System Settings (54-*) or User Permissions (R13), nor cancel a Bank
+// Transaction (erpnext-recorded-settlement/72-bt-cancel-api-user-403).
+var DefaultAPIRoles = []string{RoleAccountsUser, RoleSalesUser}
+
+// FirstPassAPIRoles are the roles the API user of the first recordings held
+// (erpnext-recorded/README "Site data"): Accounts User/Manager and Sales User/Manager.
+var FirstPassAPIRoles = []string{RoleAccountsUser, RoleAccountsManager, RoleSalesUser, RoleSalesManager}
 
 // lookupUser returns the user for an API key/secret pair, "" when none matches.
 func (s *Site) lookupUser(key, secret string) string {
@@ -46,7 +55,10 @@ func (s *Site) lookupUser(key, secret string) string {
 
 func (s *Site) roles(user string) []string {
 	if user == APIUser {
-		return apiUserRoles
+		if s.opt.APIRoles != nil {
+			return s.opt.APIRoles
+		}
+		return DefaultAPIRoles
 	}
 	for _, u := range s.opt.Users {
 		if u.Email == user {
