@@ -64,12 +64,16 @@ func dismissRow(ctx context.Context, db *store.DB, r connector.InboxEvent, who, 
 	return setRowStatus(ctx, db, r, connector.StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), "dismissed", now)
 }
 
-// setRowStatus moves one row to status; Busy (no error) when a worker claimed it meanwhile and
-// the store refused to overwrite its lease (store.ErrBusy).
+// setRowStatus moves one row to status, only while it still has the status the decision was
+// made on (one conditional UPDATE, store.SetEventStatusFrom); Busy (no error) when a worker
+// claimed it meanwhile (store.ErrBusy) or it changed since it was read (store.ErrChanged).
 func setRowStatus(ctx context.Context, db *store.DB, r connector.InboxEvent, status, reason, verb string, now time.Time) (rowAction, error) {
-	err := db.SetEventStatus(ctx, r.ID, status, reason, now)
+	err := db.SetEventStatusFrom(ctx, r.ID, r.Status, status, reason, now)
 	if errors.Is(err, store.ErrBusy) {
 		return rowAction{Busy: true, Message: fmt.Sprintf("%s: not %s: it is being processed right now; try again", r.EventID, verb)}, nil
+	}
+	if errors.Is(err, store.ErrChanged) {
+		return rowAction{Busy: true, Message: fmt.Sprintf("%s: not %s: it changed since it was read (%v); try again", r.EventID, verb, err)}, nil
 	}
 	if err != nil {
 		return rowAction{}, err

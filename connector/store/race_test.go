@@ -55,4 +55,33 @@ var raceCases = []contractCase{
 			t.Fatalf("ClaimRetries: %d lost candidates; want 1", lost)
 		}
 	}},
+	{"SetEventStatusFromChangesOnlyTheStatusDecidedOn", func(t *testing.T, b backend) {
+		// A person reads a parked row and dismisses it; meanwhile a replay booked it. The
+		// dismiss must not land on the done row (its payment is booked), whichever node
+		// of a cluster each write goes to: the expected status is part of the UPDATE.
+		dsn := b.newDatabase(t)
+		person, worker := b.open(t, dsn), b.open(t, dsn)
+		wantNoErr(t, "Migrate", person.Migrate(ctx))
+		e := newEvent("acc_1", "evt_1", "pay_1", t0)
+		e.Status, e.LastError = connector.StatusParked, "no invoice matched"
+		mustInsert(t, person, e)
+		seen := mustGet(t, person, e.ID)
+
+		wantNoErr(t, "replay", worker.SetEventStatusFrom(ctx, e.ID, connector.StatusParked, connector.StatusPending, "replayed", t0))
+		ev := mustClaim(t, worker, "w1", t0, time.Minute)
+		wantNoErr(t, "book", worker.CompleteEvent(ctx, ev.ID, "w1", t0.Add(time.Second), connector.Outcome{
+			Status: connector.StatusDone, ResultDoctype: "Payment Entry", ResultName: "ACC-PAY-2026-00001"}))
+
+		err := person.SetEventStatusFrom(ctx, e.ID, seen.Status, connector.StatusDismissed, "paid in cash", t0.Add(time.Minute))
+		wantErr(t, "dismiss of a row booked meanwhile", err, store.ErrChanged)
+		if got := mustGet(t, person, e.ID); got.Status != connector.StatusDone || got.ResultName != "ACC-PAY-2026-00001" {
+			t.Fatalf("row after the refused dismiss: %+v; want still done", got)
+		}
+
+		mustInsert(t, person, newEvent("acc_1", "evt_2", "pay_2", t0))
+		busy := mustClaim(t, worker, "w3", t0.Add(2*time.Hour), time.Hour)
+		err = person.SetEventStatusFrom(ctx, busy.ID, connector.StatusProcessing, connector.StatusDismissed, "x", t0.Add(2*time.Hour))
+		wantErr(t, "dismiss under a live lease", err, store.ErrBusy)
+		wantErr(t, "missing row", person.SetEventStatusFrom(ctx, 424242, connector.StatusParked, connector.StatusPending, "", t0), connector.ErrNotFound)
+	}},
 }
