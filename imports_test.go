@@ -21,7 +21,10 @@ var allowed = map[string][]string{
 	"connector":            {"razorpay", "frappe", "mapping"},
 	"connector/store":      {"connector", "razorpay", "frappe", "mapping"},
 	"cmd/razorpay-erpnext": {"*"},
-	"internal/sharedtest":  {}, // test helper: finds shared/ beside the checkout
+	// The chaos run (README "Reliability") drives the daemon as separate processes; in-process
+	// it runs only the simulators and reads the Razorpay wire types.
+	"cmd/chaos":           {"razorpay", "razorpay/razorpaysim", "frappe/erpnextsim"},
+	"internal/sharedtest": {}, // test helper: finds shared/ beside the checkout
 	// The operator console is an edge: it may read the core and the clients' types; nothing but
 	// cmd imports it.
 	"console":              {"connector", "connector/store", "razorpay", "frappe"},
