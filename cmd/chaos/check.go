@@ -96,87 +96,18 @@ func (v *violations) list() []string {
 
 // check compares the books with the ground truth (see README "Reliability").
 func check(t truth) checkReport {
-	var v violations
-	rep := checkReport{InboxByStatus: map[string]int{}}
-	submitted := map[string][]erpEntry{} // reference_no → submitted entries
-	byName := map[string]erpEntry{}
-	for _, e := range t.Entries {
-		byName[e.Name] = e
-		switch e.Docstatus {
-		case 1:
-			submitted[e.ReferenceNo] = append(submitted[e.ReferenceNo], e)
-		case 0:
-			rep.DraftEntries++
-			v.add("draft entries", "%s (reference_no %s)", e.Name, e.ReferenceNo)
-		}
-	}
-	for ref, es := range submitted {
-		if len(es) > 1 {
-			rep.DuplicateEntries += len(es) - 1
-			v.add("duplicate entries", "%s booked %d times", ref, len(es))
-		}
-	}
-	parked := map[string]string{} // business key → reason of a parked row
-	for _, r := range t.Inbox {
-		rep.InboxByStatus[r.Status]++
-		switch r.Status {
-		case "parked":
-			parked[r.Key] = r.LastError
-		case "dead":
-			rep.Dead++
-			v.add("dead events", "%s %s %s: %s", r.EventID, r.Event, r.Key, shorten(r.LastError))
-		case "pending", "processing":
-			rep.NotFinished++
-			v.add("events not finished", "%s %s %s is %s", r.EventID, r.Event, r.Key, r.Status)
-		}
-	}
-	sc := t.Scenario
-	var bankExpected, parkedAmount int64
-	booked := map[string]bool{}
-	for _, p := range sc.Payments {
-		rep.ReceiptsExpected++
-		bankExpected += p.Amount - p.Fee
-		switch es := submitted[p.ID]; {
-		case len(es) > 0:
-			rep.ReceiptsBooked++
-			booked[p.ID] = true
-		case parked[p.ID] != "":
-			parkedAmount -= p.Amount - p.Fee
-			rep.PaymentsParked++
-		default:
-			rep.Missing++
-			v.add("missing", "payment %s (%s) on %s: neither booked nor parked", p.ID, rupees(p.Amount), p.Invoice)
-		}
-	}
-	for _, r := range sc.Refunds {
-		bankExpected -= r.Amount
-		if r.CreditNote {
-			rep.RefundsExpected++
-		}
-		switch es := submitted[r.ID]; {
-		case len(es) > 0:
-			rep.RefundsBooked++
-			if !r.CreditNote {
-				v.add("refunds booked without a credit note", "%s of %s", r.ID, r.PaymentID)
-			}
-		case parked[r.ID] != "":
-			parkedAmount += r.Amount
-			if r.CreditNote {
-				rep.UnexpectedParked++
-				v.add("refunds parked despite a credit note", "%s of %s: %s", r.ID, r.PaymentID, shorten(parked[r.ID]))
-			} else {
-				rep.RefundsParked++
-			}
-		default:
-			rep.Missing++
-			v.add("missing", "refund %s (%s) of %s: neither booked nor parked", r.ID, rupees(r.Amount), r.PaymentID)
-		}
-	}
-	rep.UnexpectedParked += checkParkedPayments(sc, booked, parked, &v)
-	rep.InvoiceMismatches = checkInvoices(sc, submitted, booked, &v)
-	rep.BookingsMismatches = checkBookings(t.Bookings, submitted, byName, &v)
+	c := &checker{rep: checkReport{InboxByStatus: map[string]int{}}, submitted: map[string][]erpEntry{},
+		byName: map[string]erpEntry{}, parked: map[string]string{}, booked: map[string]bool{}}
+	c.entries(t.Entries)
+	c.inbox(t.Inbox)
+	c.payments(t.Scenario)
+	c.refunds(t.Scenario)
+	rep := &c.rep
+	rep.UnexpectedParked += checkParkedPayments(t.Scenario, c.booked, c.parked, &c.v)
+	rep.InvoiceMismatches = checkInvoices(t.Scenario, c.submitted, c.booked, &c.v)
+	rep.BookingsMismatches = checkBookings(t.Bookings, c.submitted, c.byName, &c.v)
 	var bankActual int64
-	for _, es := range submitted {
+	for _, es := range c.submitted {
 		for _, e := range es {
 			if e.Type == "Receive" {
 				bankActual += e.Received
@@ -185,14 +116,110 @@ func check(t truth) checkReport {
 			}
 		}
 	}
-	rep.BankExpected, rep.BankActual, rep.ParkedAmount = money(bankExpected), money(bankActual), money(parkedAmount)
-	rep.AmountDifference = money(bankActual - (bankExpected + parkedAmount))
+	rep.BankExpected, rep.BankActual, rep.ParkedAmount = money(c.bankExpected), money(bankActual), money(c.parkedAmount)
+	rep.AmountDifference = money(bankActual - (c.bankExpected + c.parkedAmount))
 	if rep.AmountDifference != 0 {
-		v.add("amount difference", "bank side %s, expected %s (gross − fees − refunds) with parked items %s",
-			rupees(bankActual), rupees(bankExpected), rupees(parkedAmount))
+		c.v.add("amount difference", "bank side %s, expected %s (gross − fees − refunds) with parked items %s",
+			rupees(bankActual), rupees(c.bankExpected), rupees(c.parkedAmount))
 	}
-	rep.Violations = v.list()
-	return rep
+	rep.Violations = c.v.list()
+	return *rep
+}
+
+// checker holds what the checks gather on their way.
+type checker struct {
+	rep       checkReport
+	v         violations
+	submitted map[string][]erpEntry // reference_no → submitted entries
+	byName    map[string]erpEntry
+	parked    map[string]string // business key → reason of a parked row
+	booked    map[string]bool   // payment ids with a submitted receipt
+
+	bankExpected, parkedAmount int64 // paise
+}
+
+// entries indexes ERPNext's entries and counts drafts and duplicates.
+func (c *checker) entries(all []erpEntry) {
+	for _, e := range all {
+		c.byName[e.Name] = e
+		switch e.Docstatus {
+		case 1:
+			c.submitted[e.ReferenceNo] = append(c.submitted[e.ReferenceNo], e)
+		case 0:
+			c.rep.DraftEntries++
+			c.v.add("draft entries", "%s (reference_no %s)", e.Name, e.ReferenceNo)
+		}
+	}
+	for ref, es := range c.submitted {
+		if len(es) > 1 {
+			c.rep.DuplicateEntries += len(es) - 1
+			c.v.add("duplicate entries", "%s booked %d times", ref, len(es))
+		}
+	}
+}
+
+// inbox notes parked keys and counts dead and unfinished events.
+func (c *checker) inbox(rows []inboxRow) {
+	for _, r := range rows {
+		c.rep.InboxByStatus[r.Status]++
+		switch r.Status {
+		case "parked":
+			c.parked[r.Key] = r.LastError
+		case "dead":
+			c.rep.Dead++
+			c.v.add("dead events", "%s %s %s: %s", r.EventID, r.Event, r.Key, shorten(r.LastError))
+		case "pending", "processing":
+			c.rep.NotFinished++
+			c.v.add("events not finished", "%s %s %s is %s", r.EventID, r.Event, r.Key, r.Status)
+		}
+	}
+}
+
+// payments checks that every payment is booked or parked.
+func (c *checker) payments(sc *scenario) {
+	for _, p := range sc.Payments {
+		c.rep.ReceiptsExpected++
+		c.bankExpected += p.Amount - p.Fee
+		switch {
+		case len(c.submitted[p.ID]) > 0:
+			c.rep.ReceiptsBooked++
+			c.booked[p.ID] = true
+		case c.parked[p.ID] != "":
+			c.parkedAmount -= p.Amount - p.Fee
+			c.rep.PaymentsParked++ // checkParkedPayments judges the reason
+		default:
+			c.rep.Missing++
+			c.v.add("missing", "payment %s (%s) on %s: neither booked nor parked", p.ID, rupees(p.Amount), p.Invoice)
+		}
+	}
+}
+
+// refunds checks that refunds with a credit note are booked and those without are parked.
+func (c *checker) refunds(sc *scenario) {
+	for _, r := range sc.Refunds {
+		c.bankExpected -= r.Amount
+		if r.CreditNote {
+			c.rep.RefundsExpected++
+		}
+		switch {
+		case len(c.submitted[r.ID]) > 0:
+			c.rep.RefundsBooked++
+			if !r.CreditNote {
+				c.v.add("refunds booked without a credit note", "%s of %s", r.ID, r.PaymentID)
+			}
+		case c.parked[r.ID] != "":
+			c.parkedAmount += r.Amount
+			if r.CreditNote {
+				c.rep.UnexpectedParked++
+				c.v.add("refunds parked despite a credit note", "%s of %s: %s", r.ID, r.PaymentID, shorten(c.parked[r.ID]))
+			} else {
+				c.rep.RefundsParked++
+			}
+		default:
+			c.rep.Missing++
+			c.v.add("missing", "refund %s (%s) of %s: neither booked nor parked", r.ID, rupees(r.Amount), r.PaymentID)
+		}
+	}
 }
 
 // settledReason starts the park reason of a payment whose invoice was paid in full by others

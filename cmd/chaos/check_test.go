@@ -2,6 +2,8 @@ package main
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -158,5 +160,32 @@ func TestCheckParkedPaymentsOnlyWhenTheInvoiceIsSettled(t *testing.T) {
 	tr.Bookings = append(tr.Bookings[:1], tr.Bookings[2:]...)
 	if rep := check(tr); rep.UnexpectedParked != 1 {
 		t.Fatalf("parked as settled while the invoice is not: %+v; want one unexpected park", rep)
+	}
+}
+
+// The log scan finds secrets (by name, never by value), panics, attempts spent on a 429 and
+// waits until a holder's fence.
+func TestScanLogs(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{
+		`{"level":"info","event_id":"E1","attempt":1,"status":"pending","reason":"look up Payment Entry by reference_no pay_1: ERPNext 429 TooManyRequestsError","time":"2026-12-01T10:00:00Z","message":"event outcome"}`,
+		`{"level":"info","event_id":"E1","attempt":2,"status":"done","reason":"created","time":"2026-12-01T10:00:02Z","message":"event outcome"}`,
+		`{"level":"info","event_id":"E2","attempt":1,"status":"pending","reason":"waiting: pay_2 is being booked by another worker until 2026-12-01T10:02:15Z","time":"2026-12-01T10:00:00Z","message":"event outcome"}`,
+		`{"level":"error","error":"dial tcp: connection refused s3cr3t-value","message":"webhook not stored"}`,
+		`panic: runtime error: index out of range`,
+	}
+	if err := os.WriteFile(filepath.Join(dir, "replica1.log"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := scanLogs(dir, map[string]string{"webhook secret": "s3cr3t-value", "unused": "never-there"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lines != 5 || rep.ErrorLines != 1 || rep.Panics != 1 || rep.SecretLines != 1 || rep.AttemptsSpentOn429 != 1 ||
+		rep.MaxAttempt != 2 || rep.FenceWaits != 1 || rep.FenceWaitMaxS != 135 {
+		t.Fatalf("scan = %+v", rep)
+	}
+	if got := strings.Join(rep.SecretsFound, ","); got != "webhook secret in replica1.log:4" || strings.Contains(got, "s3cr3t") {
+		t.Fatalf("secrets found = %q; want the name and place, never the value", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 )
 
 // logReport is what the scan of every process's output found.
@@ -25,7 +26,15 @@ type logReport struct {
 	MaxAttempt         int      `json:"max_attempt"`
 	SecretsFound       []string `json:"secrets_found"` // which secret, file and line number; never the value
 
-	outcomes []outcomeLine
+	// Waits of an event for another worker's claim on the same payment, in seconds until the
+	// holder's fence (issue 10 defect 2: a waiter should run again once the holder is done,
+	// not at the fence, server_timeout + fence_margin after the holder's claim).
+	FenceWaits       int     `json:"waits_for_holder_fence"`
+	FenceWaitMedianS float64 `json:"waits_for_holder_fence_median_s"`
+	FenceWaitMaxS    float64 `json:"waits_for_holder_fence_max_s"`
+
+	outcomes   []outcomeLine
+	fenceWaits []float64
 }
 
 // panicLine matches what the Go runtime prints for a panic or a fatal error.
@@ -48,6 +57,10 @@ func scanLogs(dir string, secretValues map[string]string) (logReport, error) {
 		}
 	}
 	rep.AttemptsSpentOn429 = countAttemptsOn429(rep.outcomes)
+	if n := len(rep.fenceWaits); n > 0 {
+		sort.Float64s(rep.fenceWaits)
+		rep.FenceWaits, rep.FenceWaitMedianS, rep.FenceWaitMaxS = n, rep.fenceWaits[n/2], rep.fenceWaits[n-1]
+	}
 	return rep, nil
 }
 
@@ -84,6 +97,10 @@ func scanLog(path string, secretValues map[string]string, rep *logReport) error 
 	return sc.Err()
 }
 
+// holderFence finds the fence a waiting event sleeps until ("waiting: pay_… is being booked by
+// another worker until 2026-12-01T20:36:48Z").
+var holderFence = regexp.MustCompile(`is being booked by another worker until (\S+)`)
+
 // outcomeLine is one "event outcome" log line, in the order it was written.
 type outcomeLine struct {
 	Time, EventID string
@@ -105,6 +122,13 @@ func outcome(line string, file, n int, rep *logReport) {
 		return
 	}
 	rep.MaxAttempt = max(rep.MaxAttempt, o.Attempt)
+	if m := holderFence.FindStringSubmatch(o.Reason); m != nil {
+		at, err1 := time.Parse(time.RFC3339, o.Time)
+		until, err2 := time.Parse(time.RFC3339, m[1])
+		if err1 == nil && err2 == nil {
+			rep.fenceWaits = append(rep.fenceWaits, until.Sub(at).Seconds())
+		}
+	}
 	rep.outcomes = append(rep.outcomes, outcomeLine{Time: o.Time, EventID: o.EventID, File: file, Line: n, Attempt: o.Attempt,
 		After429: o.Status == "pending" && strings.Contains(o.Reason, " 429 ")})
 }

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -39,6 +40,7 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opt.Bin, "bin", "", "a built razorpay-erpnext binary (default: go build one)")
 	fs.StringVar(&opt.Dir, "dir", "", "run directory, kept afterwards (default: a temporary one, removed)")
 	fs.BoolVar(&opt.Keep, "keep", false, "keep the temporary run directory (logs, configs, datadir)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process (the simulators, proxy and sender) to FILE")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -50,6 +52,17 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 		return fail(stdout, stderr, *asJSON, err)
 	}
 	opt.Progress = stderr
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fail(stdout, stderr, *asJSON, err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(stdout, stderr, *asJSON, err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := Run(ctx, opt)
