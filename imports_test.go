@@ -28,7 +28,10 @@ var allowed = map[string][]string{
 	// Reconcile is a process of the core of its own: it works through the Connector's ports.
 	"connector/reconcile":  {"connector", "frappe", "razorpay"},
 	"cmd/razorpay-erpnext": {"*"},
-	"internal/sharedtest":  {}, // test helper: finds shared/ beside the checkout
+	// The chaos run (README "Reliability") drives the daemon as separate processes; in-process
+	// it runs only the simulators and reads the Razorpay wire types.
+	"cmd/chaos":           {"razorpay", "razorpay/razorpaysim", "frappe/erpnextsim"},
+	"internal/sharedtest": {}, // test helper: finds shared/ beside the checkout
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
 	"console":              {"razorpay"},

@@ -62,6 +62,7 @@ const (
 	MetricRawBodiesPurged   = MetricNamespace + "_raw_bodies_purged_total"
 	MetricParkComments      = MetricNamespace + "_park_comments_total"
 	MetricDisputes          = MetricNamespace + "_disputes_total"
+	MetricClaimRetries      = MetricNamespace + "_store_claim_retries_total"
 )
 
 func newMetrics() *metrics {
@@ -114,6 +115,13 @@ func newMetrics() *metrics {
 type stateCollector struct {
 	c                                                      *Connector
 	depth, oldest, storeUp, recOK, fault, lastPurgeSuccess *prometheus.Desc
+	claimRetries                                           *prometheus.Desc
+}
+
+// claimRetrier is the store's count of inbox-claim retries (store.DB.ClaimRetries): conflicts
+// (deadlock or Galera certification failure, error 1213) and candidates lost to another claimer.
+type claimRetrier interface {
+	ClaimRetries() (conflicts, lost uint64)
 }
 
 func newStateCollector(c *Connector) *stateCollector {
@@ -128,12 +136,15 @@ func newStateCollector(c *Connector) *stateCollector {
 			"1 while work is paused because ERPNext refused the credentials or permissions (401/403), else 0.", nil, nil),
 		lastPurgeSuccess: prometheus.NewDesc(MetricNamespace+"_retention_last_run_timestamp_seconds",
 			"Unix time of the last successful raw-body purge in this process (0 when none).", nil, nil),
+		claimRetries: prometheus.NewDesc(MetricClaimRetries,
+			"Inbox claims of this process tried again, by reason: conflict (deadlock or Galera certification failure, retried), lost (another worker claimed the row first; the next one is tried).",
+			[]string{"reason"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (s *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{s.depth, s.oldest, s.storeUp, s.recOK, s.fault, s.lastPurgeSuccess} {
+	for _, d := range []*prometheus.Desc{s.depth, s.oldest, s.storeUp, s.recOK, s.fault, s.lastPurgeSuccess, s.claimRetries} {
 		ch <- d
 	}
 }
@@ -147,6 +158,11 @@ func (s *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	recOK, purgeAt := c.metrics.lastRecOK, c.metrics.lastPurgeAt
 	c.metrics.mu.Unlock()
 	ch <- prometheus.MustNewConstMetric(s.lastPurgeSuccess, prometheus.GaugeValue, unixOrZero(purgeAt))
+	if cr, ok := c.store.(claimRetrier); ok {
+		conflicts, lost := cr.ClaimRetries()
+		ch <- prometheus.MustNewConstMetric(s.claimRetries, prometheus.CounterValue, float64(conflicts), "conflict")
+		ch <- prometheus.MustNewConstMetric(s.claimRetries, prometheus.CounterValue, float64(lost), "lost")
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()

@@ -142,12 +142,16 @@ func (c *Connector) DismissPayment(ctx context.Context, r InboxEvent, who, why s
 	return RowAction{Changed: true, Message: strings.Join(msgs, "; ")}, nil
 }
 
-// setRowStatus moves one row to status; Busy (no error) when a worker claimed it meanwhile and
-// the store refused to overwrite its lease (ErrLeaseLost).
+// setRowStatus moves one row to status, only while it still has the status the decision was
+// made on (one conditional statement, Store.SetEventStatusFrom); Busy (no error) when a worker
+// claimed it meanwhile (ErrLeaseLost) or it changed since it was read (ErrStatusChanged).
 func (c *Connector) setRowStatus(ctx context.Context, r InboxEvent, status Status, reason, verb string) (RowAction, error) {
-	err := c.store.SetEventStatus(ctx, r.ID, status, reason, c.now())
+	err := c.store.SetEventStatusFrom(ctx, r.ID, r.Status, status, reason, c.now())
 	if errors.Is(err, ErrLeaseLost) {
 		return RowAction{Busy: true, Message: fmt.Sprintf("%s: not %s: it is being processed right now; try again", r.EventID, verb)}, nil
+	}
+	if errors.Is(err, ErrStatusChanged) {
+		return RowAction{Busy: true, Message: fmt.Sprintf("%s: not %s: it changed since it was read (%v); try again", r.EventID, verb, err)}, nil
 	}
 	if err != nil {
 		return RowAction{}, err

@@ -26,6 +26,11 @@ var ErrStoreUnavailable = errors.New("store unavailable")
 // (it expired and another worker claimed the event); the caller must drop its outcome.
 var ErrLeaseLost = errors.New("event lease lost")
 
+// ErrStatusChanged is returned (wrapped) by Store.SetEventStatusFrom when the row's status is no
+// longer the one a person decided on: a worker finished it, or someone else replayed or
+// dismissed it meanwhile. Read the row again before deciding.
+var ErrStatusChanged = errors.New("event changed since it was read; look again")
+
 // ErrNotFound is returned by lookups of a single row that does not exist.
 var ErrNotFound = errors.New("not found")
 
@@ -117,6 +122,11 @@ type Store interface {
 	// ErrLeaseLost is returned (the lease is another's; connector/store also wraps
 	// store.ErrBusy): overwriting it would drop the worker's outcome. Try again later.
 	SetEventStatus(ctx context.Context, id int64, status Status, reason string, now time.Time) error
+	// SetEventStatusFrom is SetEventStatus only while the row's status is still from, in the
+	// same single statement (a replay or dismiss never lands on a row a worker finished
+	// meanwhile, on any Galera node); otherwise nothing changes and the error wraps
+	// ErrStatusChanged.
+	SetEventStatusFrom(ctx context.Context, id int64, from, status Status, reason string, now time.Time) error
 	// MarkDuplicates turns the parked, pending and dead rows of businessKey other than exceptID into
 	// StatusDuplicate, with LastError naming the booked document; returns how many changed.
 	// Rows of EventRefundFailed are never touched: they reverse the booking, not repeat it.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
@@ -128,9 +129,9 @@ func TestRealSitePaidTwiceAuditReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := e.reconcile(e.configFile(), exitParked)
-	var found []connector.Anomaly
+	var found []reconcile.Anomaly
 	for _, a := range rep.Anomalies {
-		if a.Kind == connector.AnomalyPaymentRequestPaidTwice {
+		if a.Kind == reconcile.AnomalyPaymentRequestPaidTwice {
 			found = append(found, a)
 		}
 	}

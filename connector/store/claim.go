@@ -5,9 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 )
@@ -18,9 +17,15 @@ import (
 // NextAttemptAt <= now (by NextAttemptAt, then id). Attempts is not changed: CompleteEvent
 // counts attempts.
 //
-// It is one short transaction: on MariaDB a SELECT … FOR UPDATE SKIP LOCKED read in index
-// order, so concurrent claimers in any process lock and skip only the rows they claim, then
-// an UPDATE; on SQLite an immediate transaction, which holds the single write lock.
+// The claim itself is one conditional statement per candidate (DESIGN.md §10):
+// UPDATE … WHERE id = ? AND (pending and due, or processing with its lease ended), kept only when
+// it matched the row. Candidates are found by a plain SELECT in index order (inbox_lease, then
+// inbox_due); a claimer that loses a candidate to another one tries the next. No row lock is
+// held between reading and writing, so the claim is exact on single-server MariaDB, on SQLite
+// and on a multi-writer Galera cluster, where a SELECT … FOR UPDATE on one node does not stop
+// a worker on another node from updating the same row (issue 10, defect 6). Deadlock victims
+// and Galera certification failures (both error 1213, the statement changed nothing) are
+// retried and counted, as are lost candidates: see ClaimRetries.
 func (d *DB) ClaimNextEvent(ctx context.Context, owner string, now time.Time, lease time.Duration) (*connector.InboxEvent, error) {
 	if owner == "" || len(owner) > maxOwner {
 		return nil, fmt.Errorf("store: claim event: owner must be 1 to %d characters", maxOwner)
@@ -28,66 +33,125 @@ func (d *DB) ClaimNextEvent(ctx context.Context, owner string, now time.Time, le
 	if lease <= 0 {
 		return nil, fmt.Errorf("store: claim event: lease %v is not positive", lease)
 	}
-	var claimed *connector.InboxEvent
-	err := retry(ctx, func() error {
-		var err error
-		claimed, err = d.claimNext(ctx, owner, now, now.Add(lease))
-		return err
-	})
+	claimed, err := d.claimNext(ctx, owner, utc(now), utc(now.Add(lease)))
 	if err != nil {
 		return nil, d.unavailable("claim event for "+owner, err)
 	}
 	return claimed, nil
 }
 
-func (d *DB) claimNext(ctx context.Context, owner string, now, until time.Time) (*connector.InboxEvent, error) {
-	tx, err := d.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+// Candidates read per SELECT, and SELECT rounds before a claimer that keeps losing every
+// candidate to others gives up for this call (it reports nothing due; the worker polls again).
+const (
+	claimCandidates = 8
+	claimRounds     = 32
+)
 
-	id, err := d.pickDue(ctx, tx, now)
-	if err != nil || id == 0 {
-		return nil, err
+func (d *DB) claimNext(ctx context.Context, owner string, now, until time.Time) (*connector.InboxEvent, error) {
+	for round := 0; round < claimRounds; round++ {
+		ids, err := d.dueCandidates(ctx, now)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		for _, id := range ids {
+			if d.beforeClaim != nil {
+				d.beforeClaim(id)
+			}
+			won, err := d.claimRow(ctx, id, owner, now, until)
+			if err != nil {
+				return nil, err
+			}
+			if !won {
+				d.claimStats.lost.Add(1)
+				continue
+			}
+			ev, err := d.claimedRow(ctx, id, owner, until)
+			if err != nil || ev != nil {
+				return ev, err
+			}
+			d.claimStats.lost.Add(1) // taken over in between: only after our lease ended
+		}
 	}
-	if _, err := tx.ExecContext(ctx,
-		`UPDATE inbox SET status = ?, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ?`,
-		connector.StatusProcessing, owner, d.arg(until), d.arg(now), id); err != nil {
-		return nil, err
-	}
-	var r eventRow
-	if err := tx.GetContext(ctx, &r, `SELECT `+eventColumns+` FROM inbox WHERE id = ?`, id); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	return r.event(), nil
+	return nil, nil
 }
 
-// pickDue returns the id of the next due row, locked for this transaction, or 0. Each query
-// reads one index (inbox_lease, inbox_due) in its ORDER BY order, so MariaDB stops at the
-// first row it can lock instead of locking every due row and sorting.
-func (d *DB) pickDue(ctx context.Context, tx *sqlx.Tx, now time.Time) (int64, error) {
-	lock := ""
-	if d.mysql() {
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
+// dueCandidates returns up to claimCandidates ids of due rows, expired leases first. Each query
+// reads one index (inbox_lease, inbox_due) in its ORDER BY order and locks nothing.
+func (d *DB) dueCandidates(ctx context.Context, now time.Time) ([]int64, error) {
 	queries := []string{
-		`SELECT id FROM inbox WHERE status = ? AND lease_until < ? ORDER BY lease_until, id LIMIT 1` + lock,
-		`SELECT id FROM inbox WHERE status = ? AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 1` + lock,
+		`SELECT id FROM inbox WHERE status = ? AND lease_until < ? ORDER BY lease_until, id LIMIT ?`,
+		`SELECT id FROM inbox WHERE status = ? AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
 	}
 	statuses := []connector.Status{connector.StatusProcessing, connector.StatusPending}
 	for i, q := range queries {
-		var id int64
-		err := tx.GetContext(ctx, &id, q, statuses[i], d.arg(now))
-		if errors.Is(err, sql.ErrNoRows) {
-			continue
+		var ids []int64
+		err := d.retryClaim(ctx, func() error {
+			ids = ids[:0]
+			return d.db.SelectContext(ctx, &ids, q, statuses[i], d.arg(now), claimCandidates)
+		})
+		if err != nil || len(ids) > 0 {
+			return ids, err
 		}
-		return id, err
 	}
-	return 0, nil
+	return nil, nil
+}
+
+// claimRow is the claim: one UPDATE whose WHERE repeats what makes the row due, so it matches
+// (RowsAffected 1) for exactly one claimer however many race for the row.
+func (d *DB) claimRow(ctx context.Context, id int64, owner string, now, until time.Time) (bool, error) {
+	var n int64
+	err := d.retryClaim(ctx, func() error {
+		res, err := d.db.ExecContext(ctx, `UPDATE inbox SET status = ?, lease_owner = ?, lease_until = ?, updated_at = ?
+		WHERE id = ? AND ((status = ? AND next_attempt_at <= ?) OR (status = ? AND lease_until < ?))`,
+			connector.StatusProcessing, owner, d.arg(until), d.arg(now),
+			id, connector.StatusPending, d.arg(now), connector.StatusProcessing, d.arg(now))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n == 1, err
+}
+
+// claimedRow reads back the row owner has just claimed; nil when it is no longer leased to
+// owner until `until` (a later claimer took it over after that lease ended).
+func (d *DB) claimedRow(ctx context.Context, id int64, owner string, until time.Time) (*connector.InboxEvent, error) {
+	var r eventRow
+	err := d.retryClaim(ctx, func() error {
+		return d.db.GetContext(ctx, &r, `SELECT `+eventColumns+` FROM inbox WHERE id = ?`, id)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ev := r.event()
+	if ev.Status != connector.StatusProcessing || ev.LeaseOwner != owner || ev.LeaseUntil == nil || !ev.LeaseUntil.Equal(until) {
+		return nil, nil
+	}
+	return ev, nil
+}
+
+// ClaimRetries counts, since the store was opened, what made ClaimNextEvent try again:
+// conflicts are statements the database refused because they lost a race with another writer
+// (MariaDB deadlock victims and Galera certification failures, both error 1213; SQLite busy),
+// repeated after a short pause; lost are candidates another claimer took first (the
+// conditional UPDATE matched no row), after which the next candidate is tried. Neither is an
+// error: with replicas writing to several Galera nodes, conflicts rise with contention.
+func (d *DB) ClaimRetries() (conflicts, lost uint64) {
+	return d.claimStats.conflicts.Load(), d.claimStats.lost.Load()
+}
+
+// claimCounters are the live counters behind ClaimRetries.
+type claimCounters struct {
+	conflicts, lost atomic.Uint64
+}
+
+// retryClaim is retry for the claim's statements, counting every repeated statement.
+func (d *DB) retryClaim(ctx context.Context, fn func() error) error {
+	return retryCounted(ctx, &d.claimStats.conflicts, fn)
 }
 
 // ExtendLease moves the lease of event id held by owner to until. It returns an error wrapping

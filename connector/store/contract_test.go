@@ -50,6 +50,7 @@ func contractCases() []contractCase {
 	var all []contractCase
 	all = append(all, inboxCases...)
 	all = append(all, claimCases...)
+	all = append(all, raceCases...)
 	all = append(all, bookingCases...)
 	all = append(all, lockCases...)
 	all = append(all, migrateCases...)

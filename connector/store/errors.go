@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -23,6 +24,11 @@ var ErrNotMigrated = errors.New("store: migrations not applied")
 // CompleteEvent fail and drop its outcome, which may be a document already booked in ERPNext.
 // The person (events replay|dismiss) should look again once the worker is done.
 var ErrBusy = errors.New("event is being processed; try again")
+
+// ErrChanged is returned (wrapped) by SetEventStatusFrom when the row's status is no longer the
+// one the person decided on: a worker finished it, or someone else replayed or dismissed it.
+// Read the row again before deciding.
+var ErrChanged = connector.ErrStatusChanged
 
 // MariaDB error numbers the store reacts to.
 const (
@@ -91,10 +97,18 @@ func isTransient(err error) bool {
 // retry runs fn, again after a short pause while it fails with a transient error. fn must be
 // safe to repeat: one statement, or a transaction that was rolled back.
 func retry(ctx context.Context, fn func() error) error {
+	return retryCounted(ctx, nil, fn)
+}
+
+// retryCounted is retry that adds one to repeats (when not nil) for every repeated call.
+func retryCounted(ctx context.Context, repeats *atomic.Uint64, fn func() error) error {
 	var err error
 	for attempt := 0; attempt < retryAttempts; attempt++ {
 		if err = fn(); err == nil || !isTransient(err) {
 			return err
+		}
+		if repeats != nil && attempt+1 < retryAttempts {
+			repeats.Add(1)
 		}
 		select {
 		case <-ctx.Done():

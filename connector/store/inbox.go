@@ -260,6 +260,24 @@ func (d *DB) CountByStatus(ctx context.Context) (map[connector.Status]int, error
 // it has just made. A processing row whose lease has ended (its worker died) may be changed.
 // The check is part of the UPDATE, so it holds against a worker claiming the row meanwhile.
 func (d *DB) SetEventStatus(ctx context.Context, id int64, status connector.Status, reason string, now time.Time) error {
+	return d.setEventStatus(ctx, id, "", status, reason, now)
+}
+
+// SetEventStatusFrom is SetEventStatus for a decision a person made on the row as it was read:
+// it changes the row only while its status is still from, in the same single UPDATE, so a
+// replay or dismiss never lands on a row a worker finished meanwhile (a dismissed row whose
+// payment was just booked), on one server or on any node of a Galera cluster. When the status
+// moved on, nothing changes and the error wraps ErrChanged (and names the status now);
+// ErrBusy and connector.ErrNotFound as for SetEventStatus.
+func (d *DB) SetEventStatusFrom(ctx context.Context, id int64, from, status connector.Status, reason string, now time.Time) error {
+	if from == "" {
+		return fmt.Errorf("store: set event %d status: empty expected status", id)
+	}
+	return d.setEventStatus(ctx, id, from, status, reason, now)
+}
+
+// setEventStatus is SetEventStatus, also conditional on the current status when from is set.
+func (d *DB) setEventStatus(ctx context.Context, id int64, from, status connector.Status, reason string, now time.Time) error {
 	if status == connector.StatusProcessing || !knownStatus(status) {
 		return fmt.Errorf("store: set event %d status: cannot set status %q", id, status)
 	}
@@ -273,25 +291,34 @@ func (d *DB) SetEventStatus(ctx context.Context, id int64, status connector.Stat
 		set = append(set, "last_error = ?")
 		args = append(args, truncateBytes(reason, maxLastError))
 	}
+	where := `id = ? AND NOT (status = ? AND lease_until IS NOT NULL AND lease_until >= ?)`
 	args = append(args, id, connector.StatusProcessing, d.arg(now))
+	if from != "" {
+		where += ` AND status = ?`
+		args = append(args, from)
+	}
 	op := fmt.Sprintf("set event %d status %s", id, status)
-	n, err := d.exec(ctx, op, `UPDATE inbox SET `+strings.Join(set, ", ")+`
-		WHERE id = ? AND NOT (status = ? AND lease_until IS NOT NULL AND lease_until >= ?)`, args...)
-	if err != nil {
+	n, err := d.exec(ctx, op, `UPDATE inbox SET `+strings.Join(set, ", ")+` WHERE `+where, args...)
+	if err != nil || n > 0 {
 		return err
 	}
-	if n == 0 {
-		var owner string
-		err := d.db.GetContext(ctx, &owner, `SELECT lease_owner FROM inbox WHERE id = ?`, id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("event %d: %w", id, connector.ErrNotFound)
-		}
-		if err != nil {
-			return d.unavailable(op, err)
-		}
-		return fmt.Errorf("event %d: %w (leased to %s: %w)", id, ErrBusy, owner, connector.ErrLeaseLost)
+	var row struct {
+		Status     connector.Status `db:"status"`
+		LeaseOwner string           `db:"lease_owner"`
+		LeaseUntil nullTime         `db:"lease_until"`
 	}
-	return nil
+	err = d.db.GetContext(ctx, &row, `SELECT status, lease_owner, lease_until FROM inbox WHERE id = ?`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("event %d: %w", id, connector.ErrNotFound)
+	}
+	if err != nil {
+		return d.unavailable(op, err)
+	}
+	live := row.Status == connector.StatusProcessing && row.LeaseUntil.Time != nil && !row.LeaseUntil.Time.Before(utc(now))
+	if live || from == "" {
+		return fmt.Errorf("event %d: %w (leased to %s: %w)", id, ErrBusy, row.LeaseOwner, connector.ErrLeaseLost)
+	}
+	return fmt.Errorf("event %d: %w: it is %s now, not %s", id, ErrChanged, row.Status, from)
 }
 
 // MarkDuplicates turns the parked, pending and dead rows of businessKey, other than exceptID,

@@ -54,6 +54,9 @@ type DB struct {
 	driver string
 	secret string           // the DSN password, redacted from every error message
 	now    func() time.Time // for rows whose time the caller did not give
+
+	claimStats  claimCounters  // ClaimNextEvent's retries (claim.go)
+	beforeClaim func(id int64) // tests: runs between finding a candidate and claiming it
 }
 
 var _ connector.Store = (*DB)(nil)

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testWriter sends the run's progress lines to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+// The 300-payment chaos run of issue 10, as `go run ./cmd/chaos --json` makes it: real serve
+// processes killed with -9, MariaDB killed once, ERPNext faults, duplicates and reordering.
+// Every wait inside is a bounded poll on a condition (inbox idle, /healthz, MariaDB ping).
+func TestChaos300Payments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a chaos run of real processes (about a minute)")
+	}
+	if err := haveMariaDB(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must run the chaos test: %v", err)
+		}
+		t.Skip(err)
+	}
+	opt := DefaultOptions()
+	opt.Timeout = 8 * time.Minute
+	opt.Progress = testWriter{t}
+	rep, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.MarshalIndent(rep, "", "  ")
+	if !rep.OK {
+		t.Fatalf("violations: %v\n%s", rep.Violations, js)
+	}
+	f, b := rep.Figures, rep.Figures.Books
+	if b.ReceiptsBooked != 300 || b.ReceiptsExpected != 300 || b.DuplicateEntries != 0 || b.Missing != 0 || b.AmountDifference != 0 {
+		t.Fatalf("books: %d of %d receipts, %d duplicate entries, %d missing, difference %s\n%s",
+			b.ReceiptsBooked, b.ReceiptsExpected, b.DuplicateEntries, b.Missing, rupees(int64(b.AmountDifference)), js)
+	}
+	if b.RefundsBooked != b.RefundsExpected || b.RefundsParked != f.Scenario.Refunds-f.Scenario.RefundsWithCreditNote {
+		t.Fatalf("refunds: %d booked of %d with a credit note, %d parked of %d without\n%s", b.RefundsBooked,
+			b.RefundsExpected, b.RefundsParked, f.Scenario.Refunds-f.Scenario.RefundsWithCreditNote, js)
+	}
+	// The run must really have been chaotic, or passing proves nothing.
+	if f.Kills.Replica < 1 || f.Kills.MariaDB != 1 || f.Timeline.Concurrent == 0 || f.Timeline.Reordered == 0 ||
+		f.Sender.Duplicate == 0 || f.Sender.Unavailable == 0 || f.Proxy.Err5xx == 0 || f.Proxy.DropAfterCommit == 0 ||
+		f.Proxy.Upstream429 == 0 || f.Scenario.ReceiptOnly == 0 || f.Scenario.OverpaidInvoices == 0 {
+		t.Fatalf("the run was not chaotic enough to prove anything:\n%s", js)
+	}
+	if f.Logs.Lines == 0 || f.Logs.SecretLines != 0 || f.Logs.Panics != 0 {
+		t.Fatalf("logs: %+v", f.Logs)
+	}
+	t.Logf("report:\n%s", js)
+}
