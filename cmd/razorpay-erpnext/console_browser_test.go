@@ -230,14 +230,16 @@ func browserPhone(t *testing.T, ctx context.Context, base string, id int64) {
 	shot(t, ctx, base+"/", "console-phone.png", `!document.body.innerText.includes("reading Razorpay")`)
 }
 
-// seedHistory gives the chart 14 days: for days 5 to 13 back a payment Razorpay captured
-// (webhooks lost) and its booking (written straight to the store, as the connector would have
-// recorded it, before the reconcile window so the audit does not look for its entry), and one
-// lost payment yesterday that nobody booked yet.
+// seedHistory gives the chart 14 days: for each day from the first one wholly before Razorpay's
+// listing (window plus lookback before now: 5 days back at this time of day by default) to 13
+// back, a payment Razorpay captured at 11:30 (webhooks lost) and its booking, written straight
+// to the store as the connector would have recorded it; being older than the listing, the audit
+// does not look for its entry. And one lost payment yesterday that nobody booked yet.
 func seedHistory(t *testing.T, e *rzpEnv, now time.Time, loc *time.Location) {
 	t.Helper()
 	y, m, d := now.In(loc).Date()
-	for back := 5; back <= 13; back++ {
+	listed := e.cfg.Reconcile.Window.D() + e.cfg.Reconcile.Lookback.D()
+	for back := int(listed/(24*time.Hour)) + 1; back <= 13; back++ {
 		at := time.Date(y, m, d-back, 11, 30, 0, 0, loc)
 		amount := int64(1500000 + back*137500)
 		id := fmt.Sprintf("pay_T3stHist%06d", back)
