@@ -37,6 +37,7 @@ var allowed = map[string][]string{
 	"console":              {"razorpay"},
 	"internal/browsertest": {}, // test helper: starts headless Chromium for the browser tests
 	"internal/shape":       {}, // go run ./internal/shape: size limits, layers of connector/, coverage
+	"internal/testtime":    {}, // test helper: waits on conditions with generous bounds, -short skips
 	"internal/throttle":    {}, // leaf: the shared pace of both API clients (429/Retry-After), knows neither API
 }
 
