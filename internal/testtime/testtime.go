@@ -49,7 +49,9 @@ func Poll(limit time.Duration, cond func() bool) bool {
 // -short, with why; under CI (env CI set) it never skips: CI runs everything.
 func Long(t testing.TB, why string) {
 	t.Helper()
-	if testing.Short() && os.Getenv("CI") == "" {
+	if skipLong(testing.Short(), os.Getenv("CI")) {
 		t.Skipf("-short: %s (run without -short for it)", why)
 	}
 }
+
+func skipLong(short bool, ci string) bool { return short && ci == "" }
