@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -189,9 +190,17 @@ func TestClientTimeouts(t *testing.T) {
 		}
 	})
 	t.Run("CallerCancelIsNotRetryable", func(t *testing.T) {
+		// The caller cancels once the request has reached the server, with a client deadline
+		// that cannot come first.
+		arrived := make(chan struct{})
+		arrive := sync.OnceFunc(func() { close(arrived) })
+		patient := setup(t, func(w http.ResponseWriter, r *http.Request) {
+			arrive()
+			<-r.Context().Done()
+		}, time.Hour)
 		ctx, cancel := context.WithCancel(context.Background())
-		go func() { time.Sleep(10 * time.Millisecond); cancel() }()
-		_, err := c.GetRefund(ctx, "rfnd_X")
+		go func() { <-arrived; cancel() }()
+		_, err := patient.GetRefund(ctx, "rfnd_X")
 		if !errors.Is(err, context.Canceled) || razorpay.Retryable(err) {
 			t.Fatalf("err = %v, want context.Canceled, not retryable", err)
 		}

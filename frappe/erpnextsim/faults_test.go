@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 func (h *harness) entriesWithReference(ref string) int {
@@ -56,13 +58,7 @@ func TestFaultCommitLate(t *testing.T) {
 	if n := h.entriesWithReference("pay_late"); n != 0 {
 		t.Fatalf("entry visible before the late commit")
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for h.entriesWithReference("pay_late") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("late commit never happened")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testtime.Until(t, "the late commit", func() bool { return h.entriesWithReference("pay_late") != 0 })
 	if elapsed := time.Since(start); elapsed < 1400*time.Millisecond {
 		t.Errorf("committed after %v, before the delay", elapsed)
 	}
@@ -104,18 +100,40 @@ func TestFaultLatency(t *testing.T) {
 		t.Fatalf("answered after %v", d)
 	}
 	h.site.SetLatency(0)
-	// A slow request must not block others: latency is spent outside the lock.
-	h.site.SetLatency(300 * time.Millisecond)
-	done := make(chan struct{})
-	go func() { h.do("GET", siPath, nil); close(done) }()
-	time.Sleep(20 * time.Millisecond)
-	h.site.SetLatency(0)
-	start = time.Now()
-	h.do("GET", siPath, nil)
-	if d := time.Since(start); d > 200*time.Millisecond {
-		t.Errorf("a request waited %v behind a slow one", d)
+	// A slow request must not block others: latency is spent outside the lock. The slow
+	// request has reached the site (a wrapper tells) before the latency is turned off for the
+	// fast one; if it still took the new setting (it read it just after arriving) the round
+	// proves nothing and is run again.
+	arrived := make(chan struct{}, 1)
+	wrapped := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		h.site.ServeHTTP(w, r)
+	}))
+	t.Cleanup(wrapped.Close)
+	slow := &harness{t: t, site: h.site, srv: wrapped}
+	const latency = time.Second
+	for round := 1; ; round++ {
+		if round > 5 {
+			t.Fatal("in 5 rounds the slow request never took its latency")
+		}
+		h.site.SetLatency(latency)
+		took := make(chan time.Duration, 1)
+		go func() { start := time.Now(); slow.do("GET", siPath, nil); took <- time.Since(start) }()
+		<-arrived
+		h.site.SetLatency(0)
+		h.do("GET", siPath, nil)
+		select {
+		case d := <-took: // the slow one was answered first
+			if d >= latency {
+				t.Fatalf("a request waited behind a slow one (%v)", d)
+			}
+			continue // it was not slow: again
+		default: // answered while the slow one still waits
+		}
+		if d := <-took; d >= latency {
+			break
+		}
 	}
-	<-done
 }
 
 // TestFaultDelayedGatewayErrorAfterCommit sets the delayed variant over /__sim/faults: the write
@@ -150,14 +168,15 @@ func TestFaultDelayedGatewayErrorAfterCommit(t *testing.T) {
 		_, _ = b.ReadFrom(res.Body)
 		done <- answer{status: res.StatusCode, ctype: res.Header.Get("Content-Type"), raw: b.String(), elapsed: time.Since(start)}
 	}()
-	deadline := time.Now().Add(300 * time.Millisecond)
-	for h.entriesWithReference("pay_gateway_late") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("write not committed while the answer is held back")
-		}
-		time.Sleep(10 * time.Millisecond)
+	// Committed and visible while the answer is still held back.
+	var a answer
+	testtime.Until(t, "the write committed", func() bool { return h.entriesWithReference("pay_gateway_late") != 0 })
+	select {
+	case a = <-done:
+		t.Fatalf("the answer (%d after %v) came before the write was seen committed", a.status, a.elapsed)
+	default:
 	}
-	a := <-done
+	a = <-done
 	if a.err != nil {
 		t.Fatal(a.err)
 	}

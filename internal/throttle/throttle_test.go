@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // admissions records every admission with the gate's state at that instant (the hook runs with
@@ -121,13 +123,9 @@ func TestPauseThenProbeThenSpacedSlots(t *testing.T) {
 			tk.Done(Answered, 0)
 		}()
 	}
-	for g.State().Waiting < 10 { // they block on the probe, however slowly they start
-		if ctx.Err() != nil {
-			t.Fatalf("only %d callers waiting", g.State().Waiting)
-		}
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond) // the probe's round trip sets the spacing
+	// They block on the probe, however slowly they start.
+	testtime.Until(t, "10 callers waiting behind the probe", func() bool { return g.State().Waiting == 10 })
+	time.Sleep(20 * time.Millisecond) // behaviour, not synchronisation: the probe's round trip sets the spacing
 	probe.Done(Answered, 0)
 	g.mu.Lock()
 	spacing, probeEnd := g.spacing, g.next
@@ -160,7 +158,10 @@ func TestWaitEndsWithTheCallersContext(t *testing.T) {
 	tk.Done(Throttled, time.Hour)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	go func() { // cancel once the wait below has begun
+		testtime.Poll(testtime.Bound, func() bool { return g.State().Waiting == 1 })
+		cancel()
+	}()
 	start := time.Now()
 	_, err := g.Wait(ctx)
 	var p *Paused

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
@@ -26,16 +27,10 @@ func webhookState(t *testing.T, s *razorpaysim.Sim, id string) razorpaysim.Webho
 	return razorpaysim.WebhookState{}
 }
 
-// waitFor polls cond for up to 5 s.
+// waitFor polls cond for up to testtime.Bound.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testtime.Until(t, what, cond)
 }
 
 func TestItem08AutoDisable(t *testing.T) {
@@ -64,6 +59,8 @@ func TestItem08AutoDisable(t *testing.T) {
 	wait(t, s)
 
 	// Deliveries keep failing past 24 h (scaled) since the first failure: disabled, alert mailed.
+	// The sleep is not synchronisation but the 24 h passing: the simulator measures the
+	// window in real (scaled) time, and a loaded machine can only make it longer.
 	time.Sleep(window + 20*time.Millisecond)
 	mustPay(t, s, failed, razorpaysim.PaymentOptions{NoOrder: true})
 	wait(t, s)
@@ -91,7 +88,9 @@ func TestItem08AutoDisable(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait(t, s)
-	time.Sleep(window) // longer than any retry ladder
+	// An absence over time is the behaviour under test: a retry left over from an old ladder
+	// would arrive within a window (longer than any ladder).
+	time.Sleep(window)
 	if got := len(failing.Hits()); got != n {
 		t.Fatalf("disabled endpoint received %d more deliveries", got-n)
 	}
@@ -249,7 +248,8 @@ func TestItem14ManualReplay(t *testing.T) {
 		t.Errorf("replay not recorded in State: %d attempts", n)
 	}
 
-	// Beyond 15 days (scaled): refused, nothing sent.
+	// Beyond 15 days (scaled): refused, nothing sent. The sleep is the 15 days passing (real,
+	// scaled time since the event's creation), not synchronisation.
 	time.Sleep(time.Duration(float64(15*24*time.Hour)*scale) + 20*time.Millisecond)
 	if _, err := s.ReplayEvent(delivered.ID, ""); !errors.Is(err, razorpaysim.ErrReplayTooOld) {
 		t.Errorf("replay of an old event: %v", err)

@@ -347,15 +347,12 @@ func TestScheduledSettlement(t *testing.T) {
 	old := mustPay(t, s, razorpay.Payment{Amount: 50000, CreatedAt: t0 - 3*86400}, razorpaysim.PaymentOptions{Lose: true})
 	recent := mustPay(t, s, razorpay.Payment{Amount: 60000, CreatedAt: t0 - 3600}, razorpaysim.PaymentOptions{Lose: true})
 	settlements := func(n int) []razorpay.Settlement {
-		deadline := time.Now().Add(60 * time.Second)
-		for time.Now().Before(deadline) {
-			if st := s.State().Settlements; len(st) >= n && st[n-1].Status == "processed" {
-				return st
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		t.Fatalf("no processed settlement %d: %+v", n, s.State().Settlements)
-		return nil
+		var st []razorpay.Settlement
+		waitFor(t, fmt.Sprintf("processed settlement %d", n), func() bool {
+			st = s.State().Settlements
+			return len(st) >= n && st[n-1].Status == "processed"
+		})
+		return st
 	}
 	first := settlements(1)[0]
 	if first.Amount != 50000-*old.Fee {

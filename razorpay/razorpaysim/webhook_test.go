@@ -268,7 +268,10 @@ func TestItem05SuccessRule(t *testing.T) {
 	if ev.Attempts[3].Status != 0 || ev.Attempts[3].Error == "" {
 		t.Errorf("slow 200 not recorded as a timeout: %+v", ev.Attempts[3])
 	}
-	time.Sleep(50 * time.Millisecond)
+	// Stop the simulator (its delivery goroutines end) and the receiver (requests it took are
+	// finished): whatever the simulator sent after the success has arrived by now.
+	s.Close()
+	rc.srv.Close()
 	if n := len(rc.Hits()); n != 5 {
 		t.Errorf("receiver saw %d requests after success, want 5", n)
 	}
@@ -473,22 +476,29 @@ func TestItem13Snapshots(t *testing.T) {
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
+// Close in the middle of the retry ladders ends them: no delivery after it. At scale 0.01 the
+// ladder's rungs come 70 ms, 190 ms, 400 ms, … after the first attempt.
 func TestCloseStopsDelivery(t *testing.T) {
 	rc := newReceiver(t, func(int, hit) (int, time.Duration) { return 500, 0 })
-	s := razorpaysim.New(razorpaysim.Options{WebhookURL: rc.srv.URL, TimeScale: 1})
+	s := razorpaysim.New(razorpaysim.Options{WebhookURL: rc.srv.URL, TimeScale: 0.01})
 	mustPay(t, s, razorpay.Payment{Amount: 5000}, razorpaysim.PaymentOptions{})
-	time.Sleep(50 * time.Millisecond)
+	waitFor(t, "a first failed delivery", func() bool { return len(rc.Hits()) > 0 })
 	done := make(chan struct{})
 	go func() { s.Close(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(2 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("Close did not stop the delivery goroutines")
 	}
 	n := len(rc.Hits())
-	time.Sleep(100 * time.Millisecond)
+	if n >= 3*16 {
+		t.Fatalf("%d deliveries: the ladders had ended before Close, so this proves nothing", n)
+	}
+	// The behaviour under test is an absence over time: a ladder that survived Close would
+	// deliver its next rungs within this half second.
+	time.Sleep(500 * time.Millisecond)
 	if len(rc.Hits()) != n {
-		t.Error("deliveries continued after Close")
+		t.Errorf("deliveries continued after Close: %d, then %d", n, len(rc.Hits()))
 	}
 }
 
