@@ -35,10 +35,10 @@ var allowed = map[string][]string{
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
 	"console":              {"razorpay"},
-	"internal/browsertest": {}, // test helper: starts headless Chromium for the browser tests
-	"internal/shape":       {}, // go run ./internal/shape: size limits, layers of connector/, coverage
-	"internal/testtime":    {}, // test helper: waits on conditions with generous bounds, -short skips
-	"internal/throttle":    {}, // leaf: the shared pace of both API clients (429/Retry-After), knows neither API
+	"internal/browsertest": {"internal/testtime"}, // test helper: starts headless Chromium for the browser tests
+	"internal/shape":       {},                    // go run ./internal/shape: size limits, layers of connector/, coverage
+	"internal/testtime":    {},                    // test helper: waits on conditions with generous bounds, -short skips
+	"internal/throttle":    {},                    // leaf: the shared pace of both API clients (429/Retry-After), knows neither API
 }
 
 // onlyImportedBy lists packages that only the named packages may import (edges of the layout).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // arrival is one request a limiter saw.
@@ -109,6 +110,7 @@ func noLoops(t *testing.T, calls []int, elapsed, window time.Duration) {
 // after a window's first 429 each caller has at most one request arriving in that window (the
 // one already in flight); so nobody loops on 429s.
 func TestThrottleSharesOnePauseAcrossCallers(t *testing.T) {
+	testtime.Long(t, "waits out a real 3 s rate-limit window")
 	lim := &windowLimiter{window: 3 * time.Second, budget: 12, used: map[int64]int{}}
 	srv := httptest.NewServer(lim)
 	t.Cleanup(srv.Close)
@@ -154,6 +156,7 @@ func TestThrottleSharesOnePauseAcrossCallers(t *testing.T) {
 // TestThrottleAgainstSimulatorLimiter runs the same 30 callers against erpnextsim's own
 // site-wide limiter (SetRateLimit: 1.2 s of budget per 3 s window at 100 ms a request).
 func TestThrottleAgainstSimulatorLimiter(t *testing.T) {
+	testtime.Long(t, "waits out the simulator's real rate-limit window")
 	site := erpnextsim.New(erpnextsim.Options{APIKey: testKey, APISecret: testSecret})
 	if err := site.AddCustomer("Test Customer"); err != nil {
 		t.Fatal(err)

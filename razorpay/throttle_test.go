@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
@@ -52,6 +53,7 @@ func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // pause it was given (Retry-After, or the client's 1 s first backoff when there is none); the
 // client counted every 429.
 func TestThrottleAgainstSimulatorTokenBucket(t *testing.T) {
+	testtime.Long(t, "paces real 1 s buckets for ~10 s")
 	for _, retryAfter := range []int{0, 1} {
 		name := "NoRetryAfter"
 		if retryAfter > 0 {

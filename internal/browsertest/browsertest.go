@@ -1,7 +1,7 @@
 // Package browsertest starts Debian's Chromium headless for tests that drive the console in a
 // real browser through chromedp. Without a browser the test is skipped on a developer machine
-// and fails under CI (CI set), so the browser tests never go silently untested there;
-// `.ci/run` installs chromium with apt when it is missing.
+// (and under -short) and fails under CI (CI set), so the browser tests never go silently
+// untested there; `.ci/run` installs chromium with apt when it is missing.
 package browsertest
 
 import (
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // Candidates are the browser executables looked for on PATH, in order.
@@ -33,6 +35,7 @@ func ExecPath() string {
 // machine's closed network refuses those connections) and let it run as root (no sandbox).
 func New(t *testing.T) context.Context {
 	t.Helper()
+	testtime.Long(t, "drives headless Chromium")
 	path := ExecPath()
 	if path == "" {
 		if os.Getenv("CI") != "" {
