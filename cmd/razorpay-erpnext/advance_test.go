@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
@@ -27,7 +26,7 @@ func TestPaymentWithoutInvoiceAsAdvance(t *testing.T) {
 		d := e.start(feeConfig(advance(e, "")))
 		e.deliver(d, "T3stEvtAdv0001", envelope(t, "payment.captured", "payment",
 			capture("pay_T3stAdvance001", 118000, map[string]any{"fee": 2360, "tax": 360, "notes": map[string]any{"customer": "Test Customer"}})))
-		e.waitIdle(d, 20*time.Second)
+		e.waitIdle(d)
 		pe := e.one("pay_T3stAdvance001")
 		if pe["party"] != "Test Customer" || pe["payment_type"] != "Receive" || len(rows(pe, "references")) != 0 {
 			t.Errorf("entry party %v type %v refs %v", pe["party"], pe["payment_type"], rows(pe, "references"))
@@ -46,7 +45,7 @@ func TestPaymentWithoutInvoiceAsAdvance(t *testing.T) {
 		e := newEnv(t, "sqlite")
 		d := e.start(advance(e, "Test Customer"))
 		e.deliver(d, "T3stEvtAdv0002", envelope(t, "payment.captured", "payment", capture("pay_T3stAdvance002", 50000, nil)))
-		e.waitIdle(d, 20*time.Second)
+		e.waitIdle(d)
 		if pe := e.one("pay_T3stAdvance002"); pe["party"] != "Test Customer" {
 			t.Errorf("party %v", pe["party"])
 		}
@@ -56,7 +55,7 @@ func TestPaymentWithoutInvoiceAsAdvance(t *testing.T) {
 		d := e.start(advance(e, ""))
 		e.deliver(d, "T3stEvtAdv0003", envelope(t, "payment.captured", "payment",
 			capture("pay_T3stAdvance003", 50000, map[string]any{"notes": map[string]any{"customer": "Nobody Known"}})))
-		e.waitIdle(d, 20*time.Second)
+		e.waitIdle(d)
 		ev := e.statusOf("pay_T3stAdvance003")
 		if ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "no invoice matched") || !strings.Contains(ev.LastError, "no customer found") {
 			t.Fatalf("%s %q", ev.Status, ev.LastError)
@@ -89,7 +88,7 @@ func TestPaymentWithoutInvoiceAsAdvance(t *testing.T) {
 			e.deliver(d, fmt.Sprintf("T3stEvtAdvC%03d", i), envelope(t, "payment.captured", "payment",
 				capture(c.id, 50000, map[string]any{"email": c.email, "contact": c.phone})))
 		}
-		e.waitIdle(d, 20*time.Second)
+		e.waitIdle(d)
 		for _, c := range cases {
 			if c.want == "" {
 				ev := e.statusOf(c.id)
@@ -116,7 +115,7 @@ func TestAdvanceForAForeignCurrencyCustomerParks(t *testing.T) {
 	d := e.start(cfg)
 	e.deliver(d, "T3stEvtAdvUsd01", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stAdvUsd0001", 50000, map[string]any{"notes": map[string]any{"customer": "USD Customer"}})))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	ev := e.statusOf("pay_T3stAdvUsd0001")
 	if ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "currency not supported") || !strings.Contains(ev.LastError, erpnextsim.ReceivableUSD) {
 		t.Fatalf("%s %q", ev.Status, ev.LastError)

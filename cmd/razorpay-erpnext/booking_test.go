@@ -129,7 +129,7 @@ func TestFeeDeductionBooksNetAndFeeRows(t *testing.T) {
 	d := e.start(feeConfig(e.config()))
 	e.deliver(d, "T3stEvtFee00001", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stFee0000001", 118000, map[string]any{"fee": 2360, "tax": 360, "notes": map[string]any{"invoice": inv}})))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	pe := e.one("pay_T3stFee0000001")
 	wantAmount(t, "paid_amount", pe["paid_amount"], 115640)
 	wantAmount(t, "received_amount", pe["received_amount"], 115640)
@@ -160,7 +160,7 @@ func TestCustomerBorneFeeSettlesOnlyTheInvoiceAmount(t *testing.T) {
 	d := e.start(feeConfig(e.config()))
 	e.deliver(d, "T3stEvtCFee0001", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stCFee000001", 120360, map[string]any{"fee": 2360, "tax": 360, "fee_bearer": "customer", "notes": map[string]any{"invoice": inv}})))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	pe := e.one("pay_T3stCFee000001")
 	wantAmount(t, "paid_amount", pe["paid_amount"], 118000)
 	wantAmount(t, "received_amount", pe["received_amount"], 118000)
@@ -177,7 +177,7 @@ func TestEightRupeesThirtyFiveSettleExactly(t *testing.T) {
 	d := e.start(e.config())
 	e.deliver(d, "T3stEvtSmall001", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stSmall00001", 835, map[string]any{"notes": map[string]any{"invoice": inv}})))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	pe := e.one("pay_T3stSmall00001")
 	wantAmount(t, "paid_amount", pe["paid_amount"], 835)
 	got := fmt.Sprint(e.doc("Sales Invoice", inv)["outstanding_amount"])
@@ -209,7 +209,7 @@ func TestUSDInvoiceAtRazorpaysRate(t *testing.T) {
 			e.deliver(d, "T3stEvtUsd0001", envelope(t, "payment.captured", "payment", capture("pay_T3stUsd00000001", 2500, map[string]any{
 				"currency": "USD", "base_amount": 213125, "base_currency": "INR", "fee": 7544, "tax": 1151, "international": true,
 				"notes": map[string]any{"invoice": inv}})))
-			e.waitIdle(d, 20*time.Second)
+			e.waitIdle(d)
 			pe := e.one("pay_T3stUsd00000001")
 			wantAmount(t, "paid_amount (USD)", pe["paid_amount"], 2500)
 			received := int64(213125)
@@ -250,7 +250,7 @@ func TestForeignPaymentWithoutBaseAmountParks(t *testing.T) {
 	e.lastDaemon = d
 	e.deliver(d, "T3stEvtUsdNoB01", envelope(t, "payment.captured", "payment", capture("pay_T3stUsdNoBase01", 2500, map[string]any{
 		"currency": "USD", "base_amount": nil, "notes": map[string]any{"invoice": inv}})))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	if ev := e.statusOf("pay_T3stUsdNoBase01"); ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "no exchange rate") {
 		t.Fatalf("%s %q, want parked: no exchange rate", ev.Status, ev.LastError)
 	}
@@ -284,8 +284,8 @@ func TestTwoPaymentsRaceForOneInvoice(t *testing.T) {
 					}(i, d)
 				}
 				wg.Wait()
-				e.waitIdle(d1, 30*time.Second)
-				e.waitIdle(d2, 30*time.Second)
+				e.waitIdle(d1)
+				e.waitIdle(d2)
 				allocs, unallocated := e.allocations()
 				out := amountMinor(t, e.doc("Sales Invoice", inv)["outstanding_amount"])
 				if wantOut := map[string]int64{"unallocated": 0, "park": 40000}[excess]; out != wantOut {
@@ -316,13 +316,13 @@ func TestFailedThenCapturedBooks(t *testing.T) {
 	notes := map[string]any{"invoice": e.invoice}
 	e.deliver(d, "T3stEvtUpiFail1", envelope(t, "payment.failed", "payment", capture("pay_T3stUpiRetry001", 1200000,
 		map[string]any{"status": "failed", "captured": false, "error_code": "BAD_REQUEST_ERROR", "notes": notes})))
-	e.waitIdle(d, 10*time.Second)
+	e.waitIdle(d)
 	e.deliver(d, "T3stEvtUpiCap01", envelope(t, "payment.captured", "payment", capture("pay_T3stUpiRetry001", 1200000, map[string]any{"notes": notes})))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	// A late payment.authorized snapshot moves nothing back and books nothing.
 	e.deliver(d, "T3stEvtUpiAut01", envelope(t, "payment.authorized", "payment", capture("pay_T3stUpiRetry001", 1200000,
 		map[string]any{"status": "authorized", "captured": false, "notes": notes})))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	e.one("pay_T3stUpiRetry001")
 	if s := e.invoiceField("status"); s != "Paid" {
 		t.Errorf("invoice %s", s)
@@ -343,7 +343,7 @@ func TestDisputeIsParkedForAPerson(t *testing.T) {
 	dispute := map[string]any{"id": "disp_T3stDispute001", "entity": "dispute", "payment_id": "pay_T3stDisputed01", "amount": 98000,
 		"currency": "INR", "amount_deducted": 0, "reason_code": "chargeback", "status": "open", "phase": "chargeback", "created_at": paymentTime.Unix()}
 	e.deliver(d, "T3stEvtDisp0001", envelope(t, "payment.dispute.created", "payment", capture("pay_T3stDisputed01", 118000, nil), "dispute", dispute))
-	e.waitIdle(d, 10*time.Second)
+	e.waitIdle(d)
 	ev := e.statusOf("disp_T3stDispute001")
 	if ev.Status != connector.StatusParked || !strings.Contains(ev.LastError, "disp_T3stDispute001") || !strings.Contains(ev.LastError, "pay_T3stDisputed01") {
 		t.Fatalf("%s %q, want parked naming the dispute and the payment", ev.Status, ev.LastError)
@@ -362,7 +362,7 @@ func TestPartPaymentsOfAPaymentLink(t *testing.T) {
 		"status": "partially_paid", "accept_partial": true, "reference_id": e.invoice, "notes": nil, "created_at": paymentTime.Unix() - 600}
 	e.deliver(d, "T3stEvtPart0001", envelope(t, "payment_link.partially_paid", "payment_link", link,
 		"payment", capture("pay_T3stPartLink001", 400000, nil)))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	wantAmount(t, "first part", rows(e.one("pay_T3stPartLink001"), "references")[0]["allocated_amount"], 400000)
 	wantAmount(t, "outstanding", e.invoiceField("outstanding_amount"), 800000)
 	if s := e.invoiceField("status"); s != "Partly Paid" {
@@ -371,7 +371,7 @@ func TestPartPaymentsOfAPaymentLink(t *testing.T) {
 	link["amount_paid"], link["status"] = 1200000, "paid"
 	e.deliver(d, "T3stEvtPart0002", envelope(t, "payment_link.paid", "payment_link", link,
 		"payment", capture("pay_T3stPartLink002", 800000, nil)))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	e.one("pay_T3stPartLink002")
 	wantAmount(t, "outstanding", e.invoiceField("outstanding_amount"), 0)
 	if s := e.invoiceField("status"); s != "Paid" {
@@ -395,7 +395,7 @@ func TestPaymentsAcrossPaymentTerms(t *testing.T) {
 	d := e.start(e.config())
 	pay := func(id string, amount int64) map[string]any {
 		e.deliver(d, "T3stEvt"+id[4:], envelope(t, "payment.captured", "payment", capture(id, amount, map[string]any{"notes": map[string]any{"invoice": inv}})))
-		e.waitIdle(d, 20*time.Second)
+		e.waitIdle(d)
 		return e.one(id)
 	}
 	refs := rows(pay("pay_T3stTerms00001", 40000), "references")
@@ -442,7 +442,7 @@ func TestUSDTermRowsRoundingGoesToRoundOff(t *testing.T) {
 	}
 	d := e.start(e.config())
 	e.deliver(d, "T3stEvtUsdTrm01", body)
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	pe := e.one("pay_T3stUsdTerms01")
 	wantAmount(t, "received", pe["received_amount"], 213125)
 	wantAmount(t, "difference", pe["difference_amount"], 0)

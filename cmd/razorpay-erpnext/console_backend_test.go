@@ -15,6 +15,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/console"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -29,7 +30,7 @@ func TestConsoleTodayFigures(t *testing.T) {
 	if code, _ := post(t, "http://"+d.pub.Addr().String()+cfg.WebhookPath, "T3stEvtToday03", "wrong-secret", booked); code != http.StatusUnauthorized {
 		t.Fatalf("bad signature: %d", code)
 	}
-	e.waitIdle(d, 30*time.Second)
+	e.waitIdle(d)
 	ist, _ := time.LoadLocation(cfg.Mapping.Timezone)
 	b := newConsoleBackend(context.Background(), d, ist)
 	today, err := b.Today(context.Background())
@@ -80,7 +81,7 @@ func TestConsoleTodayFigures(t *testing.T) {
 func TestConsoleRebookAfterEntryCancelled(t *testing.T) {
 	e, cfg, d := startWithConsole(t, "sqlite")
 	e.deliver(d, "T3stEvtRebookC1", e.payment("payment.captured", "pay_T3stRebookC001", 1200000, nil))
-	e.waitIdle(d, 30*time.Second)
+	e.waitIdle(d)
 	rows, _ := d.db.FindEvents(context.Background(), "T3stEvtRebookC1")
 	if len(rows) != 1 || rows[0].Status != connector.StatusDone {
 		t.Fatalf("rows %+v", rows)
@@ -109,7 +110,7 @@ func TestConsoleRebookAfterEntryCancelled(t *testing.T) {
 	if code, _, body := adminGet(t, d, "POST", page+"/rebook", bearer, url.Values{}); code != http.StatusSeeOther {
 		t.Fatalf("rebook: %d\n%s", code, body)
 	}
-	row := waitStatus(t, d, id, connector.StatusDone, 60*time.Second)
+	row := waitStatus(t, d, id, connector.StatusDone)
 	sub, other := e.entries("pay_T3stRebookC001")
 	if len(sub) != 1 || len(other) != 1 || row.ResultName == first || row.ResultName != fmt.Sprint(sub[0]["name"]) {
 		t.Fatalf("after rebook: %d submitted, %d other; row result %s (first %s)", len(sub), len(other), row.ResultName, first)
@@ -219,16 +220,10 @@ func TestCapturedCache(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond until it holds, failing after a generous bound.
+// waitUntil polls cond until it holds, failing after testtime.Bound.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 60 s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testtime.Until(t, what, cond)
 }
 
 func TestLocalMidnightsSpanDays(t *testing.T) {

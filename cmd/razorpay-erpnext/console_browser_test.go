@@ -14,6 +14,7 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/browsertest"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
@@ -190,7 +191,7 @@ func browserDismiss(t *testing.T, ctx context.Context, e *rzpEnv, base string) {
 		chromedp.Click(chromedp.ID("dismiss")))
 	waitFor(t, ctx, "event dismissed", `document.getElementById("event-status") && document.getElementById("event-status").dataset.status === "dismissed"`)
 	// Every event of the payment is dismissed, with who and why.
-	waitStatus(t, e.d, id3, connector.StatusDismissed, browserStep)
+	waitStatus(t, e.d, id3, connector.StatusDismissed)
 	rows, _ := e.d.db.FindEvents(context.Background(), "pay_T3stBrowser003")
 	for _, r := range rows {
 		if r.Status != connector.StatusDismissed || r.LastError != "dismissed by Priya (accounts) (console): test payment, refunded by hand" {
@@ -299,13 +300,11 @@ func shot(t *testing.T, ctx context.Context, url, name, ready string) {
 	if !*screenshots {
 		return
 	}
-	deadline := time.Now().Add(browserStep)
-	for url != "" {
-		do(t, ctx, "open "+url, chromedp.Navigate(url))
-		if eval[bool](t, ctx, ready) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(500 * time.Millisecond) // the page has no poller of its own: look again
+	if url != "" { // the page has no poller of its own: open it again until it is ready
+		testtime.Poll(browserStep, func() bool {
+			do(t, ctx, "open "+url, chromedp.Navigate(url))
+			return eval[bool](t, ctx, ready)
+		})
 	}
 	sctx, cancel := context.WithTimeout(ctx, browserStep)
 	defer cancel()

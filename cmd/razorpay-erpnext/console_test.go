@@ -8,11 +8,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/console"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 const testAdminToken = "admin-token-T3st-0123456789-DO-NOT-LOG"
@@ -62,7 +62,7 @@ func TestConsoleOnDaemon(t *testing.T) {
 		missing := nextInvoiceName(t, e.invoice)
 		e.deliver(d, "T3stEvtConsole1", e.payment("payment.captured", "pay_T3stConsole001", 1200000, map[string]string{"invoice": missing}))
 		e.deliver(d, "T3stEvtConsole2", e.payment("payment.captured", "pay_T3stConsole002", 1200000, nil))
-		e.waitIdle(d, 30*time.Second)
+		e.waitIdle(d)
 		bearer := map[string]string{"Authorization": "Bearer " + testAdminToken}
 
 		code, _, body := adminGet(t, d, "GET", "/events?status=parked", bearer, nil)
@@ -94,7 +94,7 @@ func TestConsoleOnDaemon(t *testing.T) {
 		if code != http.StatusSeeOther {
 			t.Fatalf("replay: %d %v\n%s", code, hdr, body)
 		}
-		row := waitStatus(t, d, id, connector.StatusDone, 60*time.Second)
+		row := waitStatus(t, d, id, connector.StatusDone)
 		sub, other := e.entries("pay_T3stConsole001")
 		if len(sub) != 1 || len(other) != 0 || row.ResultName != fmt.Sprint(sub[0]["name"]) {
 			t.Fatalf("after replay: %d submitted, %d other entries; row %+v", len(sub), len(other), row)
@@ -133,20 +133,18 @@ func invoiceSpec() erpnextsim.InvoiceSpec {
 		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "12000.00"}}}
 }
 
-// waitStatus polls the inbox row id until it has status, failing after limit.
-func waitStatus(t *testing.T, d *daemon, id int64, status connector.Status, limit time.Duration) *connector.InboxEvent {
+// waitStatus polls the inbox row id until it has status, failing after testtime.Bound.
+func waitStatus(t *testing.T, d *daemon, id int64, status connector.Status) *connector.InboxEvent {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		row, err := d.db.GetEvent(context.Background(), id)
-		if err == nil && row.Status == status {
-			return row
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("event %d not %s within %s: %+v %v", id, status, limit, row, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var row *connector.InboxEvent
+	var err error
+	if !testtime.Poll(testtime.Bound, func() bool {
+		row, err = d.db.GetEvent(context.Background(), id)
+		return err == nil && row.Status == status
+	}) {
+		t.Fatalf("event %d not %s within %s: %+v %v", id, status, testtime.Bound, row, err)
 	}
+	return row
 }
 
 // Without admin_token the console is off: 403 and how to turn it on, on every path; the probes

@@ -33,6 +33,8 @@ type daemon struct {
 	adm  net.Listener // /metrics, /readyz, the console
 	erp  *frappe.Client
 	rzp  *razorpay.Client // nil without razorpay.key_id/key_secret
+	// grace is how long shutdown lets the workers finish the events they hold (drainGrace).
+	grace time.Duration
 }
 
 // newLogger builds the zerolog logger of log.level and log.format.
@@ -80,7 +82,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 		db.Close()
 		return nil, err
 	}
-	d := &daemon{cfg: cfg, log: log, db: db, conn: conn, erp: erp, rzp: rzp}
+	d := &daemon{cfg: cfg, log: log, db: db, conn: conn, erp: erp, rzp: rzp, grace: drainGrace}
 	if d.pub, err = net.Listen("tcp", cfg.Listen); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
@@ -98,7 +100,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 // run serves until ctx is cancelled (SIGTERM or SIGINT in main), then shuts down in order:
 // stop taking webhooks (new connections are refused, in-flight requests finish, 10 s at most),
 // stop the reconcile schedule (a run in progress is cancelled and waited for), drain the
-// workers (no new claims; events in progress finish within drainGrace, else they are
+// workers (no new claims; events in progress finish within d.grace, else they are
 // interrupted and written back as retries), stop retention, close the store last.
 func (d *daemon) run(ctx context.Context) error {
 	pub := &http.Server{Handler: httpapi.Public(d.conn, d.cfg.WebhookPath), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
@@ -161,18 +163,18 @@ const retentionInterval = time.Hour
 // drainGrace is how long workers get, after they stop claiming, to finish the events they hold;
 // then their context is cancelled and each writes its event back as a retry (an ambiguous
 // ERPNext write keeps its fence), so no lease outlives the process.
-var drainGrace = 20 * time.Second
+const drainGrace = 20 * time.Second
 
 // stopWorkers drains the workers (no new claims; events in progress finish), cancels them after
-// drainGrace, and waits until every worker has written its outcome.
+// d.grace, and waits until every worker has written its outcome.
 func (d *daemon) stopWorkers(wg *sync.WaitGroup, cancel context.CancelFunc) {
 	d.conn.Drain()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(drainGrace):
-		d.log.Warn().Dur("grace", drainGrace).Msg("shutdown: workers still busy; interrupting them (their events are retried)")
+	case <-time.After(d.grace):
+		d.log.Warn().Dur("grace", d.grace).Msg("shutdown: workers still busy; interrupting them (their events are retried)")
 		cancel()
 		<-done
 	}

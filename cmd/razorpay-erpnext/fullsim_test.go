@@ -45,7 +45,7 @@ func TestPaymentLinkFromTheRazorpaySimulator(t *testing.T) {
 			if err := sim.Wait(ctx); err != nil {
 				t.Fatal(err)
 			}
-			counts := e.waitIdle(d, 20*time.Second)
+			counts := e.waitIdle(d)
 			if counts[connector.StatusDone] != 1 {
 				t.Errorf("inbox %v, want one done", counts)
 			}
@@ -125,14 +125,14 @@ func TestDisputesFromTheRazorpaySimulator(t *testing.T) {
 	if err := sim.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	if _, err := sim.ResolveDispute(disp.ID, "lost"); err != nil {
 		t.Fatal(err)
 	}
 	if err := sim.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	rows, _ := d.db.FindEvents(context.Background(), disp.ID)
 	if len(rows) != 2 {
 		t.Fatalf("%d dispute events, want created and lost", len(rows))
@@ -171,7 +171,7 @@ func TestTransientRazorpayErrorsAreRetried(t *testing.T) {
 			sim.SetFaults(razorpaysim.Faults{FailNext: []int{status}})
 			body := envelope(t, "payment.captured", "payment", capture(p.ID, 1200000, map[string]any{"order_id": p.OrderID}))
 			e.deliver(d, "T3stEvtRzp"+fmt.Sprint(status), body)
-			e.waitIdle(d, 20*time.Second)
+			e.waitIdle(d)
 			ev := e.statusOf(p.ID)
 			if ev.Status != connector.StatusDone || ev.Attempts != 1 {
 				t.Fatalf("%s after %d attempts (%q): want done after one failed attempt", ev.Status, ev.Attempts, ev.LastError)

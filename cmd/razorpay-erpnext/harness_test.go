@@ -22,6 +22,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -31,6 +32,15 @@ const (
 	testWebhook = "whsec-test-DO-NOT-LOG"
 	testAccount = "acc_T3stAcc0unt001"
 )
+
+// TestMain runs the command itself in a process started by the process tests (runAsCommand),
+// else the tests.
+func TestMain(m *testing.M) {
+	if os.Getenv(runAsCommand) == "1" {
+		main() // exits
+	}
+	os.Exit(m.Run())
+}
 
 // env is one ERPNext simulator with a customer and a submitted ₹12,000.00 invoice, and a store
 // database (SQLite file or a fresh MariaDB database) that daemons started from it share.
@@ -139,8 +149,8 @@ func (e *env) config() connector.Config {
 	return cfg
 }
 
-// start runs a daemon until the test ends.
-func (e *env) start(cfg connector.Config) *daemon {
+// start runs a daemon until the test ends; tune (optional) adjusts it before it runs.
+func (e *env) start(cfg connector.Config, tune ...func(*daemon)) *daemon {
 	e.t.Helper()
 	if p := cfg.Validate(); len(p) > 0 {
 		e.t.Fatalf("config: %v", p)
@@ -149,6 +159,9 @@ func (e *env) start(cfg connector.Config) *daemon {
 	d, err := openDaemon(context.Background(), cfg, log)
 	if err != nil {
 		e.t.Fatalf("open daemon: %v", err)
+	}
+	for _, f := range tune {
+		f(d)
 	}
 	e.lastDaemon = d
 	ctx, cancel := context.WithCancel(context.Background())
@@ -231,9 +244,11 @@ func (e *env) entries(ref string) (submitted, other []map[string]any) {
 	return submitted, other
 }
 
-func (e *env) waitIdle(d *daemon, limit time.Duration) map[connector.Status]int {
+// waitIdle waits (up to testtime.Bound) until no inbox row of d's store is pending or
+// processing, and returns the rows counted by status.
+func (e *env) waitIdle(d *daemon) map[connector.Status]int {
 	e.t.Helper()
-	if err := waitIdle(context.Background(), d.db, limit); err != nil {
+	if err := waitIdle(context.Background(), d.db, testtime.Bound); err != nil {
 		e.t.Fatalf("%v\nlogs:\n%s", err, e.logs.String())
 	}
 	c, err := d.db.CountByStatus(context.Background())
@@ -269,20 +284,39 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// waitReason polls the inbox until the newest row of key (event id or business key) carries a
-// reason containing substr, and returns it; the test fails after limit.
-func (e *env) waitReason(key, substr string, limit time.Duration) connector.InboxEvent {
+// waitReason polls the inbox (up to testtime.Bound) until the newest row of key (event id or
+// business key) carries a reason containing substr, and returns it.
+func (e *env) waitReason(key, substr string) connector.InboxEvent {
 	e.t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		rows, err := e.lastDaemon.db.FindEvents(context.Background(), key)
-		if err == nil && len(rows) > 0 && strings.Contains(rows[len(rows)-1].LastError, substr) {
-			return rows[len(rows)-1]
+	var rows []connector.InboxEvent
+	if !testtime.Poll(testtime.Bound, func() bool {
+		rows, _ = e.lastDaemon.db.FindEvents(context.Background(), key)
+		return len(rows) > 0 && strings.Contains(rows[len(rows)-1].LastError, substr)
+	}) {
+		e.t.Fatalf("no reason containing %q for %s within %s: %+v", substr, key, testtime.Bound, rows)
+	}
+	return rows[len(rows)-1]
+}
+
+// rowsAgreeOn checks the inbox rows of one payment (key: its id) after racing deliveries: each
+// ended done naming entry, duplicate naming entry in its reason, or skipped. Which rows end done
+// depends on the race: a booking that outlives its claim's fence or its lease on a loaded
+// machine is finished by whichever worker then finds its entry, and the row that made the entry
+// may end a duplicate of it; the books are the same.
+func (e *env) rowsAgreeOn(d *daemon, key, entry string) {
+	e.t.Helper()
+	rows, err := d.db.FindEvents(context.Background(), key)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, r := range rows {
+		switch {
+		case r.Status == connector.StatusDone && r.ResultName == entry:
+		case r.Status == connector.StatusDuplicate && strings.Contains(r.LastError, entry):
+		case r.Status == connector.StatusSkipped:
+		default:
+			e.t.Errorf("%s row %s: %s %q (result %q); want done or duplicate naming %s, or skipped", key, r.EventID, r.Status, r.LastError, r.ResultName, entry)
 		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("no reason containing %q for %s within %s: %+v", substr, key, limit, rows)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

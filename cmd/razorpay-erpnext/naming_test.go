@@ -49,7 +49,7 @@ func TestNameEntriesByPaymentID(t *testing.T) {
 			d := e.start(cfg)
 			e.site.DropResponseAfterCommit(1)
 			e.deliver(d, "T3stEvtName001", e.payment("payment.captured", "pay_T3stName000001", 1200000, nil))
-			e.waitIdle(d, 20*time.Second)
+			e.waitIdle(d)
 			pe := e.one("pay_T3stName000001")
 			if name := fmt.Sprint(pe["name"]); !strings.HasPrefix(name, v.wantName) {
 				t.Errorf("entry named %s, want %s…", name, v.wantName)
@@ -76,7 +76,7 @@ func TestNameEntriesByPaymentID(t *testing.T) {
 		cfg.ERPNext.NameEntriesByPaymentID = true
 		d := e.start(cfg)
 		e.deliver(d, "T3stEvtName003", e.payment("payment.captured", "pay_T3stName000003", 1200000, nil))
-		e.waitIdle(d, 20*time.Second)
+		e.waitIdle(d)
 		ev := e.statusOf("pay_T3stName000003")
 		if ev.Status != connector.StatusParked || !strings.Contains(ev.LastError, "409 DuplicateEntryError") || !strings.Contains(ev.LastError, "already exists") {
 			t.Fatalf("%s %q, want parked with ERPNext's 409 message", ev.Status, ev.LastError)

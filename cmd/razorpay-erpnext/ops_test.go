@@ -20,6 +20,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // writeConfig writes cfg as a YAML file whose secrets are ${VAR} references, and returns its
@@ -70,7 +71,7 @@ func TestEventsReplayBooksParkedPayment(t *testing.T) {
 		if code, resp := e.deliver(d, "T3stEvtReplay01", body); code != http.StatusOK {
 			t.Fatalf("deliver: %d %s", code, resp)
 		}
-		e.waitIdle(d, 10*time.Second)
+		e.waitIdle(d)
 
 		code, out, errs := run(t, envs, "events", "list", "--status", "parked", "--json", "--config", path)
 		if code != exitOK {
@@ -99,16 +100,12 @@ func TestEventsReplayBooksParkedPayment(t *testing.T) {
 		if code, out, errs := run(t, envs, "events", "replay", "pay_T3stReplay0001", "--config", path); code != exitOK || !strings.Contains(out, "parked → pending") {
 			t.Fatalf("replay: exit %d\n%s%s", code, out, errs)
 		}
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			rows, _ := d.db.FindEvents(context.Background(), "T3stEvtReplay01")
-			if len(rows) == 1 && rows[0].Status == connector.StatusDone {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("replayed event not booked: %+v\n%s", rows, e.logs.String())
-			}
-			time.Sleep(50 * time.Millisecond)
+		var rows []connector.InboxEvent
+		if !testtime.Poll(testtime.Bound, func() bool {
+			rows, _ = d.db.FindEvents(context.Background(), "T3stEvtReplay01")
+			return len(rows) == 1 && rows[0].Status == connector.StatusDone
+		}) {
+			t.Fatalf("replayed event not booked: %+v\n%s", rows, e.logs.String())
 		}
 		sub, other := e.entries("pay_T3stReplay0001")
 		if len(sub) != 1 || len(other) != 0 || fmt.Sprint(sub[0]["references"]) == "" {
@@ -131,7 +128,7 @@ func TestEventsDismissAndUsage(t *testing.T) {
 	d := e.start(cfg)
 	path, envs := e.writeConfig(cfg, "")
 	e.deliver(d, "T3stEvtDismiss1", e.payment("payment.captured", "pay_T3stDismiss001", 500000, map[string]string{"invoice": "NO-SUCH-INVOICE"}))
-	e.waitIdle(d, 10*time.Second)
+	e.waitIdle(d)
 	for _, c := range [][]string{
 		{"events", "dismiss", "T3stEvtDismiss1", "--config", path},                           // no reason
 		{"events", "replay", "--config", path},                                               // neither ID nor status
@@ -160,10 +157,8 @@ func TestEventsDismissAndUsage(t *testing.T) {
 	// A later event for another payment is booked: the workers did poll after the dismissal,
 	// and the dismissed one was still not booked.
 	e.deliver(d, "T3stEvtDismissZ", e.payment("payment.captured", "pay_T3stDismissLater", 1200000, nil))
-	e.waitReason("pay_T3stDismissLater", "", 10*time.Second)
-	if err := waitIdle(context.Background(), d.db, 10*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	e.waitReason("pay_T3stDismissLater", "")
+	e.waitIdle(d)
 	if sub, other := e.entries("pay_T3stDismiss001"); len(sub)+len(other) != 0 {
 		t.Error("a dismissed event was booked")
 	}
@@ -197,7 +192,7 @@ func TestMetricsAfterDemoScenario(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		e.deliver(d, "T3stEvtMetrics1", body)
 	}
-	e.waitIdle(d, 10*time.Second)
+	e.waitIdle(d)
 	text := getMetrics(t, d)
 	for _, want := range []string{
 		`razorpay_erpnext_webhooks_received_total{event="payment.captured",outcome="accepted"} 1`,
@@ -296,17 +291,16 @@ func TestCommentOnPark(t *testing.T) {
 	cfg.Mapping.Excess = "park"
 	d := e.start(cfg)
 	e.deliver(d, "T3stEvtComment1", e.payment("payment.captured", "pay_T3stComment001", 1300000, nil))
-	e.waitIdle(d, 10*time.Second)
+	e.waitIdle(d)
 	rows, _ := d.db.FindEvents(context.Background(), "T3stEvtComment1")
 	if len(rows) != 1 || rows[0].Status != connector.StatusParked {
 		t.Fatalf("rows %+v, want one parked", rows)
 	}
-	deadline := time.Now().Add(5 * time.Second)
 	var comments []map[string]any
-	for time.Now().Before(deadline) && len(comments) == 0 {
+	testtime.Poll(testtime.Bound, func() bool {
 		comments = e.site.Comments("Sales Invoice", e.invoice)
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(comments) > 0
+	})
 	if len(comments) != 1 {
 		t.Fatalf("%d comments on %s, want 1", len(comments), e.invoice)
 	}
@@ -367,7 +361,7 @@ func TestRebookAfterTheEntryWasCancelled(t *testing.T) {
 	d := e.start(cfg)
 	path, envs := e.writeConfig(cfg, "")
 	e.deliver(d, "T3stEvtRebook01", e.payment("payment.captured", "pay_T3stRebook0001", 1200000, nil))
-	e.waitIdle(d, 10*time.Second)
+	e.waitIdle(d)
 	first := e.one("pay_T3stRebook0001")
 	if code, _, errs := run(t, envs, "events", "replay", "pay_T3stRebook0001", "--rebook", "--config", path); code != exitFailure || !strings.Contains(errs, "still live") {
 		t.Fatalf("rebook of a live entry: exit %d %q, want 1 and refused", code, errs)
@@ -376,7 +370,7 @@ func TestRebookAfterTheEntryWasCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.deliver(d, "T3stEvtRebook02", e.payment("order.paid", "pay_T3stRebook0001", 1200000, nil))
-	ev := e.waitReason("T3stEvtRebook02", "--rebook", 10*time.Second)
+	ev := e.waitReason("T3stEvtRebook02", "--rebook")
 	if ev.Status != connector.StatusParked {
 		t.Fatalf("%s %q, want parked", ev.Status, ev.LastError)
 	}
@@ -385,7 +379,7 @@ func TestRebookAfterTheEntryWasCancelled(t *testing.T) {
 		t.Fatalf("rebook: exit %d %q %q", code, out, errs)
 	}
 	d.conn.Wake()
-	e.waitIdle(d, 10*time.Second)
+	e.waitIdle(d)
 	sub, other := e.entries("pay_T3stRebook0001")
 	if len(sub) != 1 || len(other) != 1 || sub[0]["name"] == first["name"] || other[0]["name"] != first["name"] {
 		t.Fatalf("entries: submitted %v, other %v; want one new submitted entry and the cancelled %v", names(sub), names(other), first["name"])
@@ -440,7 +434,7 @@ func TestRebookOfADoneEvent(t *testing.T) {
 	d := e.start(cfg)
 	path, envs := e.writeConfig(cfg, "")
 	e.deliver(d, "T3stEvtRebook11", e.payment("payment.captured", "pay_T3stRebook0011", 1200000, nil))
-	e.waitIdle(d, 10*time.Second)
+	e.waitIdle(d)
 	first := e.one("pay_T3stRebook0011")
 	if err := e.client().Call(context.Background(), "frappe.client.cancel", map[string]any{"doctype": "Payment Entry", "name": first["name"]}, nil); err != nil {
 		t.Fatal(err)
@@ -450,7 +444,7 @@ func TestRebookOfADoneEvent(t *testing.T) {
 		t.Fatalf("rebook: exit %d %q %q", code, out, errs)
 	}
 	d.conn.Wake()
-	e.waitIdle(d, 10*time.Second)
+	e.waitIdle(d)
 	if sub, _ := e.entries("pay_T3stRebook0011"); len(sub) != 1 || sub[0]["name"] == first["name"] {
 		t.Fatalf("entries after rebook: %v", names(sub))
 	}

@@ -4,44 +4,31 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
+// runAsCommand, set to 1 in a process started from the test binary, makes TestMain run the
+// command (main) instead of the tests: the process tests start `serve` that way, so they run
+// the code under test built as the tests are (with -race when they are) and need no go build.
+const runAsCommand = "RAZORPAY_ERPNEXT_TEST_RUN_AS_COMMAND"
 
-// binary builds the command once per test run and returns its path.
+// binary returns the program to start as `razorpay-erpnext` (with runAsCommand=1 in its
+// environment): the test binary itself. Under -short the process tests are skipped.
 func binary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
+	testtime.Long(t, "starts serve processes")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "razorpay-erpnext-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "razorpay-erpnext")
-		if out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
+	return exe
 }
 
 // Twenty different event ids for one payment (payment.captured and order.paid mixed) spread
@@ -76,7 +63,7 @@ func TestTwentyEventsTwoServeProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		if err := waitIdle(context.Background(), db, 60*time.Second); err != nil {
+		if err := waitIdle(context.Background(), db, testtime.Bound); err != nil {
 			t.Fatalf("%v\n%s\n%s", err, procs[0].logs.String(), procs[1].logs.String())
 		}
 		for _, p := range procs {
@@ -129,7 +116,7 @@ func TestTwoPaymentsRaceOnTwoServeProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		if err := waitIdle(context.Background(), db, 60*time.Second); err != nil {
+		if err := waitIdle(context.Background(), db, testtime.Bound); err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range procs {

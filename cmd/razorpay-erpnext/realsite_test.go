@@ -48,7 +48,7 @@ func TestRealSitePaymentRequestPaymentBooks(t *testing.T) {
 	d := e.start(e.config())
 	e.deliver(d, "T3stEvtRealPr01", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stRealPr0001", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	refs := rows(e.one("pay_T3stRealPr0001"), "references")
 	if len(refs) != 1 || refs[0]["reference_name"] != e.invoice || refs[0]["payment_request"] != pr {
 		t.Fatalf("references %v: want %s linked to %s", refs, e.invoice, pr)
@@ -95,7 +95,7 @@ func TestRealSiteIntegrationRequestSweepBooks(t *testing.T) {
 	if rep.IntegrationRequests.Queued != 1 || len(rep.Warnings) != 0 {
 		t.Fatalf("integration requests %+v, warnings %q: want the payment queued", rep.IntegrationRequests, rep.Warnings)
 	}
-	e.waitIdle(e.d, 20*time.Second)
+	e.waitIdle(e.d)
 	refs := rows(e.one(id), "references")
 	if len(refs) != 1 || refs[0]["payment_request"] != pr {
 		t.Fatalf("references %v: want the row linked to %s", refs, pr)

@@ -119,7 +119,7 @@ func TestReconcileBooksLateAuthorisation(t *testing.T) {
 		if delivered != 1 {
 			t.Fatalf("delivered %d payment.failed events, want 1", delivered)
 		}
-		e.waitIdle(e.d, 20*time.Second)
+		e.waitIdle(e.d)
 		before, err := e.d.db.FindEvents(context.Background(), id)
 		if err != nil || len(before) != 1 || before[0].Event != "payment.failed" {
 			t.Fatalf("rows before reconcile %+v (%v): want the payment.failed row", before, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 func refundEntity(id, paymentID string, amount int64, status string) map[string]any {
@@ -43,7 +44,7 @@ func (w *refundWorld) captureBody() []byte {
 
 func (w *refundWorld) receiptThen(withCreditNote bool) *refundWorld {
 	w.deliver(w.d, "T3stEvtRfCap001", w.captureBody())
-	w.waitIdle(w.d, 20*time.Second)
+	w.waitIdle(w.d)
 	w.one("pay_T3stRefund0001")
 	if withCreditNote {
 		w.addCreditNote()
@@ -67,7 +68,7 @@ func (w *refundWorld) refund(eventID, event, id string, amount int64, status str
 	if code != 200 {
 		w.t.Fatalf("refund webhook: %d %s", code, resp)
 	}
-	w.waitIdle(w.d, 20*time.Second)
+	w.waitIdle(w.d)
 }
 
 func TestRefundsAgainstTheCreditNote(t *testing.T) {
@@ -129,7 +130,7 @@ func TestRefundWithoutCreditNote(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.d.conn.Wake()
-		w.waitIdle(w.d, 20*time.Second)
+		w.waitIdle(w.d)
 		wantAmount(t, "refund", w.one("rfnd_T3stNoCredit01")["paid_amount"], 20000)
 	})
 	t.Run("UnallocatedPayEntryWhenConfigured", func(t *testing.T) {
@@ -167,11 +168,11 @@ func TestRefundBeforeCaptureEndsInTheSameBooks(t *testing.T) {
 	w.d = e.start(cfg)
 	payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
 	w.deliver(w.d, "T3stEvtEarly002", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stEarly00001", "pay_T3stRefund0001", 50000, "processed"), "payment", payment))
-	if ev := w.waitReason("rfnd_T3stEarly00001", "waits for the receipt", 10*time.Second); ev.Status == connector.StatusDone || ev.Status == connector.StatusDead {
+	if ev := w.waitReason("rfnd_T3stEarly00001", "waits for the receipt"); ev.Status == connector.StatusDone || ev.Status == connector.StatusDead {
 		t.Fatalf("refund before its receipt: %s %q, want it waiting", ev.Status, ev.LastError)
 	}
 	w.deliver(w.d, "T3stEvtEarly003", w.captureBody())
-	w.waitIdle(w.d, 30*time.Second)
+	w.waitIdle(w.d)
 	if got := read(w); got != want {
 		t.Errorf("refund-first books %+v, capture-first books %+v", got, want)
 	}
@@ -192,7 +193,7 @@ func TestPaymentRequestCheckout(t *testing.T) {
 		e.deliver(d, "T3stEvtPr000001", envelope(t, "order.paid", "payment", capture("pay_T3stPrPay00001", 1200000, map[string]any{"order_id": "order_T3stPrOrder001"}),
 			"order", map[string]any{"id": "order_T3stPrOrder001", "entity": "order", "amount": 1200000, "amount_paid": 1200000, "amount_due": 0,
 				"currency": "INR", "receipt": pr, "status": "paid", "notes": []any{}}))
-		e.waitIdle(d, 20*time.Second)
+		e.waitIdle(d)
 		pe := e.one("pay_T3stPrPay00001")
 		refs := rows(pe, "references")
 		if len(refs) != 1 || refs[0]["reference_name"] != inv || refs[0]["payment_request"] != pr {
@@ -219,7 +220,7 @@ func TestPaymentRequestCheckout(t *testing.T) {
 		d := e.start(e.config())
 		e.deliver(d, "T3stEvtPr000002", envelope(t, "payment.captured", "payment", capture("pay_T3stPrPay00002", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
 		e.deliver(d, "T3stEvtPr000003", envelope(t, "payment.captured", "payment", capture("pay_T3stPrPay00003", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
-		e.waitIdle(d, 20*time.Second)
+		e.waitIdle(d)
 		if n := len(e.site.Docs("Payment Entry")); n != 1 {
 			t.Fatalf("%d Payment Entries, want only ERPNext's own", n)
 		}
@@ -240,7 +241,7 @@ func TestPaymentRequestCheckout(t *testing.T) {
 		cfg.Mapping.PaymentRequestGrace = connector.Duration(2 * time.Hour)
 		d := e.start(cfg)
 		e.deliver(d, "T3stEvtPr000004", envelope(t, "payment.captured", "payment", capture("pay_T3stPrPay00004", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
-		ev := e.waitReason("pay_T3stPrPay00004", "ERPNext's checkout", 10*time.Second)
+		ev := e.waitReason("pay_T3stPrPay00004", "ERPNext's checkout")
 		if ev.Status != connector.StatusPending || ev.Attempts != 0 {
 			t.Errorf("%s attempts %d %q, want pending without spent attempts", ev.Status, ev.Attempts, ev.LastError)
 		}
@@ -258,7 +259,7 @@ func TestRefundFailedRightBehindProcessed(t *testing.T) {
 		payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
 		w.deliver(w.d, "T3stEvtRfBack01", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stBackToBk1", "pay_T3stRefund0001", 20000, "processed"), "payment", payment))
 		w.deliver(w.d, "T3stEvtRfBack02", envelope(t, "refund.failed", "refund", refundEntity("rfnd_T3stBackToBk1", "pay_T3stRefund0001", 20000, "failed"), "payment", payment))
-		w.waitIdle(w.d, 30*time.Second)
+		w.waitIdle(w.d)
 		if sub, _ := w.entries("rfnd_T3stBackToBk1"); len(sub) != 0 {
 			t.Fatalf("a refund Razorpay reported failed is still booked: %v", names(sub))
 		}
@@ -281,22 +282,20 @@ func TestRefundOutwaitsItsRetryBudget(t *testing.T) {
 	w.d = e.start(cfg)
 	payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
 	w.deliver(w.d, "T3stEvtLate0001", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stLateCap01", "pay_T3stRefund0001", 30000, "processed"), "payment", payment))
-	first := w.waitReason("rfnd_T3stLateCap01", "waits for the receipt", 10*time.Second)
+	first := w.waitReason("rfnd_T3stLateCap01", "waits for the receipt")
 	// Several more waits than MaxAttempts (2) allows failures: each is a backoff of ~50 ms.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		ev := w.statusOf("rfnd_T3stLateCap01")
+	var ev connector.InboxEvent
+	if !testtime.Poll(testtime.Bound, func() bool {
+		ev = w.statusOf("rfnd_T3stLateCap01")
 		if ev.Attempts != 0 || ev.Status == connector.StatusDead {
 			t.Fatalf("refund waiting for its receipt: %s after %d attempts (%q)", ev.Status, ev.Attempts, ev.LastError)
 		}
-		if ev.UpdatedAt.Sub(first.UpdatedAt) > 500*time.Millisecond {
-			break // it has waited and retried for a while, spending nothing
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the refund stopped retrying: %+v", ev)
-		}
+		return ev.UpdatedAt.Sub(first.UpdatedAt) > 500*time.Millisecond // waited and retried a while, spending nothing
+	}) {
+		t.Fatalf("the refund stopped retrying: %+v", ev)
 	}
 	w.deliver(w.d, "T3stEvtLate0002", w.captureBody())
-	w.waitIdle(w.d, 30*time.Second)
+	w.waitIdle(w.d)
 	wantAmount(t, "refund", w.one("rfnd_T3stLateCap01")["paid_amount"], 30000)
 }
 
@@ -343,7 +342,7 @@ func TestCheckoutEntryWithFeesParksForTheFee(t *testing.T) {
 	d := e.start(feeConfig(e.config()))
 	e.deliver(d, "T3stEvtPrFee001", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stPrFee00001", 1200000, map[string]any{"fee": 28320, "tax": 4320, "notes": map[string]any{"payment_request": pr}})))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	ev := e.statusOf("pay_T3stPrFee00001")
 	if ev.Status != connector.StatusParked || ev.ResultName != made.Name || !strings.Contains(ev.LastError, "fee not booked") || !strings.Contains(ev.LastError, "INR 283.20") {
 		t.Fatalf("%s %s %q, want parked against %s naming the fee", ev.Status, ev.ResultName, ev.LastError, made.Name)
@@ -375,7 +374,7 @@ func TestCheckoutPaymentFoundThroughItsIntegrationRequest(t *testing.T) {
 	cfg.ERPNext.APIKey, cfg.ERPNext.APISecret = sysManager.Key, sysManager.Secret
 	d := e.start(cfg)
 	e.deliver(d, "T3stEvtChkout01", envelope(t, "payment.captured", "payment", capture("pay_T3stCheckout01", 1200000, nil)))
-	e.waitIdle(d, 20*time.Second)
+	e.waitIdle(d)
 	refs := rows(e.one("pay_T3stCheckout01"), "references")
 	if len(refs) != 1 || refs[0]["reference_name"] != e.invoice || refs[0]["payment_request"] != pr {
 		t.Fatalf("references %v, want %s linked to %s", refs, e.invoice, pr)
@@ -394,19 +393,19 @@ func TestRefundFollowsAReceiptBookedAfterItParked(t *testing.T) {
 	w.d = e.start(e.config())
 	// The capture names no invoice: it parks.
 	w.deliver(w.d, "T3stEvtPkRcpt01", envelope(t, "payment.captured", "payment", capture("pay_T3stRefund0001", 118000, nil)))
-	w.waitIdle(w.d, 10*time.Second)
+	w.waitIdle(w.d)
 	if ev := w.statusOf("T3stEvtPkRcpt01"); ev.Status != connector.StatusParked {
 		t.Fatalf("capture: %s", ev.Status)
 	}
 	payment := capture("pay_T3stRefund0001", 118000, nil)
 	w.deliver(w.d, "T3stEvtPkRfnd01", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stAfterPark1", "pay_T3stRefund0001", 20000, "processed"), "payment", payment))
-	if ev := w.waitReason("rfnd_T3stAfterPark1", "is parked", 10*time.Second); ev.Status == connector.StatusParked || ev.Attempts != 0 {
+	if ev := w.waitReason("rfnd_T3stAfterPark1", "is parked"); ev.Status == connector.StatusParked || ev.Attempts != 0 {
 		t.Fatalf("refund: %s after %d attempts, want waiting", ev.Status, ev.Attempts)
 	}
 	// order.paid carries the order whose receipt names the invoice: the receipt is booked.
 	w.deliver(w.d, "T3stEvtPkOrdr01", envelope(t, "order.paid", "payment", payment, "order", map[string]any{"id": "order_T3stPkOrder01",
 		"entity": "order", "amount": 118000, "amount_paid": 118000, "amount_due": 0, "currency": "INR", "receipt": w.invoice, "status": "paid", "notes": []any{}}))
-	w.waitIdle(w.d, 30*time.Second)
+	w.waitIdle(w.d)
 	w.one("pay_T3stRefund0001")
 	wantAmount(t, "refund", w.one("rfnd_T3stAfterPark1")["paid_amount"], 20000)
 }

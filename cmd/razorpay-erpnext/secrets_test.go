@@ -10,9 +10,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // echoServer answers every request with an error whose text repeats the request's headers and
@@ -65,17 +65,10 @@ func TestSecretsNeverLeave(t *testing.T) {
 	seen.WriteString(resp)
 	// Every event has been through the worker (its reason is set) before anything is read.
 	for _, key := range []string{"T3stEvtSecret00", "T3stEvtSecret01", "T3stEvtSecret02"} {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		testtime.Until(t, "event "+key+" processed", func() bool {
 			rows, _ := d.db.FindEvents(context.Background(), key)
-			if len(rows) == 1 && rows[0].LastError != "" && rows[0].Status != connector.StatusProcessing {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("event %s never processed: %+v", key, rows)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return len(rows) == 1 && rows[0].LastError != "" && rows[0].Status != connector.StatusProcessing
+		})
 	}
 	if rows, _ := d.db.FindEvents(context.Background(), "rfnd_T3stSecret001"); len(rows) != 1 || !strings.Contains(rows[0].LastError, "you sent") {
 		t.Fatalf("the Razorpay echo never reached the refund's reason, so this test proves nothing about it: %+v", rows)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // startERPNextSim runs `simulate erpnext --listen 127.0.0.1:0 --api-key k --api-secret s` with
@@ -20,12 +22,10 @@ func startERPNextSim(t *testing.T, args ...string) (base string, stop func() int
 		done <- m.Run(ctx, append([]string{"simulate", "erpnext", "--listen", "127.0.0.1:0", "--api-key", "k", "--api-secret", "s"}, args...))
 	}()
 	stop = func() int { cancel(); return <-done }
-	for deadline := time.Now().Add(60 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if s := out.String(); strings.Contains(s, "http://") {
-			base = strings.Fields(s[strings.Index(s, "http://"):])[0]
-		}
-	}
-	if base == "" {
+	if testtime.Poll(testtime.Bound, func() bool { return strings.Contains(out.String(), "http://") }) {
+		s := out.String()
+		base = strings.Fields(s[strings.Index(s, "http://"):])[0]
+	} else {
 		stop()
 		t.Fatalf("no address printed: %q", out.String())
 	}

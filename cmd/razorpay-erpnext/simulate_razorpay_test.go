@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -22,12 +23,10 @@ func startRazorpaySim(t *testing.T, args ...string) (addr string, stop func() in
 		done <- m.Run(ctx, append([]string{"simulate", "razorpay", "--listen", "127.0.0.1:0", "--key-id", "k", "--key-secret", "s"}, args...))
 	}()
 	stop = func() int { cancel(); return <-done }
-	for deadline := time.Now().Add(60 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if s := out.String(); strings.Contains(s, "http://") {
-			addr = strings.Fields(s[strings.Index(s, "http://"):])[0]
-		}
-	}
-	if addr == "" {
+	if testtime.Poll(testtime.Bound, func() bool { return strings.Contains(out.String(), "http://") }) {
+		s := out.String()
+		addr = strings.Fields(s[strings.Index(s, "http://"):])[0]
+	} else {
 		stop()
 		t.Fatalf("no address printed: %q", out.String())
 	}
