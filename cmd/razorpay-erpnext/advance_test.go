@@ -15,6 +15,7 @@ import (
 // mapping.without_invoice "advance": a payment naming no invoice becomes an unallocated receipt
 // for the customer found through mapping.customer_from, else the fallback customer, else parks.
 func TestPaymentWithoutInvoiceAsAdvance(t *testing.T) {
+	t.Parallel()
 	advance := func(e *env, fallback string) connector.Config {
 		cfg := e.config()
 		cfg.Mapping.WithoutInvoice = "advance"
@@ -106,6 +107,7 @@ func TestPaymentWithoutInvoiceAsAdvance(t *testing.T) {
 
 // An advance never lands on a receivable in another currency.
 func TestAdvanceForAForeignCurrencyCustomerParks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	if err := e.site.AddCustomerSpec(erpnextsim.CustomerSpec{Name: "USD Customer", DefaultCurrency: "USD", ReceivableAccount: erpnextsim.ReceivableUSD}); err != nil {
 		t.Fatal(err)
@@ -127,6 +129,7 @@ func TestAdvanceForAForeignCurrencyCustomerParks(t *testing.T) {
 
 // explain predicts the advance serve books.
 func TestExplainPredictsTheAdvance(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	path, envs := e.configFile("mapping: {company: \""+erpnextsim.DefaultCompany+"\", without_invoice: advance}\n", "")
 	body := envelope(t, "payment.captured", "payment", capture("pay_T3stAdvExpl01", 50000, map[string]any{"notes": map[string]any{"customer": "Test Customer"}}))

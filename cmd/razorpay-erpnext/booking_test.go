@@ -124,6 +124,7 @@ func feeConfig(cfg connector.Config) connector.Config {
 }
 
 func TestFeeDeductionBooksNetAndFeeRows(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	inv := e.newInvoice("Test Customer", "1180.00")
 	d := e.start(feeConfig(e.config()))
@@ -155,6 +156,7 @@ func TestFeeDeductionBooksNetAndFeeRows(t *testing.T) {
 }
 
 func TestCustomerBorneFeeSettlesOnlyTheInvoiceAmount(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	inv := e.newInvoice("Test Customer", "1180.00")
 	d := e.start(feeConfig(e.config()))
@@ -172,6 +174,7 @@ func TestCustomerBorneFeeSettlesOnlyTheInvoiceAmount(t *testing.T) {
 }
 
 func TestEightRupeesThirtyFiveSettleExactly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	inv := e.newInvoice("Test Customer", "8.35")
 	d := e.start(e.config())
@@ -190,6 +193,7 @@ func TestEightRupeesThirtyFiveSettleExactly(t *testing.T) {
 }
 
 func TestUSDInvoiceAtRazorpaysRate(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"none", "deduction"} {
 		t.Run(mode, func(t *testing.T) {
 			e := newEnv(t, "sqlite")
@@ -237,6 +241,7 @@ func TestUSDInvoiceAtRazorpaysRate(t *testing.T) {
 }
 
 func TestForeignPaymentWithoutBaseAmountParks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	if err := e.site.AddCustomerSpec(erpnextsim.CustomerSpec{Name: "USD Customer", DefaultCurrency: "USD", ReceivableAccount: erpnextsim.ReceivableUSD}); err != nil {
 		t.Fatal(err)
@@ -263,6 +268,7 @@ func TestForeignPaymentWithoutBaseAmountParks(t *testing.T) {
 // lock row serialises them; ERPNext (which has no lock of its own, spec §3.7) never sees two
 // concurrent allocations.
 func TestTwoPaymentsRaceForOneInvoice(t *testing.T) {
+	t.Parallel()
 	forEachDriver(t, func(t *testing.T, driver string) {
 		for _, excess := range []string{"unallocated", "park"} {
 			t.Run(excess, func(t *testing.T) {
@@ -311,6 +317,7 @@ func TestTwoPaymentsRaceForOneInvoice(t *testing.T) {
 }
 
 func TestFailedThenCapturedBooks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	d := e.start(e.config())
 	notes := map[string]any{"invoice": e.invoice}
@@ -337,6 +344,7 @@ func TestFailedThenCapturedBooks(t *testing.T) {
 }
 
 func TestDisputeIsParkedForAPerson(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	d := e.start(e.config())
 	e.lastDaemon = d
@@ -356,6 +364,7 @@ func TestDisputeIsParkedForAPerson(t *testing.T) {
 // payment_link.partially_paid books its own amount; the invoice becomes Partly Paid and a second
 // part-payment completes it.
 func TestPartPaymentsOfAPaymentLink(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	d := e.start(e.config())
 	link := map[string]any{"id": "plink_T3stPartial001", "amount": 1200000, "amount_paid": 400000, "currency": "INR",
@@ -382,6 +391,7 @@ func TestPartPaymentsOfAPaymentLink(t *testing.T) {
 // An invoice whose payment terms template allocates by term: each payment is spread over the
 // terms in order (ERPNext's get_payment_entry proposes each term's whole outstanding).
 func TestPaymentsAcrossPaymentTerms(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	if err := e.site.AddPaymentTermsTemplate(erpnextsim.PaymentTermsTemplateSpec{Name: "50-50", AllocateByTerms: true,
 		Terms: []erpnextsim.PaymentTermSpec{{Name: "Advance 50", InvoicePortion: "50", CreditDays: 0}, {Name: "Balance 50", InvoicePortion: "50", CreditDays: 30}}}); err != nil {
@@ -417,6 +427,7 @@ func TestPaymentsAcrossPaymentTerms(t *testing.T) {
 // the company's round-off account as a deduction, received stays what Razorpay settled, and
 // explain predicts exactly that entry (fifth adversarial pass: ERPNext refused it before).
 func TestUSDTermRowsRoundingGoesToRoundOff(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	if err := e.site.AddCustomerSpec(erpnextsim.CustomerSpec{Name: "USD Customer", DefaultCurrency: "USD", ReceivableAccount: erpnextsim.ReceivableUSD}); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ func failLines(out string) []string {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	t.Run("WrongAccountTypeAndMissingCostCenterFail", func(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 // Today's figures come from the right places: stored webhooks from the inbox (every replica),
 // duplicates and refusals from this replica's counters, booked money from the bookings.
 func TestConsoleTodayFigures(t *testing.T) {
+	t.Parallel()
 	e, cfg, d := startWithConsole(t, "sqlite")
 	booked := e.payment("payment.captured", "pay_T3stToday0001", 1200000, nil)
 	e.deliver(d, "T3stEvtToday01", booked)
@@ -79,6 +80,7 @@ func TestConsoleTodayFigures(t *testing.T) {
 // Rebook is offered only once the entry is cancelled in ERPNext, is refused while it is
 // live, and books the payment again.
 func TestConsoleRebookAfterEntryCancelled(t *testing.T) {
+	t.Parallel()
 	e, cfg, d := startWithConsole(t, "sqlite")
 	e.deliver(d, "T3stEvtRebookC1", e.payment("payment.captured", "pay_T3stRebookC001", 1200000, nil))
 	e.waitIdle(d)
@@ -123,6 +125,7 @@ func TestConsoleRebookAfterEntryCancelled(t *testing.T) {
 // The per-event history (who replayed or dismissed, when) needs the event history table of
 // branch refactor (store migration 0014); until the adapter reads it, the page says none is kept.
 func TestConsoleEventHistory(t *testing.T) {
+	t.Parallel()
 	t.Skip("TO COMPLETE when branch refactor's event history (migration 0014, Connector.History) is merged: " +
 		"dismiss through the console, then the event page lists the dismissal with its actor and time")
 }
@@ -164,6 +167,7 @@ func (f *fakeLister) callCount() int {
 // The captured series sums captured payments per local day and currency, reads Razorpay in the
 // background once per TTL (never twice at once) and reports a failed read.
 func TestCapturedCache(t *testing.T) {
+	t.Parallel()
 	ist, _ := time.LoadLocation("Asia/Kolkata")
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, ist)
 	clock := now
@@ -227,6 +231,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 }
 
 func TestLocalMidnightsSpanDays(t *testing.T) {
+	t.Parallel()
 	ist, _ := time.LoadLocation("Asia/Kolkata")
 	got := localMidnights(time.Date(2026, 3, 1, 0, 30, 0, 0, ist), ist, 3)
 	want := []time.Time{time.Date(2026, 2, 27, 0, 0, 0, 0, ist), time.Date(2026, 2, 28, 0, 0, 0, 0, ist),

@@ -91,6 +91,7 @@ func waitFor(t *testing.T, ctx context.Context, what, predicate string) {
 // presses Replay and watches it become done; dismisses another with a reason; and finds a
 // script in a note and in ERPNext's message shown as text, never run.
 func TestConsoleInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.New(t)
 	// As in the README's walkthrough: the simulated API user, like a real Accounts User, may not
 	// read Integration Requests, so that sweep is off.

@@ -57,6 +57,7 @@ func startWithConsole(t *testing.T, driver string) (*env, connector.Config, *dae
 // Bearer, a replay through the console books the payment once, /metrics and /readyz keep
 // their own rules, and no page shows a secret.
 func TestConsoleOnDaemon(t *testing.T) {
+	t.Parallel()
 	forEachDriver(t, func(t *testing.T, driver string) {
 		e, cfg, d := startWithConsole(t, driver)
 		missing := nextInvoiceName(t, e.invoice)
@@ -150,6 +151,7 @@ func waitStatus(t *testing.T, d *daemon, id int64, status connector.Status) *con
 // Without admin_token the console is off: 403 and how to turn it on, on every path; the probes
 // and /metrics stay as they were.
 func TestConsoleOffWithoutAdminToken(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	d := e.start(e.config())
 	for _, p := range []string{"/", "/events?status=parked", "/events/1", "/check"} {

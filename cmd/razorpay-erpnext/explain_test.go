@@ -38,6 +38,7 @@ erpnext: {url: "` + e.erp.URL + `", api_key: "${ERPNEXT_API_KEY}", api_secret: "
 
 // Explain on every sample payload prints a plan or a reason and writes nothing anywhere.
 func TestExplainSamplePayloadsWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	if err := e.site.AddCustomer("CUST-00042"); err != nil {
 		t.Fatal(err)
@@ -94,6 +95,7 @@ func TestExplainSamplePayloadsWritesNothing(t *testing.T) {
 }
 
 func TestExplainShowsEveryFieldAndItsSource(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	inv := e.newInvoice("Test Customer", "1180.00")
 	path, envv := e.configFile("", "")

@@ -30,6 +30,7 @@ func rzpSim(t *testing.T, d *daemon, faults razorpaysim.Faults) (*razorpaysim.Si
 // and payment_link.paid with distinct event ids, in the given order, every event delivered
 // twice — one Payment Entry, the invoice Paid.
 func TestPaymentLinkFromTheRazorpaySimulator(t *testing.T) {
+	t.Parallel()
 	for _, order := range []razorpaysim.Ordering{razorpaysim.InOrder, razorpaysim.Reversed, razorpaysim.Shuffled} {
 		t.Run(string(order), func(t *testing.T) {
 			e := newEnv(t, "sqlite")
@@ -69,6 +70,7 @@ func TestPaymentLinkFromTheRazorpaySimulator(t *testing.T) {
 
 // explain --payment fetches the payment (and its order) from Razorpay and explains it.
 func TestExplainPaymentFromRazorpay(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	d := e.start(e.config())
 	sim, srv := rzpSim(t, d, razorpaysim.Faults{})
@@ -109,6 +111,7 @@ func TestExplainPaymentFromRazorpay(t *testing.T) {
 // Disputes from the Razorpay simulator: each event is parked for a person with the dispute as
 // Razorpay reports it now (re-fetched), counted, and never booked.
 func TestDisputesFromTheRazorpaySimulator(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	d, sim := e.startWithRazorpay(cfg, 9)
@@ -157,6 +160,7 @@ func TestDisputesFromTheRazorpaySimulator(t *testing.T) {
 // payment whose notes name its invoice does not need the order at all (fourth adversarial
 // pass: one 504 parked such receipts for good).
 func TestTransientRazorpayErrorsAreRetried(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{504, 429, 500} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			e := newEnv(t, "sqlite")

@@ -90,6 +90,7 @@ func (p *serveProcess) stop(t *testing.T) {
 // sent one webhook after another; SIGTERM goes out once a third of them have been accepted
 // (bookings are then in flight) while the rest keep coming.
 func TestSIGTERMDuringBurstLosesNothing(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	e := newEnv(t, "sqlite")
 	const n = 24

@@ -19,6 +19,7 @@ func run(t *testing.T, env map[string]string, args ...string) (int, string, stri
 }
 
 func TestDemoJSONBooksOneReceipt(t *testing.T) {
+	t.Parallel()
 	code, out, errs := run(t, nil, "demo", "--json")
 	if code != exitOK {
 		t.Fatalf("demo exit %d\nstdout %s\nstderr %s", code, out, errs)
@@ -40,6 +41,7 @@ func TestDemoJSONBooksOneReceipt(t *testing.T) {
 }
 
 func TestDemoTable(t *testing.T) {
+	t.Parallel()
 	code, out, _ := run(t, nil, "demo")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, out)
@@ -52,6 +54,7 @@ func TestDemoTable(t *testing.T) {
 }
 
 func TestRupeesUseIndianGrouping(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"12000.00": "₹12,000.00", "1200000.00": "₹12,00,000.00", "0.00": "₹0.00", "-5.00": "-₹5.00", "123456789.10": "₹12,34,56,789.10"} {
 		if got := rupees(in); got != want {
 			t.Errorf("rupees(%s) = %s, want %s", in, got, want)
@@ -60,6 +63,7 @@ func TestRupeesUseIndianGrouping(t *testing.T) {
 }
 
 func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
 	if code, _, _ := run(t, nil, "serve"); code != exitUsage {
 		t.Errorf("serve without --config: exit %d, want 2", code)
 	}
@@ -72,6 +76,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 }
 
 func TestServeRefusesLiteralSecretsAndNamesTheKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.yaml")
 	cfg := `
@@ -93,6 +98,7 @@ mapping: {company: Example Company}
 }
 
 func TestMigrateCreatesTheStore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.yaml")
 	cfg := `
@@ -119,6 +125,7 @@ mapping: {company: Example Company}
 // DESIGN.md §6: a grouping command run bare or with an unknown subcommand is a usage error;
 // --json prints one JSON object on stdout even when the command fails.
 func TestUsageAndJSONContract(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{}, {"events"}, {"events", "replayy", "x"}, {"simulate"}, {"simulate", "nothing"}} {
 		if code, _, _ := run(t, nil, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want 2", args, code)

@@ -39,6 +39,7 @@ func countInserts(e *env) int {
 // and ERPNext's own key refuses a second one; on 15.44 the name is discarded and the
 // connector's own claims still book once.
 func TestNameEntriesByPaymentID(t *testing.T) {
+	t.Parallel()
 	for _, v := range []struct{ version, wantName string }{{"15.72", "pay_T3stName000001"}, {"15.44", "ACC-PAY-"}} {
 		t.Run(v.version, func(t *testing.T) {
 			e := newEnvVersion(t, v.version)

@@ -61,6 +61,7 @@ func nextInvoiceName(t *testing.T, last string) string {
 // A payment naming an invoice that does not exist parks; once the invoice exists, `events
 // replay` sends it back and it is booked exactly once.
 func TestEventsReplayBooksParkedPayment(t *testing.T) {
+	t.Parallel()
 	forEachDriver(t, func(t *testing.T, driver string) {
 		e := newEnv(t, driver)
 		cfg := e.config()
@@ -123,6 +124,7 @@ func TestEventsReplayBooksParkedPayment(t *testing.T) {
 }
 
 func TestEventsDismissAndUsage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	d := e.start(cfg)
@@ -186,6 +188,7 @@ func getMetrics(t *testing.T, d *daemon) string {
 // The demo scenario (one event delivered three times) on /metrics: 1 accepted, 2 duplicates,
 // 1 booking; and every metric deploy/alerts.yml names is exported.
 func TestMetricsAfterDemoScenario(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	d := e.start(e.config())
 	body := e.payment("payment.captured", "pay_T3stMetrics001", 1200000, nil)
@@ -285,6 +288,7 @@ func checkAlertRules(t *testing.T, metricsText string) {
 // over-payment with excess: park) leaves a Comment on it through add_comment (a plain POST of a
 // Comment is refused to an API user, recordings 51-*).
 func TestCommentOnPark(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	cfg.Mapping.CommentOnPark = true
@@ -321,6 +325,7 @@ func TestCommentOnPark(t *testing.T) {
 // a worker claims the event between the CLI's read and its write: the contract test
 // SetEventStatusLeavesALiveLeaseAlone.)
 func TestEventsDoNotOverwriteAnEventInProgress(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	ctx := context.Background()
@@ -356,6 +361,7 @@ func TestEventsDoNotOverwriteAnEventInProgress(t *testing.T) {
 // An entry cancelled in ERPNext on purpose is never re-booked on its own (the event parks
 // saying how); `events replay ID --rebook` books it again, and refuses while the entry is live.
 func TestRebookAfterTheEntryWasCancelled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	d := e.start(cfg)
@@ -391,6 +397,7 @@ func TestRebookAfterTheEntryWasCancelled(t *testing.T) {
 
 // With admin_token set, /metrics needs "Authorization: Bearer <token>"; the probes stay open.
 func TestAdminTokenGuardsMetrics(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	cfg.AdminToken = "admin-token-DO-NOT-LOG"
@@ -429,6 +436,7 @@ func TestAdminTokenGuardsMetrics(t *testing.T) {
 // pending and books once (found by a third adversarial pass: the booking was forgotten and
 // nothing requeued).
 func TestRebookOfADoneEvent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	d := e.start(cfg)
@@ -452,6 +460,7 @@ func TestRebookOfADoneEvent(t *testing.T) {
 
 // Commands other than migrate and serve never create or migrate a store.
 func TestCommandsDoNotCreateAStore(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	cfg.Database.DSN = filepath.Join(t.TempDir(), "typo.db")

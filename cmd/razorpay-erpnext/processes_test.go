@@ -35,6 +35,7 @@ func binary(t *testing.T) string {
 // over two `serve` processes sharing one database, ERPNext answering slower than the event
 // lease: one Payment Entry, one insert.
 func TestTwentyEventsTwoServeProcesses(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	forEachDriver(t, func(t *testing.T, driver string) {
 		e := newEnv(t, driver)
@@ -90,6 +91,7 @@ func TestTwentyEventsTwoServeProcesses(t *testing.T) {
 // Two ₹600.00 payments for one ₹1,000.00 invoice at the same moment, each to its own `serve`
 // process: allocations 600.00 and 400.00, 200.00 unallocated, never a negative outstanding.
 func TestTwoPaymentsRaceOnTwoServeProcesses(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	forEachDriver(t, func(t *testing.T, driver string) {
 		e := newEnv(t, driver)

@@ -34,6 +34,7 @@ func (e *rzpEnv) invoiceOf(id string) string {
 // booked by the refund engine against the credit note (one Pay entry, negative allocation); a
 // failed refund, lost the same way, is never queued; a second run queues nothing.
 func TestReconcileBooksLostRefundOnce(t *testing.T) {
+	t.Parallel()
 	forEachDriver(t, func(t *testing.T, driver string) {
 		e := newRzpEnv(t, driver, "", nil)
 		pay := e.addPayment(1, 118000, time.Now().Add(-2*time.Hour), false)
@@ -98,6 +99,7 @@ func TestReconcileBooksLostRefundOnce(t *testing.T) {
 // authorised and captured it (those webhooks were lost). The payment.failed row for the payment
 // id must not stop the sweep: the captured payment is queued and booked once.
 func TestReconcileBooksLateAuthorisation(t *testing.T) {
+	t.Parallel()
 	forEachDriver(t, func(t *testing.T, driver string) {
 		e := newRzpEnv(t, driver, "", nil)
 		inv := e.newInvoice("Test Customer", "700.00")
@@ -173,6 +175,7 @@ func (e *rzpEnv) simStatus(id string) string {
 // reconcile.authorized_age is captured through the Razorpay API and booked through its Payment
 // Request; a dry run only says it would capture.
 func TestReconcileCapturesAuthorizedWhenConfigured(t *testing.T) {
+	t.Parallel()
 	e := newRzpEnv(t, "sqlite", "", func(c *connector.Config) {
 		c.ERPNext.APIKey, c.ERPNext.APISecret = sysManager.Key, sysManager.Secret
 		c.Reconcile.IntegrationRequests = true
@@ -223,6 +226,7 @@ func TestReconcileCapturesAuthorizedWhenConfigured(t *testing.T) {
 // Without reconcile.capture_authorized the same payment is only reported: exit 3, nothing
 // captured, nothing booked.
 func TestReconcileOnlyReportsAuthorizedByDefault(t *testing.T) {
+	t.Parallel()
 	e := newRzpEnv(t, "sqlite", "", func(c *connector.Config) {
 		c.ERPNext.APIKey, c.ERPNext.APISecret = sysManager.Key, sysManager.Secret
 		c.Reconcile.IntegrationRequests = true
@@ -273,6 +277,7 @@ func invoiceRow(inv string, amount int, pr string) []map[string]any {
 // a Payment Request paid twice (ERPNext's checkout under reference_no = its name, another entry
 // linking it in a reference row), not an invoice paid in two parts; it changes nothing.
 func TestReconcileAuditReportsDocumentsPaidTwice(t *testing.T) {
+	t.Parallel()
 	e := newRzpEnv(t, "sqlite", "", nil)
 	raced := e.newInvoice("Test Customer", "1000.00")
 	e.site.CommitLate(2, 300*time.Millisecond)

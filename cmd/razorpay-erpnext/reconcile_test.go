@@ -232,6 +232,7 @@ func (e *rzpEnv) lostIDs() []string {
 // them. A dry run reports the 40 and writes nothing; one reconcile books exactly the 40; a
 // second books 0; replaying the lost webhooks afterwards books 0.
 func TestReconcileBooksLostWebhooksOnce(t *testing.T) {
+	t.Parallel()
 	forEachDriver(t, func(t *testing.T, driver string) {
 		e := newRzpEnv(t, driver, "", nil)
 		now := time.Now()
@@ -321,6 +322,7 @@ func TestReconcileBooksLostWebhooksOnce(t *testing.T) {
 // The reconcile command and the daemon's webhook workers book the same payments at the same
 // moment: each ends with one entry, and every inbox row of it agrees on that entry.
 func TestReconcileRacingWebhookWorkerBooksOnce(t *testing.T) {
+	t.Parallel()
 	forEachDriver(t, func(t *testing.T, driver string) {
 		e := newRzpEnv(t, driver, "", func(c *connector.Config) {
 			c.ERPNext.Timeout = connector.Duration(time.Second)
@@ -361,6 +363,7 @@ func TestReconcileRacingWebhookWorkerBooksOnce(t *testing.T) {
 // serve runs the reconcile on reconcile.schedule: lost payments get booked without anyone
 // running the command, and each run is recorded.
 func TestServeReconcilesOnSchedule(t *testing.T) {
+	t.Parallel()
 	e := newRzpEnv(t, "sqlite", "@every 1s", nil)
 	for i := 0; i < 5; i++ {
 		e.addPayment(i, int64(30000+i*100), time.Now().Add(-time.Duration(i+1)*time.Hour), true)
@@ -422,6 +425,7 @@ func withSystemManager(e *env) {
 // linked to its Payment Request, which becomes Paid; one whose payment ERPNext booked itself
 // under the Payment Request name → no second entry.
 func TestIntegrationRequestSweepBooksThroughPaymentRequest(t *testing.T) {
+	t.Parallel()
 	e := newRzpEnv(t, "sqlite", "", func(c *connector.Config) {
 		c.ERPNext.APIKey, c.ERPNext.APISecret = sysManager.Key, sysManager.Secret
 		c.Reconcile.IntegrationRequests = true
@@ -499,6 +503,7 @@ func TestIntegrationRequestSweepBooksThroughPaymentRequest(t *testing.T) {
 }
 
 func TestSimulateRazorpayServesTheAPI(t *testing.T) {
+	t.Parallel()
 	addr, stop := startRazorpaySim(t, "--account-id", testAccount)
 	resp, err := http.Post(addr+"/__sim/payments", "application/json", strings.NewReader(`{"amount": 50000, "deliver": false}`))
 	if err != nil {
@@ -521,6 +526,7 @@ func TestSimulateRazorpayServesTheAPI(t *testing.T) {
 // The audit reports two submitted entries sharing one reference_no and a booking whose entry
 // was cancelled, re-books neither, and the command exits 3.
 func TestReconcileAuditReportsWithoutRebooking(t *testing.T) {
+	t.Parallel()
 	e := newRzpEnv(t, "sqlite", "", nil)
 	a := e.addPayment(1, 10000, time.Now().Add(-2*time.Hour), false)
 	b := e.addPayment(2, 20000, time.Now().Add(-time.Hour), false)

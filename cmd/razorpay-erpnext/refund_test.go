@@ -72,6 +72,7 @@ func (w *refundWorld) refund(eventID, event, id string, amount int64, status str
 }
 
 func TestRefundsAgainstTheCreditNote(t *testing.T) {
+	t.Parallel()
 	forEachDriver(t, func(t *testing.T, driver string) {
 		w := newRefundWorld(t, driver, true, nil)
 		w.refund("T3stEvtRfnd0001", "refund.processed", "rfnd_T3stPartial001", 20000, "processed")
@@ -117,6 +118,7 @@ func TestRefundsAgainstTheCreditNote(t *testing.T) {
 }
 
 func TestRefundWithoutCreditNote(t *testing.T) {
+	t.Parallel()
 	t.Run("ParksByDefault", func(t *testing.T) {
 		w := newRefundWorld(t, "sqlite", false, nil)
 		w.refund("T3stEvtRfNoCn01", "refund.processed", "rfnd_T3stNoCredit01", 20000, "processed")
@@ -147,6 +149,7 @@ func TestRefundWithoutCreditNote(t *testing.T) {
 // A refund that arrives before its payment's receipt waits and ends with receipt then refund:
 // both arrival orders end in the same books.
 func TestRefundBeforeCaptureEndsInTheSameBooks(t *testing.T) {
+	t.Parallel()
 	type books struct {
 		receipt, refund, creditNote int64
 	}
@@ -179,6 +182,7 @@ func TestRefundBeforeCaptureEndsInTheSameBooks(t *testing.T) {
 }
 
 func TestPaymentRequestCheckout(t *testing.T) {
+	t.Parallel()
 	setup := func(t *testing.T) (*env, string, string) {
 		e := newEnv(t, "sqlite")
 		pr, err := e.site.AddPaymentRequest(e.invoice, erpnextsim.PaymentRequestSpec{})
@@ -254,6 +258,7 @@ func TestPaymentRequestCheckout(t *testing.T) {
 // refund.failed delivered right behind refund.processed (found by an adversarial run): the
 // booking of the processed snapshot must not swallow the failure as its duplicate.
 func TestRefundFailedRightBehindProcessed(t *testing.T) {
+	t.Parallel()
 	forEachDriver(t, func(t *testing.T, driver string) {
 		w := newRefundWorld(t, driver, true, nil)
 		payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
@@ -274,6 +279,7 @@ func TestRefundFailedRightBehindProcessed(t *testing.T) {
 // A refund whose capture arrives much later than its retry budget still books once the receipt
 // does: waiting for the receipt spends no attempt.
 func TestRefundOutwaitsItsRetryBudget(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	w := &refundWorld{env: e, invoice: e.newInvoice("Test Customer", "1180.00")}
 	w.addCreditNote()
@@ -301,6 +307,7 @@ func TestRefundOutwaitsItsRetryBudget(t *testing.T) {
 
 // Several credit notes against the paid invoice: the refund settles the one with the most left.
 func TestRefundPicksTheCreditNoteWithTheMostLeft(t *testing.T) {
+	t.Parallel()
 	w := newRefundWorld(t, "sqlite", false, nil)
 	small, err := w.site.AddSalesInvoice(erpnextsim.InvoiceSpec{Customer: "Test Customer", Submit: true, IsReturn: true, ReturnAgainst: w.invoice,
 		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "100.00"}}})
@@ -324,6 +331,7 @@ func TestRefundPicksTheCreditNoteWithTheMostLeft(t *testing.T) {
 // ERPNext's checkout books the gross; with fees in deduction mode the fee would be missing from
 // the books, so the payment is recorded against ERPNext's entry (never booked twice) and parked.
 func TestCheckoutEntryWithFeesParksForTheFee(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	pr, err := e.site.AddPaymentRequest(e.invoice, erpnextsim.PaymentRequestSpec{})
 	if err != nil {
@@ -358,6 +366,7 @@ func TestCheckoutEntryWithFeesParksForTheFee(t *testing.T) {
 // A payment taken through ERPNext's own checkout whose webhook names nothing: the Integration
 // Request holding its payment id leads to the Payment Request and its invoice.
 func TestCheckoutPaymentFoundThroughItsIntegrationRequest(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	withSystemManager(e)
 	pr, err := e.site.AddPaymentRequest(e.invoice, erpnextsim.PaymentRequestSpec{})
@@ -387,6 +396,7 @@ func TestCheckoutPaymentFoundThroughItsIntegrationRequest(t *testing.T) {
 // A refund whose receipt event is parked waits instead of parking itself: when another event
 // books the receipt, the refund follows on its own (fourth adversarial pass).
 func TestRefundFollowsAReceiptBookedAfterItParked(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	w := &refundWorld{env: e, invoice: e.newInvoice("Test Customer", "1180.00")}
 	w.addCreditNote()

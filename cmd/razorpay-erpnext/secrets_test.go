@@ -40,6 +40,7 @@ func echoServer(t *testing.T, frappeShape bool) *httptest.Server {
 // No configured secret or token appears in logs, HTTP responses, the store's reasons or CLI
 // output, even when ERPNext and Razorpay echo the request (DESIGN.md §2 invariant 5).
 func TestSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	erp, rzp := echoServer(t, true), echoServer(t, false)
 	cfg := e.config()

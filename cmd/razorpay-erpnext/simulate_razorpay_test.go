@@ -36,6 +36,7 @@ func startRazorpaySim(t *testing.T, args ...string) (addr string, stop func() in
 // TestSimulateRazorpaySeedsAndSettles: --seed-payments fills the account before it serves,
 // with the --seed-invoice pattern, and POST /__sim/settlements settles them.
 func TestSimulateRazorpaySeedsAndSettles(t *testing.T) {
+	t.Parallel()
 	addr, stop := startRazorpaySim(t, "--seed-payments", "250", "--seed-invoice", "ACC-SINV-2026-{n:5}")
 	defer stop()
 	client, _ := razorpay.NewClient(razorpay.ClientConfig{BaseURL: addr, KeyID: "k", KeySecret: "s"})
