@@ -40,6 +40,7 @@ func joinedLists(t *testing.T, site *erpnextsim.Site) []erpnextsim.RequestLog {
 // TestRealSitePaymentRequestPaymentBooks: a payment naming an ERPNext Payment Request books,
 // linked to the request, and the Payment Request lookup (checkoutEntries) was sent qualified.
 func TestRealSitePaymentRequestPaymentBooks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	pr, err := e.site.AddPaymentRequest(e.invoice, erpnextsim.PaymentRequestSpec{})
 	if err != nil {
@@ -71,6 +72,7 @@ func TestRealSitePaymentRequestPaymentBooks(t *testing.T) {
 // Integration Request (read by a System Manager: Accounts User + Sales User may not, R13 / 45-*)
 // books through its Payment Request on reconcile.
 func TestRealSiteIntegrationRequestSweepBooks(t *testing.T) {
+	t.Parallel()
 	e := newRzpEnv(t, "sqlite", "", func(c *connector.Config) {
 		c.ERPNext.APIKey, c.ERPNext.APISecret = sysManager.Key, sysManager.Secret
 		c.Reconcile.IntegrationRequests = true
@@ -114,6 +116,7 @@ func TestRealSiteIntegrationRequestSweepBooks(t *testing.T) {
 // reports a Payment Request booked twice: by ERPNext's checkout under reference_no = its name
 // and by an entry linking it in a reference row.
 func TestRealSitePaidTwiceAuditReports(t *testing.T) {
+	t.Parallel()
 	e := newRzpEnv(t, "sqlite", "", nil)
 	requested := e.newInvoice("Test Customer", "800.00")
 	pr, err := e.site.AddPaymentRequest(requested, erpnextsim.PaymentRequestSpec{})

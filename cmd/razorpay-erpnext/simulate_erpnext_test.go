@@ -50,6 +50,7 @@ func simGet(t *testing.T, url string) (int, time.Duration) {
 // otherwise (Integration Requests: 403, then 200 as a System Manager); an unknown profile is a
 // usage error.
 func TestSimulateERPNextProfileAndRoles(t *testing.T) {
+	t.Parallel()
 	base, stop := startERPNextSim(t, "--profile", "real-v15")
 	if st, took := simGet(t, base+"/api/resource/Payment%20Entry"); st != 200 || took < 48*time.Millisecond {
 		t.Errorf("list: %d in %v, want 200 in at least 48ms", st, took)
