@@ -14,8 +14,8 @@ const module = "github.com/razorpay-erpnext/razorpay-erpnext"
 // (DESIGN.md §3); a simulator may import only its own client package. The table is exact: an
 // import it does not list fails, and so does an edge it lists that no longer exists.
 var allowed = map[string][]string{
-	"razorpay":             {"internal/throttle"},
-	"frappe":               {"internal/throttle"},
+	"razorpay":             {"internal/redact", "internal/throttle"},
+	"frappe":               {"internal/redact", "internal/throttle"},
 	"razorpay/razorpaysim": {"razorpay"},
 	"frappe/erpnextsim":    {}, // speaks the REST API from the recordings; needs not even the client
 	"mapping":              {"razorpay"},
@@ -24,7 +24,7 @@ var allowed = map[string][]string{
 	"connector":        {"connector/config", "razorpay", "frappe", "mapping"},
 	// The HTTP edge of the core: webhook intake, probes, /metrics.
 	"connector/httpapi": {"connector"},
-	"connector/store":   {"connector"},
+	"connector/store":   {"connector", "internal/redact"},
 	// Reconcile is a process of the core of its own: it works through the Connector's ports.
 	"connector/reconcile":  {"connector", "frappe", "razorpay"},
 	"cmd/razorpay-erpnext": {"*"},
@@ -34,9 +34,10 @@ var allowed = map[string][]string{
 	"internal/sharedtest": {}, // test helper: finds shared/ beside the checkout
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
-	"console":              {"razorpay"},
+	"console":              {"internal/redact", "razorpay"},
 	"internal/browsertest": {"internal/testtime"}, // test helper: starts headless Chromium for the browser tests
 	"internal/shape":       {},                    // go run ./internal/shape: size limits, layers of connector/, coverage
+	"internal/redact":      {},                    // leaf: removes secrets from text without mangling words, for the clients, the store and the console
 	"internal/testtime":    {},                    // test helper: waits on conditions with generous bounds, -short skips
 	"internal/throttle":    {},                    // leaf: the shared pace of both API clients (429/Retry-After), knows neither API
 }

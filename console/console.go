@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/redact"
 )
 
 //go:embed templates/*.html
@@ -47,7 +49,8 @@ type Options struct {
 	// SessionTTL is how long a login lasts (12 h when zero).
 	SessionTTL time.Duration
 	// Secrets are values no page may ever show (API secrets, webhook secrets, the token);
-	// any of 8 characters or more found in a rendered page is replaced by "[redacted]".
+	// any of 8 characters or more found in a rendered page as a whole word is replaced by
+	// "[redacted]" (internal/redact).
 	Secrets []string
 	// Log receives failures of the backend (never secrets: the backend's errors hold none).
 	Log zerolog.Logger
@@ -208,10 +211,7 @@ func (c *Console) render(w http.ResponseWriter, status int, name string, s sessi
 		http.Error(w, "console: could not render the page", http.StatusInternalServerError)
 		return
 	}
-	out := buf.Bytes()
-	for _, sec := range c.secrets {
-		out = bytes.ReplaceAll(out, []byte(sec), []byte("[redacted]"))
-	}
+	out := []byte(redact.Secrets(buf.String(), c.secrets...))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

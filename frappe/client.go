@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-resty/resty/v2"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/redact"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/throttle"
 )
 
@@ -220,15 +221,9 @@ func decodeEnvelope(body []byte, k call) error {
 	return nil
 }
 
-// redact removes the API secret and key from text a server or the network stack produced.
-func (c *Client) redact(s string) string {
-	for _, secret := range c.secrets {
-		if secret != "" {
-			s = strings.ReplaceAll(s, secret, "[redacted]")
-		}
-	}
-	return s
-}
+// redact removes the API secret and key from text a server or the network stack produced,
+// whole words only (internal/redact), so the text around them stays readable.
+func (c *Client) redact(s string) string { return redact.Secrets(s, c.secrets...) }
 
 // silentLogger keeps resty from writing anything: the caller logs, with its own redaction.
 type silentLogger struct{}

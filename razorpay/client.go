@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-resty/resty/v2"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/redact"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/throttle"
 )
 
@@ -181,13 +182,13 @@ func (c *Client) Throttle() ThrottleState { return c.gate.State() }
 
 // redact removes the key secret from text a server or the network stack produced: the secret
 // itself and the Basic credentials it travels in (base64 of key_id:key_secret), which a server
-// or proxy echoing request headers would show.
+// or proxy echoing request headers would show. Only whole words are replaced (internal/redact),
+// so the text around them stays readable.
 func (c *Client) redact(s string) string {
 	if c.secret == "" {
 		return s
 	}
-	s = strings.ReplaceAll(s, c.basic, "[redacted]")
-	return strings.ReplaceAll(s, c.secret, "[redacted]")
+	return redact.Secrets(s, c.basic, c.secret)
 }
 
 // entityPath joins a collection path and an id, refusing an empty id.

@@ -471,3 +471,28 @@ func TestGetDisputeAgainstSimulator(t *testing.T) {
 		t.Fatalf("unknown id: %v", err)
 	}
 }
+
+// TestShortSecretDoesNotMangleMessages is issue 14's first-hour report: with the key secret "s"
+// an unknown id read "The id provided doe[redacted] not exi[redacted]t", and a transport error
+// "http[redacted]://…". The client removes a secret only as a whole word, and still removes it
+// when the server echoes it as one.
+func TestShortSecretDoesNotMangleMessages(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":{"code":"BAD_REQUEST_ERROR","description":"The id provided does not exist; you sent s"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: srv.URL, KeyID: "rzp_test_x", KeySecret: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.GetOrder(context.Background(), "order_T3stOrdNetb001")
+	if want := "400 BAD_REQUEST_ERROR: The id provided does not exist; you sent [redacted]"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want it to contain %q", err, want)
+	}
+	srv.Close() // now a transport error, whose URL holds an "s" in every word
+	_, err = c.GetOrder(context.Background(), "order_T3stOrdNetb001")
+	if want := srv.URL + "/v1/orders/order_T3stOrdNetb001"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want it to contain %q", err, want)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/redact"
 )
 
 // ErrNotMigrated is returned by Ping when the database answers but some embedded migration has
@@ -55,15 +55,7 @@ func (d *DB) unavailable(op string, err error) error {
 		}
 		return fmt.Errorf("%w: %s: %w", connector.ErrStoreUnavailable, op, ctxErr)
 	}
-	return fmt.Errorf("%w: %s: %s", connector.ErrStoreUnavailable, op, redact(err.Error(), d.secret))
-}
-
-// redact removes secret from msg.
-func redact(msg, secret string) string {
-	if secret == "" {
-		return msg
-	}
-	return strings.ReplaceAll(msg, secret, "[redacted]")
+	return fmt.Errorf("%w: %s: %s", connector.ErrStoreUnavailable, op, redact.Secrets(err.Error(), d.secret))
 }
 
 // isDuplicate reports whether err is a unique-key violation.

@@ -22,6 +22,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/redact"
 )
 
 // Driver names accepted by Open.
@@ -98,7 +99,7 @@ func openMySQL(dsn string) (*DB, error) {
 	}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open store: mysql: %s", redact(err.Error(), cfg.Passwd))
+		return nil, fmt.Errorf("open store: mysql: %s", redact.Secrets(err.Error(), cfg.Passwd))
 	}
 	sqlDB := sql.OpenDB(conn)
 	sqlDB.SetMaxOpenConns(mysqlMaxOpenConns)
