@@ -20,7 +20,7 @@ var allowed = map[string][]string{
 	"frappe/erpnextsim":    {}, // speaks the REST API from the recordings; needs not even the client
 	"mapping":              {"razorpay"},
 	// The configuration file is read at the edge: the core runs with a Config, never parses one.
-	"connector/config": {},
+	"connector/config": {"internal/redact"},
 	"connector":        {"connector/config", "razorpay", "frappe", "mapping"},
 	// The HTTP edge of the core: webhook intake, probes, /metrics.
 	"connector/httpapi": {"connector"},

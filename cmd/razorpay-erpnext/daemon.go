@@ -182,10 +182,16 @@ func (d *daemon) stopWorkers(wg *sync.WaitGroup, cancel context.CancelFunc) {
 }
 
 func (m *Main) loadConfig(path string) (connector.Config, error) {
+	return m.loadConfigScope(path, config.ScopeAll)
+}
+
+// loadConfigScope loads the configuration validating only what scope needs (migrate: the
+// store), printing its warnings on stderr.
+func (m *Main) loadConfigScope(path string, scope config.Scope) (connector.Config, error) {
 	if path == "" {
 		return connector.Config{}, usageErr("--config FILE is required")
 	}
-	cfg, warnings, err := config.Load(path, m.Getenv)
+	cfg, warnings, err := config.LoadScope(path, m.Getenv, scope)
 	for _, w := range warnings {
 		fmt.Fprintln(m.Stderr, "warning:", w)
 	}
@@ -218,10 +224,10 @@ func (m *Main) migrateCmd() *cobra.Command {
 	var path string
 	c := &cobra.Command{
 		Use:   "migrate --config FILE",
-		Short: "Create or upgrade the connector's database tables",
+		Short: "Create or upgrade the connector's database tables (needs only the database section)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := m.loadConfig(path)
+			cfg, err := m.loadConfigScope(path, config.ScopeStore)
 			if err != nil {
 				return err
 			}

@@ -150,11 +150,12 @@ type Worker struct {
 // Duration is a time.Duration in YAML as Go duration text ("30s", "10m") or days ("90d").
 type Duration time.Duration
 
-// UnmarshalYAML accepts "90d", Go durations and plain integers (seconds).
+// UnmarshalYAML accepts "90d", Go durations and plain integers (seconds). A bad value is a
+// *yaml.TypeError with its line, so decoding goes on and every other problem is reported too.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
 	}
 	*d = Duration(v)
 	return nil

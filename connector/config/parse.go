@@ -1,12 +1,10 @@
 package config
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -17,25 +15,71 @@ var (
 	wholeRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
 )
 
-// expandNode replaces ${VAR} in every scalar value of n with getenv(VAR), recording in seen
-// each non-empty value and the reference it came from (for scrubbing messages).
-func expandNode(n *yaml.Node, getenv func(string) string, seen map[string]string) {
-	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${") {
+// Scope is how much of the configuration a command needs, and so how much Load validates.
+type Scope int
+
+const (
+	// ScopeAll validates every key: serve, check, explain, reconcile, events.
+	ScopeAll Scope = iota
+	// ScopeStore validates only what opening the store needs (database, log): migrate creates
+	// the connector's tables and needs no ERPNext or Razorpay secret. The file must still be
+	// valid YAML with known keys, and no secret may be written in it literally.
+	ScopeStore
+)
+
+// reference is one ${VAR} written in a scalar value, at its key path (e.g. "erpnext.api_key",
+// "razorpay.webhook_secrets[1]"), with the length of the variable's value (0: unset or empty).
+type reference struct {
+	path, name string
+	length     int
+}
+
+// expansion is what expanding a document found: each non-empty value and the reference it
+// came from (for scrubbing messages), and every reference by key path.
+type expansion struct {
+	seen map[string]string
+	refs []reference
+}
+
+// expandNode replaces ${VAR} in every scalar value of n with getenv(VAR). path is n's key path.
+func (x *expansion) expandNode(n *yaml.Node, path string, getenv func(string) string) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			x.expandNode(c, path, getenv)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			x.expandNode(n.Content[i+1], joinPath(path, n.Content[i].Value), getenv)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			x.expandNode(c, path+"["+strconv.Itoa(i)+"]", getenv)
+		}
+	case yaml.ScalarNode:
+		if !strings.Contains(n.Value, "${") {
+			return
+		}
 		n.Value = envRef.ReplaceAllStringFunc(n.Value, func(m string) string {
-			v := getenv(envRef.FindStringSubmatch(m)[1])
+			name := envRef.FindStringSubmatch(m)[1]
+			v := getenv(name)
 			if v != "" {
-				seen[v] = m
+				x.seen[v] = m
 			}
+			x.refs = append(x.refs, reference{path: path, name: name, length: len(v)})
 			return v
 		})
 		// The value is set on the node, never re-parsed as YAML text; the empty tag lets a plain
 		// scalar resolve again (a number for workers: ${WORKERS}), a quoted one stays a string.
 		n.Tag = ""
-		return
 	}
-	for _, c := range n.Content {
-		expandNode(c, getenv, seen)
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
 	}
+	return path + "." + key
 }
 
 // scrub replaces every value that came from the environment with its ${VAR} reference: a
@@ -99,85 +143,91 @@ func sequenceAt(doc *yaml.Node, keys ...string) []string {
 	return out
 }
 
-// dsnPassword is the password of a MariaDB DSN "user:password@tcp(…)/db" (ok=false when the DSN
-// has no user:password part).
-func dsnPassword(dsn string) (string, bool) {
-	at := strings.LastIndex(dsn, "@")
-	if at < 0 {
-		return "", false
-	}
-	user, pw, ok := strings.Cut(dsn[:at], ":")
-	if !ok || user == "" {
-		return "", false
-	}
-	return pw, true
+// Load reads a YAML file, checks that secrets are ${VAR} references, expands them from
+// getenv (os.Getenv when nil), fills defaults and validates every key (ScopeAll). The error
+// lists every problem with its key path.
+func Load(path string, getenv func(string) string) (Config, []string, error) {
+	return LoadScope(path, getenv, ScopeAll)
 }
 
-// Load reads a YAML file, checks that secrets are ${VAR} references, expands them from
-// getenv (os.Getenv when nil), fills defaults and validates. The error lists every problem
-// with its key path.
-func Load(path string, getenv func(string) string) (Config, []string, error) {
+// LoadScope is Load validating only what scope needs.
+func LoadScope(path string, getenv func(string) string, scope Scope) (Config, []string, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, nil, fmt.Errorf("read config: %w", err)
 	}
-	return Parse(raw, getenv)
+	return ParseScope(raw, getenv, scope)
 }
 
 // Parse is Load on bytes. It returns the config, warnings (e.g. a webhook secret
 // that expanded to empty and was dropped) and an error listing every problem.
 func Parse(raw []byte, getenv func(string) string) (Config, []string, error) {
+	return ParseScope(raw, getenv, ScopeAll)
+}
+
+// ParseScope is Parse validating only what scope needs. Line numbers in its errors are the
+// file's own: the document is decoded from the parsed nodes, never from re-encoded text.
+func ParseScope(raw []byte, getenv func(string) string, scope Scope) (Config, []string, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	var problems, warnings []string
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return Config{}, nil, fmt.Errorf("config: %w", err)
 	}
-	// Literal-secret check on the document as written. A secret is exactly one ${VAR} (or
-	// empty): anything else is, or contains, the secret itself.
-	check := func(path, v string) {
-		if v != "" && !wholeRef.MatchString(strings.TrimSpace(v)) {
-			problems = append(problems, fmt.Sprintf("%s: a secret is written literally; write exactly ${ENV_VAR} and set it in the environment", path))
-		}
-	}
-	check("admin_token", scalarAt(&doc, "admin_token"))
+	problems := literalSecrets(&doc)
 	secretRefs := sequenceAt(&doc, "razorpay", "webhook_secrets")
-	for i, s := range secretRefs {
-		check(fmt.Sprintf("razorpay.webhook_secrets[%d]", i), s)
-	}
-	check("razorpay.key_secret", scalarAt(&doc, "razorpay", "key_secret"))
-	check("erpnext.api_key", scalarAt(&doc, "erpnext", "api_key"))
-	check("erpnext.api_secret", scalarAt(&doc, "erpnext", "api_secret"))
-	if pw, ok := dsnPassword(scalarAt(&doc, "database", "dsn")); ok && pw != "" && !wholeRef.MatchString(pw) {
-		problems = append(problems, "database.dsn: the password is written literally; write it as ${ENV_VAR}, e.g. user:${DB_PASSWORD}@tcp(…)/db")
-	}
 
 	// Expand ${VAR} inside scalar values of the parsed document, never in its text: a value with
-	// quotes, "#", a backslash or a newline stays one value and cannot inject keys. The expanded
-	// document is encoded again (quoting what needs it) and decoded strictly: unknown keys are
-	// errors.
-	seen := map[string]string{}
-	expandNode(&doc, getenv, seen)
+	// quotes, "#", a backslash or a newline stays one value and cannot inject keys. Unknown keys
+	// are errors; the nodes keep the lines of the file for every message.
+	x := &expansion{seen: map[string]string{}}
+	x.expandNode(&doc, "", getenv)
 	cfg := Defaults()
 	if len(doc.Content) > 0 {
-		out, err := yaml.Marshal(&doc)
-		if err != nil {
-			return Config{}, nil, fmt.Errorf("config: %s", scrub(err.Error(), seen))
+		var decodeProblems []string
+		decodeProblems = append(decodeProblems, unknownKeys(&doc)...)
+		if err := doc.Decode(&cfg); err != nil {
+			decodeProblems = append(decodeProblems, yamlProblems(err)...)
 		}
-		dec := yaml.NewDecoder(bytes.NewReader(out))
-		dec.KnownFields(true)
-		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-			return Config{}, nil, fmt.Errorf("config: %s", scrub(err.Error(), seen))
+		if len(decodeProblems) > 0 {
+			for i, p := range decodeProblems {
+				decodeProblems[i] = scrub(p, x.seen)
+			}
+			return Config{}, nil, &Error{Problems: append(problems, decodeProblems...)}
 		}
 	}
-	var secrets []string
+	var warnings []string
+	if scope == ScopeAll {
+		warnings = dropEmptyWebhookSecrets(&cfg, secretRefs)
+		problems = append(problems, shortSecrets(x.refs)...)
+	}
+	for _, p := range cfg.validate(scope) {
+		problems = append(problems, scrub(withVariables(p, x.refs), x.seen))
+	}
+	if len(problems) > 0 {
+		return cfg, warnings, &Error{Problems: problems}
+	}
+	return cfg, warnings, nil
+}
+
+// yamlProblems splits a decoding error into one problem per line of yaml.v3's report.
+func yamlProblems(err error) []string {
+	if te, ok := err.(*yaml.TypeError); ok {
+		return te.Errors
+	}
+	return []string{err.Error()}
+}
+
+// dropEmptyWebhookSecrets removes the webhook secrets that expanded to empty (an empty key
+// would let anyone sign), with a warning naming each one's reference.
+func dropEmptyWebhookSecrets(cfg *Config, refs []string) []string {
+	var warnings, secrets []string
 	for i, s := range cfg.Razorpay.WebhookSecrets {
 		if strings.TrimSpace(s) == "" {
 			ref := ""
-			if i < len(secretRefs) {
-				ref = " (" + secretRefs[i] + " is unset or empty)"
+			if i < len(refs) {
+				ref = " (" + refs[i] + " is unset or empty)"
 			}
 			warnings = append(warnings, fmt.Sprintf("razorpay.webhook_secrets[%d]%s was dropped: an empty secret would let anyone sign", i, ref))
 			continue
@@ -185,13 +235,7 @@ func Parse(raw []byte, getenv func(string) string) (Config, []string, error) {
 		secrets = append(secrets, s)
 	}
 	cfg.Razorpay.WebhookSecrets = secrets
-	for _, p := range cfg.Validate() {
-		problems = append(problems, scrub(p, seen))
-	}
-	if len(problems) > 0 {
-		return cfg, warnings, &Error{Problems: problems}
-	}
-	return cfg, warnings, nil
+	return warnings
 }
 
 // Error lists every configuration problem, one per line, each with its key path.

@@ -13,8 +13,20 @@ type problems []string
 func (p *problems) add(f string, a ...any) { *p = append(*p, fmt.Sprintf(f, a...)) }
 
 // Validate returns every problem of an expanded configuration, each prefixed with its key path.
-func (c Config) Validate() []string {
+func (c Config) Validate() []string { return c.validate(ScopeAll) }
+
+// validate is Validate for what scope needs: the store only (database, log), or everything.
+func (c Config) validate(scope Scope) []string {
 	var p problems
+	c.Database.validate(&p)
+	switch c.Log.Format {
+	case "json", "console":
+	default:
+		p.add("log.format: must be json or console")
+	}
+	if scope == ScopeStore {
+		return p
+	}
 	if c.Listen == "" {
 		p.add("listen: required (e.g. 127.0.0.1:8080)")
 	}
@@ -23,14 +35,6 @@ func (c Config) Validate() []string {
 	}
 	if c.Workers < 1 || c.Workers > 256 {
 		p.add("workers: must be 1..256, got %d", c.Workers)
-	}
-	switch c.Database.Driver {
-	case "sqlite", "mysql":
-	default:
-		p.add("database.driver: must be sqlite or mysql, got %q", c.Database.Driver)
-	}
-	if c.Database.DSN == "" {
-		p.add("database.dsn: required")
 	}
 	if len(c.Razorpay.WebhookSecrets) == 0 {
 		p.add("razorpay.webhook_secrets: at least one non-empty secret is required (an empty key would let anyone sign)")
@@ -43,15 +47,21 @@ func (c Config) Validate() []string {
 		}
 	}
 	p = append(p, c.Reconcile.validate()...)
-	switch c.Log.Format {
-	case "json", "console":
-	default:
-		p.add("log.format: must be json or console")
-	}
 	if c.Worker.Lease <= 0 || c.Worker.Poll <= 0 || c.Worker.MaxAttempts < 1 {
 		p.add("worker: lease and poll must be positive and max_attempts at least 1")
 	}
 	return p
+}
+
+func (d Database) validate(p *problems) {
+	switch d.Driver {
+	case "sqlite", "mysql":
+	default:
+		p.add("database.driver: must be sqlite or mysql, got %q", d.Driver)
+	}
+	if d.DSN == "" {
+		p.add("database.dsn: required (e.g. ./razorpay-erpnext.db for sqlite)")
+	}
 }
 
 func (e ERPNext) validate(p *problems) {
@@ -60,8 +70,11 @@ func (e ERPNext) validate(p *problems) {
 	} else if !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://") {
 		p.add("erpnext.url: must start with http:// or https://")
 	}
-	if e.APIKey == "" || e.APISecret == "" {
-		p.add("erpnext.api_key, erpnext.api_secret: required (API key and secret of the ERPNext API user)")
+	if e.APIKey == "" {
+		p.add("erpnext.api_key: required (the API key of the ERPNext API user)")
+	}
+	if e.APISecret == "" {
+		p.add("erpnext.api_secret: required (the API secret of the ERPNext API user)")
 	}
 	if e.Timeout <= 0 {
 		p.add("erpnext.timeout: must be positive")
