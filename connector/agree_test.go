@@ -40,7 +40,7 @@ func (r *rig) agree(eventID string, body []byte) (*connector.Explanation, connec
 		connector.ExplainSubmitDraft: connector.StatusDone, connector.ExplainCancel: connector.StatusDone,
 		connector.ExplainVoid: connector.StatusDone, connector.ExplainDuplicate: connector.StatusDuplicate,
 		connector.ExplainPark: connector.StatusParked, connector.ExplainWait: connector.StatusPending,
-		connector.ExplainSkip: connector.StatusSkipped,
+		connector.ExplainSkip: connector.StatusSkipped, connector.ExplainRetry: connector.StatusPending,
 	}[x.Action]
 	if row.Status != want {
 		r.t.Fatalf("%s: explain planned %s (%q), the worker made it %s (%q)", eventID, x.Action, x.Reason, row.Status, row.LastError)
@@ -48,6 +48,11 @@ func (r *rig) agree(eventID string, body []byte) (*connector.Explanation, connec
 	switch x.Action {
 	case connector.ExplainCreate:
 		r.sameEntry(eventID, x, row)
+	case connector.ExplainRetry:
+		// The reason the worker records, then what it does about it.
+		if !strings.HasPrefix(x.Reason, row.LastError+" — the worker would ") {
+			r.t.Errorf("%s: explain's reason\n  %q\ndoes not start with the worker's\n  %q", eventID, x.Reason, row.LastError)
+		}
 	case connector.ExplainPark, connector.ExplainSkip, connector.ExplainDuplicate, connector.ExplainWait, connector.ExplainVoid, connector.ExplainReuse:
 		if x.Reason != row.LastError {
 			r.t.Errorf("%s: explain's reason\n  %q\nthe worker's\n  %q", eventID, x.Reason, row.LastError)

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -21,14 +22,25 @@ type Explanation struct {
 	Ledger    *Ledger          `json:"ledger,omitempty"` // its money, in minor units
 }
 
+// ExplainRetry is Explain's action when a read failed in a way the worker would not park on
+// (Razorpay or ERPNext unreachable, a 5xx, refused credentials, the store down): Reason says
+// what failed and what the worker would do — try again after its backoff, or pause all work
+// until the credentials work. It is never a Plan's action: the worker settles such a failure
+// itself (settle).
+const ExplainRetry = "retry"
+
 // Explain is a dry run of the booking of e: Decide, printed. It reads ERPNext (lists,
 // documents, and get_payment_entry, which writes nothing), Razorpay when configured, and the
-// store when the Connector has one; it never writes to any of them. It returns an error only
-// when something could not be read.
+// store when the Connector has one; it never writes to any of them. A read that fails is a
+// line of the explanation (ExplainRetry), not the end of the dry run (issue 14: a failed order
+// lookup made `explain` exit 1); the error is returned only when ctx ended.
 func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanation, error) {
 	pl, err := c.Decide(ctx, e)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return c.explainFailure(e, err), nil
 	}
 	x := &Explanation{Event: pl.Event, Key: pl.Key, Action: pl.Action, Existing: pl.Existing, Reason: pl.Reason,
 		Fields: pl.Fields, Ledger: pl.Ledger}
@@ -43,6 +55,25 @@ func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanatio
 		x.Key = e.BusinessKey()
 	}
 	return x, nil
+}
+
+// explainFailure is the explanation of a read that failed: the worker's outcome for it, said.
+func (c *Connector) explainFailure(e *razorpay.Event, err error) *Explanation {
+	o, pause := c.outcomeOf(&InboxEvent{}, result{}, err)
+	x := &Explanation{Event: e.Event, Key: e.BusinessKey(), Action: ExplainRetry}
+	why := o.LastError // what the worker would record
+	if why == "" {
+		why = err.Error()
+	}
+	switch {
+	case pause != "":
+		x.Reason = fmt.Sprintf("%s — the worker would pause all work (spending no attempt) and test the credentials again every %s", why, c.cfg.Worker.PauseRecheck.D())
+	case o.CountAttempt:
+		x.Reason = fmt.Sprintf("%s — the worker would try again after its backoff, counting an attempt (the event is dead after %d)", why, c.cfg.Worker.MaxAttempts)
+	default:
+		x.Reason = fmt.Sprintf("%s — the worker would try again later, spending no attempt", why)
+	}
+	return x
 }
 
 // Decide is the decision the worker would take for e now, from reads only (DESIGN.md §4,

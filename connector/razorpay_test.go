@@ -1,6 +1,7 @@
 package connector_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -93,6 +94,55 @@ func TestRazorpayFailures(t *testing.T) {
 		r.work()
 		if e := r.want("R3", connector.StatusPending, "re-fetch refund rfnd_T3stDown00001: "); e.Attempts != 1 {
 			t.Errorf("attempts %d, want a counted retry", e.Attempts)
+		}
+	})
+}
+
+// A read that fails where the worker would retry or pause is a line of the explanation, not
+// the end of the dry run: issue 14 found `explain` exiting 1 on the sample payloads whose
+// order had to be fetched, once Razorpay keys were set and Razorpay could not be reached. The
+// explanation says what failed and what the worker does, and the worker then does that.
+func TestExplainReportsAFailedReadAsALine(t *testing.T) {
+	body := func(t *testing.T, id string) []byte {
+		return envelope(t, "payment.captured", "payment", payment(id, 120000, map[string]any{"order_id": "order_T3stOrdNetb001"}))
+	}
+	t.Run("UnreachableRazorpayRetries", func(t *testing.T) {
+		r := newRig(t, withRazorpay)
+		cfg := r.cfg
+		cfg.Razorpay.APIURL = "http://127.0.0.1:1"
+		r.conn = r.connector(cfg)
+		x, row := r.agree("X1", body(t, "pay_T3stExplain001"))
+		if x.Action != connector.ExplainRetry || !strings.HasPrefix(x.Reason, "fetch order order_T3stOrdNetb001 from Razorpay: ") ||
+			!strings.HasSuffix(x.Reason, " — the worker would try again after its backoff, counting an attempt (the event is dead after 12)") {
+			t.Errorf("explained %s %q", x.Action, x.Reason)
+		}
+		if row.Attempts != 1 {
+			t.Errorf("the worker spent %d attempts, want 1 (a counted retry)", row.Attempts)
+		}
+	})
+	t.Run("RefusedKeysPause", func(t *testing.T) {
+		r := newRig(t, withRazorpay)
+		r.conn = r.connectorWithRazorpayKeys(r.cfg, "wrong-secret-0123")
+		x, row := r.agree("X2", body(t, "pay_T3stExplain002"))
+		if x.Action != connector.ExplainRetry || !strings.HasPrefix(x.Reason, "paused: fetch order order_T3stOrdNetb001 from Razorpay: ") ||
+			!strings.HasSuffix(x.Reason, " — the worker would pause all work (spending no attempt) and test the credentials again every 30s") ||
+			strings.Contains(x.Reason, "wrong-secret-0123") {
+			t.Errorf("explained %s %q", x.Action, x.Reason)
+		}
+		if row.Attempts != 0 {
+			t.Errorf("the worker spent %d attempts, want none", row.Attempts)
+		}
+	})
+	t.Run("EndedContextIsAnError", func(t *testing.T) {
+		r := newRig(t, withRazorpay)
+		ev, err := razorpay.ParseEvent(body(t, "pay_T3stExplain003"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if x, err := r.conn.Explain(ctx, ev); err == nil {
+			t.Errorf("explained %+v with an ended context, want its error", x)
 		}
 	})
 }

@@ -85,7 +85,9 @@ func (m *Main) explainCmd() *cobra.Command {
 			} else {
 				printExplanation(m.Stdout, x)
 			}
-			if x.Action == connector.ExplainPark {
+			// Exit 3 (finished, a person must look) when the worker would park it, or when a
+			// read failed and the plan could not be made (retry: the reason says what failed).
+			if x.Action == connector.ExplainPark || x.Action == connector.ExplainRetry {
 				return &exitError{code: exitParked}
 			}
 			return nil
