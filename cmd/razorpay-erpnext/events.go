@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/rs/zerolog"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -92,6 +90,7 @@ func (m *Main) eventsListCmd(path *string) *cobra.Command {
 	var status, since string
 	var asJSON bool
 	var limit int
+	var wait time.Duration
 	c := &cobra.Command{
 		Use:   "list [--status S] [--since T] [--limit N] [--json]",
 		Short: "List inbox events, newest first",
@@ -113,9 +112,12 @@ func (m *Main) eventsListCmd(path *string) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			rows, err := db.ListEvents(cmd.Context(), f)
+			rows, err := listSettled(cmd.Context(), db, f, wait)
 			if err != nil {
 				return err
+			}
+			if busy := unsettled(rows); busy > 0 && wait > 0 {
+				fmt.Fprintf(m.Stderr, "warning: %d event(s) still pending or processing after %s\n", busy, wait)
 			}
 			if asJSON {
 				views := make([]eventView, 0, len(rows))
@@ -131,8 +133,40 @@ func (m *Main) eventsListCmd(path *string) *cobra.Command {
 	c.Flags().StringVar(&status, "status", "", "only this status ("+statusWords()+")")
 	c.Flags().StringVar(&since, "since", "", "only events received since T: RFC 3339 time, YYYY-MM-DD, or a duration back from now (36h, 7d)")
 	c.Flags().IntVar(&limit, "limit", 200, "at most N rows (0 = all)")
+	c.Flags().DurationVar(&wait, "wait", 0, "first wait up to this long (e.g. 10s) until no listed event is pending or processing")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
+}
+
+// listSettled lists the events f selects; with wait > 0 it first lists them again every
+// 100 ms until none is pending or processing (a webhook just sent is still being booked), or
+// wait has passed, and returns the last list.
+func listSettled(ctx context.Context, db *store.DB, f connector.EventFilter, wait time.Duration) ([]connector.InboxEvent, error) {
+	deadline := time.Now().Add(wait)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		rows, err := db.ListEvents(ctx, f)
+		if err != nil || unsettled(rows) == 0 || !time.Now().Before(deadline) {
+			return rows, err
+		}
+		select {
+		case <-ctx.Done():
+			return rows, nil
+		case <-tick.C:
+		}
+	}
+}
+
+// unsettled counts the rows a worker has yet to finish (pending or processing).
+func unsettled(rows []connector.InboxEvent) int {
+	n := 0
+	for _, r := range rows {
+		if r.Status == connector.StatusPending || r.Status == connector.StatusProcessing {
+			n++
+		}
+	}
+	return n
 }
 
 // statusWords lists connector.Statuses for usage messages.
@@ -182,89 +216,6 @@ func shorten(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-func (m *Main) eventsShowCmd(path *string) *cobra.Command {
-	var asJSON bool
-	c := &cobra.Command{
-		Use:   "show ID [--json]",
-		Short: "Show an event: raw body, attempts, last error (ERPNext's message), result",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			conn, err := m.connectorFor(ctx, *path)
-			if err != nil {
-				return err
-			}
-			defer conn.close()
-			rows, err := conn.FindEvents(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				views := make([]eventView, 0, len(rows))
-				for _, r := range rows {
-					views = append(views, viewOf(r, true))
-				}
-				return json.NewEncoder(m.Stdout).Encode(map[string]any{"events": views})
-			}
-			for i, r := range rows {
-				if i > 0 {
-					fmt.Fprintln(m.Stdout)
-				}
-				m.printEvent(ctx, conn.db, r)
-			}
-			return nil
-		},
-	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
-	return c
-}
-
-func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEvent) {
-	w := m.Stdout
-	field := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(w, "%-16s %s\n", k+":", v)
-		}
-	}
-	field("event id", r.EventID)
-	field("row", strconv.FormatInt(r.ID, 10))
-	field("account", r.AccountID)
-	field("event", r.Event)
-	field("business key", r.BusinessKey)
-	field("status", string(r.Status))
-	field("attempts", strconv.Itoa(r.Attempts))
-	field("received", r.ReceivedAt.UTC().Format(time.RFC3339))
-	if r.Status == connector.StatusPending {
-		field("next attempt", r.NextAttemptAt.UTC().Format(time.RFC3339))
-	}
-	field("updated", r.UpdatedAt.UTC().Format(time.RFC3339))
-	if r.ResultName != "" {
-		field("result", r.ResultDoctype+" "+r.ResultName)
-	}
-	switch r.Status {
-	case connector.StatusDone, connector.StatusDuplicate, connector.StatusSkipped:
-		field("outcome", r.LastError) // how it ended, not an error
-	default:
-		field("last error", r.LastError)
-	}
-	if r.BusinessKey != "" {
-		if b, err := db.GetBooking(ctx, r.BusinessKey); err == nil {
-			field("booking", fmt.Sprintf("%s %s %s %s (%s)", b.State, b.Kind, b.Doctype, b.Name, b.Invoice))
-		}
-	}
-	switch {
-	case r.RawBody == nil:
-		fmt.Fprintln(w, "body:            (purged by retention; the event can no longer be replayed)")
-	default:
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, r.RawBody, "  ", "  ") == nil {
-			fmt.Fprintf(w, "body:\n  %s\n", pretty.String())
-		} else {
-			fmt.Fprintf(w, "body (not JSON): %q\n", shorten(string(r.RawBody), 2000))
-		}
-	}
 }
 
 func (m *Main) eventsReplayCmd(path *string) *cobra.Command {

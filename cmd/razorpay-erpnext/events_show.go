@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+)
+
+func (m *Main) eventsShowCmd(path *string) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "show ID [--json]",
+		Short: "Show an event: raw body, attempts, last error (ERPNext's message), result",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			conn, err := m.connectorFor(ctx, *path)
+			if err != nil {
+				return err
+			}
+			defer conn.close()
+			rows, err := conn.FindEvents(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				views := make([]eventView, 0, len(rows))
+				for _, r := range rows {
+					views = append(views, viewOf(r, true))
+				}
+				return json.NewEncoder(m.Stdout).Encode(map[string]any{"events": views})
+			}
+			for i, r := range rows {
+				if i > 0 {
+					fmt.Fprintln(m.Stdout)
+				}
+				m.printEvent(ctx, conn.db, r)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
+
+func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEvent) {
+	w := m.Stdout
+	field := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-16s %s\n", k+":", v)
+		}
+	}
+	field("event id", r.EventID)
+	field("row", strconv.FormatInt(r.ID, 10))
+	field("account", r.AccountID)
+	field("event", r.Event)
+	field("business key", r.BusinessKey)
+	field("status", string(r.Status))
+	field(attemptsOf(r))
+	field("received", r.ReceivedAt.UTC().Format(time.RFC3339))
+	if r.Status == connector.StatusPending {
+		field("next attempt", r.NextAttemptAt.UTC().Format(time.RFC3339))
+	}
+	field("updated", r.UpdatedAt.UTC().Format(time.RFC3339))
+	if r.ResultName != "" {
+		field("result", r.ResultDoctype+" "+r.ResultName)
+	}
+	switch r.Status {
+	case connector.StatusDone, connector.StatusDuplicate, connector.StatusSkipped:
+		field("outcome", r.LastError) // how it ended, not an error
+	default:
+		field("last error", r.LastError)
+	}
+	if r.BusinessKey != "" {
+		if b, err := db.GetBooking(ctx, r.BusinessKey); err == nil {
+			field("booking", fmt.Sprintf("%s %s %s %s (%s)", b.State, b.Kind, b.Doctype, b.Name, b.Invoice))
+		}
+	}
+	switch {
+	case r.RawBody == nil:
+		fmt.Fprintln(w, "body:            (purged by retention; the event can no longer be replayed)")
+	default:
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, r.RawBody, "  ", "  ") == nil {
+			fmt.Fprintf(w, "body:\n  %s\n", pretty.String())
+		} else {
+			fmt.Fprintf(w, "body (not JSON): %q\n", shorten(string(r.RawBody), 2000))
+		}
+	}
+}
+
+// attemptsOf is the attempts line of `events show`. The store counts failed attempts (they
+// make an event dead after worker.max_attempts); an event a worker finished as done, parked
+// or skipped had one more, the one that finished it, so a booking that succeeded first time
+// shows "attempts: 1". Other statuses show their failed attempts.
+func attemptsOf(r connector.InboxEvent) (label, value string) {
+	switch r.Status {
+	case connector.StatusDone, connector.StatusParked, connector.StatusSkipped:
+		v := strconv.Itoa(r.Attempts + 1)
+		if r.Attempts > 0 {
+			v += fmt.Sprintf(" (%d failed before the last)", r.Attempts)
+		}
+		return "attempts", v
+	}
+	return "failed attempts", strconv.Itoa(r.Attempts)
+}
