@@ -117,7 +117,7 @@ func (m *Main) eventsListCmd(path *string) *cobra.Command {
 				return err
 			}
 			if busy := unsettled(rows); busy > 0 && wait > 0 {
-				fmt.Fprintf(m.Stderr, "warning: %d event(s) still pending or processing after %s\n", busy, wait)
+				fmt.Fprintf(m.Stderr, "warning: %d listed event(s) still pending or processing after %s\n", busy, wait)
 			}
 			if asJSON {
 				views := make([]eventView, 0, len(rows))
@@ -133,29 +133,33 @@ func (m *Main) eventsListCmd(path *string) *cobra.Command {
 	c.Flags().StringVar(&status, "status", "", "only this status ("+statusWords()+")")
 	c.Flags().StringVar(&since, "since", "", "only events received since T: RFC 3339 time, YYYY-MM-DD, or a duration back from now (36h, 7d)")
 	c.Flags().IntVar(&limit, "limit", 200, "at most N rows (0 = all)")
-	c.Flags().DurationVar(&wait, "wait", 0, "first wait up to this long (e.g. 10s) until no listed event is pending or processing")
+	c.Flags().DurationVar(&wait, "wait", 0, "first wait up to this long (e.g. 30s) until no event is pending or processing")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }
 
-// listSettled lists the events f selects; with wait > 0 it first lists them again every
-// 100 ms until none is pending or processing (a webhook just sent is still being booked), or
-// wait has passed, and returns the last list.
+// listSettled lists the events f selects; with wait > 0 it first waits, checking every
+// 100 ms, until the store holds no pending or processing event (a webhook just sent is still
+// being booked; whatever f's status filter), or wait has passed.
 func listSettled(ctx context.Context, db *store.DB, f connector.EventFilter, wait time.Duration) ([]connector.InboxEvent, error) {
 	deadline := time.Now().Add(wait)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for {
-		rows, err := db.ListEvents(ctx, f)
-		if err != nil || unsettled(rows) == 0 || !time.Now().Before(deadline) {
-			return rows, err
+	for wait > 0 {
+		n, err := db.CountByStatus(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if n[connector.StatusPending]+n[connector.StatusProcessing] == 0 || !time.Now().Before(deadline) {
+			break
 		}
 		select {
 		case <-ctx.Done():
-			return rows, nil
+			return nil, ctx.Err()
 		case <-tick.C:
 		}
 	}
+	return db.ListEvents(ctx, f)
 }
 
 // unsettled counts the rows a worker has yet to finish (pending or processing).

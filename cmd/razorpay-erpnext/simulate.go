@@ -78,7 +78,11 @@ func (m *Main) simulateERPNextCmd() *cobra.Command {
 				return err
 			}
 			srv := &http.Server{Handler: site, ReadHeaderTimeout: 5 * time.Second}
-			fmt.Fprintf(m.Stdout, "ERPNext simulator on http://%s (company %q, latency profile %q)\n", l.Addr(), erpnextsim.DefaultCompany, profile)
+			shown := ""
+			if profile != "" && profile != "none" {
+				shown = fmt.Sprintf(", latency profile %q", profile)
+			}
+			fmt.Fprintf(m.Stdout, "ERPNext simulator on http://%s (company %q%s)\n", l.Addr(), erpnextsim.DefaultCompany, shown)
 			go func() {
 				<-cmd.Context().Done()
 				srv.Close()

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// readmeShell is one bash that runs the walkthrough's steps in order, as a person types them
+// into their terminals: variables and functions a step defines stay for the next. Its output
+// (stdout and stderr together) is read step by step up to a marker the test prints after
+// each step.
+type readmeShell struct {
+	t     *testing.T
+	dir   string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	lines chan string
+	steps int
+	bg    int // background steps started
+}
+
+// startShell starts bash in dir with a clean environment: PATH, HOME, TMPDIR and the Go
+// toolchain's variables, nothing the walkthrough does not export itself.
+func startShell(t *testing.T, dir string) *readmeShell {
+	t.Helper()
+	cmd := exec.Command("bash", "--noprofile", "--norc")
+	cmd.Dir = dir
+	cmd.Env = []string{"LC_ALL=C.UTF-8", "TERM=dumb"}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "PATH" || k == "HOME" || k == "TMPDIR" || strings.HasPrefix(k, "GO") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout.(io.Writer)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &readmeShell{t: t, dir: dir, cmd: cmd, stdin: stdin, lines: make(chan string, 1024)}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		close(s.lines)
+	}()
+	s.write("exec 2>&1\n")
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *readmeShell) write(text string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.stdin, text); err != nil {
+		s.t.Fatalf("write to bash: %v", err)
+	}
+}
+
+// run runs one step (stdin from /dev/null, so no command eats the steps after it) and
+// returns what it printed.
+func (s *readmeShell) run(text string) []string {
+	s.t.Helper()
+	s.steps++
+	marker := fmt.Sprintf("@@readme-step-%d@@", s.steps)
+	s.write("{\n" + text + "\n} </dev/null\nprintf '\\n%s\\n' '" + marker + "'\n")
+	var out []string
+	deadline := time.After(unitTimeout)
+	for {
+		select {
+		case l, ok := <-s.lines:
+			if !ok {
+				s.t.Fatalf("bash ended during the step:\n%s\nit printed:\n%s", text, strings.Join(out, "\n"))
+			}
+			if l == marker {
+				if n := len(out); n > 0 && out[n-1] == "" {
+					out = out[:n-1] // the newline printed before the marker
+				}
+				return out
+			}
+			out = append(out, l)
+		case <-deadline:
+			s.t.Fatalf("the step did not finish within %s:\n%s\nit printed so far:\n%s", unitTimeout, text, strings.Join(out, "\n"))
+		}
+	}
+}
+
+// background starts a step that keeps running (a simulator, the daemon) with its output in a
+// log file, as in a terminal of its own, and returns its output once done accepts it, the
+// process ended, or a minute passed.
+func (s *readmeShell) background(text string, done func([]string) bool) []string {
+	s.t.Helper()
+	s.bg++
+	log := filepath.Join(s.dir, fmt.Sprintf("step-%d.log", s.bg))
+	command := strings.TrimSpace(stripComments(text))
+	s.run(fmt.Sprintf("%s </dev/null >%s 2>&1 &\necho $! >%s.pid", command, log, log))
+	deadline := time.Now().Add(time.Minute)
+	for {
+		raw, _ := os.ReadFile(log)
+		lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+		if done(lines) || time.Now().After(deadline) || !s.alive(log+".pid") {
+			return lines
+		}
+		time.Sleep(50 * time.Millisecond) // polling a file another process writes; bounded above
+	}
+}
+
+// alive reports whether the process whose pid is in file still runs (kill -0 through bash
+// would race the steps; /proc is enough on Linux, and elsewhere it is assumed alive).
+func (s *readmeShell) alive(file string) bool {
+	pid, err := os.ReadFile(file)
+	if err != nil {
+		return true
+	}
+	if _, err := os.Stat("/proc"); err != nil {
+		return true
+	}
+	_, err = os.Stat("/proc/" + strings.TrimSpace(string(pid)))
+	return err == nil
+}
+
+// stop ends the background processes the walkthrough started (SIGTERM, each by its pid, then
+// bash waits for them), then bash itself.
+func (s *readmeShell) stop() {
+	_, _ = io.WriteString(s.stdin, "for f in step-*.log.pid; do [ -f \"$f\" ] && kill -TERM \"$(cat \"$f\")\" 2>/dev/null; done; wait; exit\n")
+	_ = s.stdin.Close()
+	done := make(chan error, 1)
+	go func() {
+		for range s.lines {
+		}
+		done <- s.cmd.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		s.t.Errorf("the walkthrough's processes did not stop within a minute of SIGTERM; killing them")
+		for i := 1; i <= s.bg; i++ {
+			if pid, err := os.ReadFile(filepath.Join(s.dir, fmt.Sprintf("step-%d.log.pid", i))); err == nil {
+				_ = exec.Command("kill", "-KILL", strings.TrimSpace(string(pid))).Run()
+			}
+		}
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+}
