@@ -312,15 +312,11 @@ func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
 				return usageErr("--reason TEXT is required (it is kept with the event)")
 			}
 			ctx := cmd.Context()
-			conn, err := m.connectorFor(ctx, *path)
+			conn, rows, err := m.eventsOf(ctx, *path, args[0])
 			if err != nil {
 				return err
 			}
 			defer conn.close()
-			rows, err := conn.FindEvents(ctx, args[0])
-			if err != nil {
-				return err
-			}
 			who := m.Getenv("USER")
 			if who == "" {
 				who = "an operator"
@@ -359,6 +355,21 @@ type cliConnector struct {
 }
 
 func (c *cliConnector) close() { c.db.Close() }
+
+// eventsOf builds a cliConnector from the configuration file and finds the events id names
+// (an event id or a business key); the caller closes the connector.
+func (m *Main) eventsOf(ctx context.Context, path, id string) (*cliConnector, []connector.InboxEvent, error) {
+	conn, err := m.connectorFor(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := conn.FindEvents(ctx, id)
+	if err != nil {
+		conn.close()
+		return nil, nil, err
+	}
+	return conn, rows, nil
+}
 
 // connectorFor builds a cliConnector from the configuration file.
 func (m *Main) connectorFor(ctx context.Context, path string) (*cliConnector, error) {

@@ -22,15 +22,11 @@ func (m *Main) eventsShowCmd(path *string) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			conn, err := m.connectorFor(ctx, *path)
+			conn, rows, err := m.eventsOf(ctx, *path, args[0])
 			if err != nil {
 				return err
 			}
 			defer conn.close()
-			rows, err := conn.FindEvents(ctx, args[0])
-			if err != nil {
-				return err
-			}
 			if asJSON {
 				views := make([]eventView, 0, len(rows))
 				for _, r := range rows {

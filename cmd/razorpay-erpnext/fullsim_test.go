@@ -18,7 +18,7 @@ import (
 // rzpSim starts the Razorpay simulator delivering signed webhooks to d (and serving its API).
 func rzpSim(t *testing.T, d *daemon, faults razorpaysim.Faults) (*razorpaysim.Sim, *httptest.Server) {
 	t.Helper()
-	sim := razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret", AccountID: testAccount,
+	sim := razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret-0123456789ab", AccountID: testAccount,
 		WebhookURL: "http://" + d.pub.Addr().String() + d.cfg.WebhookPath, WebhookSecret: testWebhook,
 		TimeScale: 0.001, Seed: 7, Faults: faults})
 	srv := httptest.NewServer(sim)
@@ -82,7 +82,7 @@ func TestExplainPaymentFromRazorpay(t *testing.T) {
 	path, envs := e.configFile("", `  key_id: ${RZK}
   key_secret: ${RZS}
   api_url: "`+srv.URL+`"`)
-	envs["RZK"], envs["RZS"] = "rzp_test_key", "rzp-secret"
+	envs["RZK"], envs["RZS"] = "rzp_test_key", "rzp-secret-0123456789ab"
 	code, out, errs := run(t, envs, "explain", "--config", path, "--payment", p.ID, "--json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
@@ -193,9 +193,9 @@ func (e *env) startWithRazorpay(cfg connector.Config, seed int64) (*daemon, *raz
 	var sim *razorpaysim.Sim
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sim.ServeHTTP(w, r) }))
 	e.t.Cleanup(api.Close)
-	cfg.Razorpay.KeyID, cfg.Razorpay.KeySecret, cfg.Razorpay.APIURL = "rzp_test_key", "rzp-secret", api.URL
+	cfg.Razorpay.KeyID, cfg.Razorpay.KeySecret, cfg.Razorpay.APIURL = "rzp_test_key", "rzp-secret-0123456789ab", api.URL
 	d := e.start(cfg)
-	sim = razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret", AccountID: testAccount,
+	sim = razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret-0123456789ab", AccountID: testAccount,
 		WebhookURL: "http://" + d.pub.Addr().String() + cfg.WebhookPath, WebhookSecret: testWebhook, TimeScale: 0.001, Seed: seed})
 	e.t.Cleanup(sim.Close)
 	return d, sim

@@ -399,7 +399,7 @@ func grepLines(text, s string) string {
 
 // sysManager is an API user with System Manager besides the usual accounting roles: the
 // Integration Request sweep needs System Manager read (spec/erpnext.md §5.1).
-var sysManager = erpnextsim.User{Email: "sysmgr@example.com", Key: "sysmgr-key", Secret: "sysmgr-secret-DO-NOT-LOG",
+var sysManager = erpnextsim.User{Email: "sysmgr@example.com", Key: "sysmgr-api-key-01", Secret: "sysmgr-secret-DO-NOT-LOG",
 	Roles: []string{erpnextsim.RoleSystemManager, erpnextsim.RoleAccountsUser, erpnextsim.RoleAccountsManager, erpnextsim.RoleSalesUser, erpnextsim.RoleSalesManager}}
 
 // withSystemManager replaces the env's site with one that also has sysManager, and makes the
