@@ -14,6 +14,7 @@ import (
 // booking that succeeded first time. With --wait, list waits (bounded) until no listed event
 // is pending or processing; show counts the attempt that finished the event.
 func TestEventsListWaitsAndShowCountsTheFinishingAttempt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "sqlite")
 	cfg := e.config()
 	d := e.start(cfg)
@@ -40,6 +41,7 @@ func TestEventsListWaitsAndShowCountsTheFinishingAttempt(t *testing.T) {
 }
 
 func TestAttemptsOfCountsTheFinishingAttempt(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		status       connector.Status
 		failed       int

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // readmeShell is one bash that runs the walkthrough's steps in order, as a person types them
@@ -102,22 +104,20 @@ func (s *readmeShell) run(text string) []string {
 
 // background starts a step that keeps running (a simulator, the daemon) with its output in a
 // log file, as in a terminal of its own, and returns its output once done accepts it, the
-// process ended, or a minute passed.
+// process ended, or testtime.Bound passed.
 func (s *readmeShell) background(text string, done func([]string) bool) []string {
 	s.t.Helper()
 	s.bg++
 	log := filepath.Join(s.dir, fmt.Sprintf("step-%d.log", s.bg))
 	command := strings.TrimSpace(stripComments(text))
 	s.run(fmt.Sprintf("%s </dev/null >%s 2>&1 &\necho $! >%s.pid", command, log, log))
-	deadline := time.Now().Add(time.Minute)
-	for {
+	var lines []string
+	testtime.Poll(testtime.Bound, func() bool {
 		raw, _ := os.ReadFile(log)
-		lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
-		if done(lines) || time.Now().After(deadline) || !s.alive(log+".pid") {
-			return lines
-		}
-		time.Sleep(50 * time.Millisecond) // polling a file another process writes; bounded above
-	}
+		lines = strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+		return done(lines) || !s.alive(log+".pid")
+	})
+	return lines
 }
 
 // alive reports whether the process whose pid is in file still runs (kill -0 through bash

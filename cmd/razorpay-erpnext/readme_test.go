@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // The README's walkthrough, run as written: every ```sh block the README marks with
@@ -143,6 +145,7 @@ func outputMatches(want, got []string, prefix bool) bool {
 }
 
 func TestOutputMatches(t *testing.T) {
+	t.Parallel()
 	got := []string{"reconcile 2026-11-29T22:15:48Z → 2026-12-01T22:15:48Z (dry run)", "  payments   1   0", "", "would queue (1):",
 		"  pay_P1WzhSlVO1RE4h INR 500.00 created 2026-12-01T22:15:48Z", ""}
 	for _, c := range []struct {
@@ -174,9 +177,8 @@ var readmeTools = []string{"bash", "curl", "openssl", "sed", "grep", "sort", "go
 var readmePorts = []string{"127.0.0.1:18000", "127.0.0.1:8080", "127.0.0.1:9090", "127.0.0.1:8001"}
 
 func TestREADMEWalkthrough(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the README walkthrough builds the binary and runs it for a minute")
-	}
+	testtime.Long(t, "the README walkthrough builds the binary and runs the simulators and serve as processes")
+	t.Parallel()
 	for _, tool := range readmeTools {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") != "" {
