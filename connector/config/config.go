@@ -17,19 +17,20 @@ import (
 // optional key has a default (see Defaults). Secrets must be written as ${VAR} references and
 // are expanded from the environment; a secret written literally is refused by Validate.
 type Config struct {
-	Listen      string    `yaml:"listen"`       // public side: webhooks and /healthz
-	AdminListen string    `yaml:"admin_listen"` // private side: /metrics, /readyz
-	WebhookPath string    `yaml:"webhook_path"`
-	Workers     int       `yaml:"workers"`
-	AdminToken  string    `yaml:"admin_token"`
-	Database    Database  `yaml:"database"`
-	Razorpay    Razorpay  `yaml:"razorpay"`
-	ERPNext     ERPNext   `yaml:"erpnext"`
-	Mapping     Mapping   `yaml:"mapping"`
-	Reconcile   Reconcile `yaml:"reconcile"`
-	Retention   Retention `yaml:"retention"`
-	Log         Log       `yaml:"log"`
-	Worker      Worker    `yaml:"worker"`
+	Listen      string      `yaml:"listen"`       // public side: webhooks and /healthz
+	AdminListen string      `yaml:"admin_listen"` // private side: /metrics, /readyz
+	WebhookPath string      `yaml:"webhook_path"`
+	Workers     int         `yaml:"workers"`
+	AdminToken  string      `yaml:"admin_token"`
+	Database    Database    `yaml:"database"`
+	Razorpay    Razorpay    `yaml:"razorpay"`
+	ERPNext     ERPNext     `yaml:"erpnext"`
+	Mapping     Mapping     `yaml:"mapping"`
+	Reconcile   Reconcile   `yaml:"reconcile"`
+	Settlements Settlements `yaml:"settlements"`
+	Retention   Retention   `yaml:"retention"`
+	Log         Log         `yaml:"log"`
+	Worker      Worker      `yaml:"worker"`
 }
 
 // Database selects the store: driver "sqlite" (embedded default) or "mysql" (MariaDB).
@@ -211,8 +212,9 @@ func Defaults() Config {
 		},
 		Reconcile: Reconcile{Schedule: "*/10 * * * *", Window: Duration(48 * time.Hour), IntegrationRequests: true,
 			Lookback: Duration(72 * time.Hour), AuthorizedAge: Duration(2 * time.Hour), DrainTimeout: Duration(2 * time.Minute)},
-		Retention: Retention{RawBodies: Duration(90 * 24 * time.Hour)},
-		Log:       Log{Level: "info", Format: "json"},
+		Settlements: Settlements{Window: Duration(30 * 24 * time.Hour)},
+		Retention:   Retention{RawBodies: Duration(90 * 24 * time.Hour)},
+		Log:         Log{Level: "info", Format: "json"},
 		Worker: Worker{
 			Lease:        Duration(60 * time.Second),
 			Poll:         Duration(time.Second),

@@ -251,3 +251,50 @@ func TestValidateNamesEachSection(t *testing.T) {
 		t.Errorf("fees mode: %s", p)
 	}
 }
+
+// settlements: nothing is required while off; on, the bank, adjustments and (fees none) fee
+// and GST accounts and the Razorpay API keys are, and since is a date not before
+// reconcile.since.
+func TestSettlementsConfig(t *testing.T) {
+	base := `
+razorpay: {webhook_secrets: ["${W}"], key_id: "${KID}", key_secret: "${KS}"}
+erpnext: {url: "https://erp.example.com", api_key: "${K}", api_secret: "${S}"}
+mapping: {company: Example Company}
+reconcile: {since: 2026-01-01}
+`
+	long := map[string]string{"W": "whsec-T3st-settlements", "K": "k3y-T3st-settlements", "S": "s3cret-T3st-settlements"}
+	vars := env(map[string]string{"W": long["W"], "K": long["K"], "S": long["S"], "KID": "rzp_test_T3stKey00000001", "KS": "rzp-s3cret-T3st-settlements"})
+	cfg, _, err := config.Parse([]byte(base), vars)
+	if err != nil {
+		t.Fatalf("settlements off: %v", err)
+	}
+	if cfg.Settlements.Enabled || cfg.Settlements.Window.D() != 30*24*time.Hour {
+		t.Errorf("defaults %+v", cfg.Settlements)
+	}
+	_, _, err = config.Parse([]byte(base+"settlements: {enabled: true, since: 2025-12-31, window: 0s}\n"), env(long))
+	var ce *config.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("err %v, want *config.Error", err)
+	}
+	for _, want := range []string{
+		"settlements.bank_account: required when settlements.enabled",
+		"settlements.adjustments_account: required",
+		"settlements.fee_account, settlements.tax_account: required when settlements.enabled and mapping.fees.mode is none",
+		"settlements.enabled: needs razorpay.key_id and razorpay.key_secret",
+		"settlements.since: 2025-12-31 is before reconcile.since 2026-01-01",
+		"settlements.window: must be positive",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in\n%v", want, err)
+		}
+	}
+	cfg, _, err = config.Parse([]byte(base+`settlements: {enabled: true, bank_account: HDFC Bank - EC, adjustments_account: Razorpay Adjustments - EC,
+  fee_account: Razorpay Fees - EC, tax_account: Input Tax GST - EC, since: 2026-02-01}
+`), vars)
+	if err != nil {
+		t.Fatalf("a complete settlements section: %v", err)
+	}
+	if fee, tax := cfg.Settlements.Fees(cfg.Mapping); fee != "Razorpay Fees - EC" || tax != "Input Tax GST - EC" {
+		t.Errorf("fee accounts %q %q", fee, tax)
+	}
+}

@@ -47,6 +47,7 @@ func (c Config) validate(scope Scope) []string {
 		}
 	}
 	p = append(p, c.Reconcile.validate()...)
+	p = append(p, c.Settlements.validate(c)...)
 	if c.Worker.Lease <= 0 || c.Worker.Poll <= 0 || c.Worker.MaxAttempts < 1 {
 		p.add("worker: lease and poll must be positive and max_attempts at least 1")
 	}
