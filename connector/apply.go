@@ -42,6 +42,9 @@ func (c *Connector) apply(ctx context.Context, ev *InboxEvent, w *writeClaim, pl
 				return result{}, failed("fetch payment "+pl.QueuePayment, err)
 			}
 		}
+		if err := c.queueItems(ctx, pl.QueueItems); err != nil {
+			return result{}, err
+		}
 		return result{}, &waitError{until: pl.WaitUntil, reason: pl.Reason}
 	case ExplainSkip:
 		return result{status: StatusSkipped, note: pl.Reason}, nil
@@ -82,7 +85,7 @@ func (w *writeClaim) write(ctx context.Context, pl *Plan) (result, error) {
 		err = c.erp.Update(ctx, frappe.DoctypePaymentEntry, pl.Existing, map[string]any{"docstatus": 1}, &out)
 	}
 	if err != nil {
-		return w.writeFailed(ctx, pl.op, err)
+		return w.writeFailed(ctx, pl, err)
 	}
 	if err := c.record(ctx, w.ev, b); err != nil {
 		return result{}, err
@@ -93,8 +96,8 @@ func (w *writeClaim) write(ctx context.Context, pl *Plan) (result, error) {
 // writeFailed handles a failed POST/PUT: an ambiguous one keeps the claim until its fence; a
 // 409 under erpnext.name_entries_by_payment_id means ERPNext's own key found the entry, which
 // the lookup then records (never a second insert); anything else fails with op.
-func (w *writeClaim) writeFailed(ctx context.Context, op string, err error) (result, error) {
-	c := w.c
+func (w *writeClaim) writeFailed(ctx context.Context, pl *Plan, err error) (result, error) {
+	c, op := w.c, pl.op
 	f := FailureOf(err)
 	switch {
 	case f != nil && f.Kind == FailAmbiguous:
@@ -105,10 +108,19 @@ func (w *writeClaim) writeFailed(ctx context.Context, op string, err error) (res
 		}
 		return result{}, &ambiguousError{op: op, key: w.b.BusinessKey, cause: f, fence: next}
 	case f != nil && f.Kind == FailConflict && c.cfg.ERPNext.NameEntriesByPaymentID:
-		found, ferr := c.findByReference(ctx, w.b.BusinessKey)
-		if ferr == nil && found.submitted != "" {
+		refind := pl.refind
+		if refind == nil {
+			refind = func(ctx context.Context) (string, error) {
+				found, err := c.findByReference(ctx, w.b.BusinessKey)
+				return found.submitted, err
+			}
+		}
+		if name, ferr := refind(ctx); ferr == nil && name != "" {
 			b := w.b
-			b.Doctype, b.Name = frappe.DoctypePaymentEntry, found.submitted
+			b.Doctype, b.Name = pl.Doctype, name
+			if b.Doctype == "" {
+				b.Doctype = frappe.DoctypePaymentEntry
+			}
 			if err := c.record(ctx, w.ev, b); err != nil {
 				return result{}, err
 			}

@@ -76,6 +76,7 @@ func Check(ctx context.Context, cfg Config, erp ERPNext, rzp RazorpayLister, now
 		k.company(ctx)
 		paidTo := k.modeOfPayment(ctx)
 		k.accounts(ctx, paidTo)
+		k.settlements(ctx, paidTo)
 		k.costCenter(ctx)
 		k.fiscalYear(ctx)
 		k.frozen(ctx)

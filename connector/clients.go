@@ -163,3 +163,32 @@ func (r razorpayEdge) GetDispute(ctx context.Context, id string) (*razorpay.Disp
 	d, err := r.RazorpayAPI.GetDispute(ctx, id)
 	return d, r.done("get_dispute", t, err)
 }
+
+// GetSettlement implements RazorpayAPI.
+func (r razorpayEdge) GetSettlement(ctx context.Context, id string) (*razorpay.Settlement, error) {
+	t := time.Now()
+	st, err := r.RazorpayAPI.GetSettlement(ctx, id)
+	return st, r.done("get_settlement", t, err)
+}
+
+// ListSettlements implements RazorpayAPI, like ListPayments.
+func (r razorpayEdge) ListSettlements(ctx context.Context, from, to time.Time, each func(*razorpay.Settlement) error) error {
+	t := time.Now()
+	var own error
+	err := r.RazorpayAPI.ListSettlements(ctx, from, to, func(st *razorpay.Settlement) error {
+		own = each(st)
+		return own
+	})
+	return r.doneListing("list_settlements", t, err, own)
+}
+
+// ReconCombined implements RazorpayAPI, like ListPayments.
+func (r razorpayEdge) ReconCombined(ctx context.Context, year, month, day int, each func(*razorpay.ReconItem) error) error {
+	t := time.Now()
+	var own error
+	err := r.RazorpayAPI.ReconCombined(ctx, year, month, day, func(it *razorpay.ReconItem) error {
+		own = each(it)
+		return own
+	})
+	return r.doneListing("recon_combined", t, err, own)
+}

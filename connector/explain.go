@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -20,6 +21,10 @@ type Explanation struct {
 	Fields    []ExplainedField `json:"fields,omitempty"`
 	Entry     map[string]any   `json:"entry,omitempty"`  // action create: the document that would be inserted
 	Ledger    *Ledger          `json:"ledger,omitempty"` // its money, in minor units
+	// Settlement is a settlement's Journal Entry in minor units: lines, items and summary.
+	Settlement *mapping.Settlement `json:"settlement,omitempty"`
+	// Bank is the bank statement line the settlement's entry is (or would be) matched with.
+	Bank *BankMatch `json:"bank,omitempty"`
 }
 
 // ExplainRetry is Explain's action when a read failed in a way the worker would not park on
@@ -53,6 +58,12 @@ func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanatio
 	}
 	if x.Key == "" {
 		x.Key = e.BusinessKey()
+	}
+	if RouteOf(e.Event) == RouteSettlement && (pl.Settlement != nil || pl.Action == ExplainReuse || pl.Action == ExplainDuplicate) {
+		x.Settlement = pl.Settlement
+		if x.Bank, err = c.explainBank(ctx, e, pl); err != nil {
+			return nil, err
+		}
 	}
 	return x, nil
 }
@@ -108,6 +119,8 @@ func (c *Connector) decide(ctx context.Context, e *razorpay.Event) (*Plan, error
 		return c.disputePlan(ctx, e)
 	case RouteState:
 		return statePlan(e, nil), nil
+	case RouteSettlement:
+		return c.explainSettlement(ctx, e)
 	}
 	return skipPlan(e), nil
 }

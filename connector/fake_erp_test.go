@@ -119,6 +119,13 @@ func holds(got any, op string, want any) bool {
 		return g != w
 	case "like":
 		return strings.Contains(strings.ToLower(g), strings.Trim(strings.ToLower(w), "%"))
+	case "in":
+		list, _ := want.([]string)
+		for _, v := range list {
+			if strings.EqualFold(g, v) {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -35,6 +35,10 @@ type metrics struct {
 	purged      prometheus.Counter
 	comments    *prometheus.CounterVec // result
 	disputes    *prometheus.CounterVec // event
+	// settlements (settle*.go): items a settlement queued, bank matches, the oldest unmatched
+	settleQueued    *prometheus.CounterVec // kind
+	settleMatches   *prometheus.CounterVec // state
+	settleUnmatched prometheus.Gauge
 
 	mu          sync.Mutex
 	lastRecOK   time.Time // in-process reconcile success (ObserveReconcile)
@@ -63,6 +67,14 @@ const (
 	MetricParkComments      = MetricNamespace + "_park_comments_total"
 	MetricDisputes          = MetricNamespace + "_disputes_total"
 	MetricClaimRetries      = MetricNamespace + "_store_claim_retries_total"
+	// MetricSettlementItemsQueued counts payments and refunds a settlement found never booked
+	// and queued from Razorpay (their webhooks were lost).
+	MetricSettlementItemsQueued = MetricNamespace + "_settlement_items_queued_total"
+	// MetricSettlementBankMatches counts bank statement matches tried, by state.
+	MetricSettlementBankMatches = MetricNamespace + "_settlement_bank_matches_total"
+	// MetricSettlementOldestUnmatched is the created_at of the oldest posted settlement the
+	// last reconcile of this process found without its bank statement line.
+	MetricSettlementOldestUnmatched = MetricNamespace + "_settlement_oldest_unmatched_timestamp_seconds"
 )
 
 func newMetrics() *metrics {
@@ -78,7 +90,7 @@ func newMetrics() *metrics {
 			"Processed inbox events by event name and resulting status (done, parked, pending = retry, dead, skipped, duplicate).",
 			"event", "status"),
 		bookings: counter(MetricBookings,
-			"Booking attempts by kind (receipt, refund) and outcome (booked, duplicate, parked, retry, dead).",
+			"Booking attempts by kind (receipt, refund, settlement) and outcome (booked, duplicate, parked, retry, dead, skipped).",
 			"kind", "outcome"),
 		lastOK: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricLastWebhook,
 			Help: "Unix time of the last accepted webhook (0 until one arrives in this process)."}),
@@ -102,9 +114,16 @@ func newMetrics() *metrics {
 			Help: "Raw webhook bodies removed by retention (retention.raw_bodies)."}),
 		comments: counter(MetricParkComments, "Comments left on Sales Invoices for parked payments, by result (added, failed).", "result"),
 		disputes: counter(MetricDisputes, "Dispute (chargeback) events received, by event; each is parked for a person.", "event"),
+		settleQueued: counter(MetricSettlementItemsQueued,
+			"Payments and refunds of a settlement that had neither a booking nor an inbox row (every webhook lost), queued from Razorpay, by kind (receipt, refund).", "kind"),
+		settleMatches: counter(MetricSettlementBankMatches,
+			"Bank statement matches of posted settlements, by state (matched, awaiting bank statement, ambiguous, failed).", "state"),
+		settleUnmatched: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricSettlementOldestUnmatched,
+			Help: "Unix time (created_at) of the oldest posted settlement the last reconcile of this process found not matched to a bank statement line (0 when none)."}),
 	}
 	m.reg.MustRegister(m.webhooks, m.outcomes, m.bookings, m.lastOK, m.lag, m.erpDuration, m.erpErrors,
 		m.rzpDuration, m.rzpErrors, m.recRuns, m.recPayments, m.purged, m.comments, m.disputes,
+		m.settleQueued, m.settleMatches, m.settleUnmatched,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

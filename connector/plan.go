@@ -1,9 +1,11 @@
 package connector
 
 import (
+	"context"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -51,8 +53,16 @@ type Plan struct {
 	QueuePayment string
 	// Note is the outcome kept when apply succeeds (create, submit-draft, cancel, void).
 	Note string
+	// Settlement is the Journal Entry of a settlement in minor units (create; settle_decide.go).
+	Settlement *mapping.Settlement
+	// QueueItems (ExplainWait of a settlement): payments and refunds of it that were never
+	// seen, which apply fetches from Razorpay and queues first.
+	QueueItems []QueuedItem
 
 	op string // the write in reasons, e.g. "insert Payment Entry for pay_…"
+	// refind is the lookup before create run again after a 409 under
+	// erpnext.name_entries_by_payment_id; nil is the Payment Entry lookup by reference_no.
+	refind func(ctx context.Context) (string, error)
 }
 
 // Ledger is the money of a planned entry in minor units. Currency is the party currency of
@@ -99,6 +109,13 @@ func (pl *Plan) reuse(name, how string) *Plan {
 	b.Doctype, b.Name, b.Invoice = frappe.DoctypePaymentEntry, name, ""
 	pl.Action, pl.Existing, pl.Reason, pl.Record = ExplainReuse, name, how, &b
 	return pl
+}
+
+// QueuedItem is a payment or refund a settlement found with neither a booking nor an inbox
+// row; apply fetches it from Razorpay and queues it as a synthetic event (reconcile:<id>).
+type QueuedItem struct {
+	Kind string `json:"kind"` // KindReceipt or KindRefund
+	ID   string `json:"id"`   // pay_… or rfnd_…
 }
 
 // ExplainedField is one value of the planned entry and where it came from.

@@ -35,6 +35,11 @@ type RazorpayAPI interface {
 	GetDispute(ctx context.Context, id string) (*razorpay.Dispute, error)
 	// Capture is used only with reconcile.capture_authorized.
 	Capture(ctx context.Context, paymentID string, amount int64, currency string) (*razorpay.Payment, error)
+	// Settlements (settlements.enabled): one settlement, the settlements of a window, and the
+	// recon rows of a day (ReconCombined filters nothing: rows of every settlement of the day).
+	GetSettlement(ctx context.Context, id string) (*razorpay.Settlement, error)
+	ListSettlements(ctx context.Context, from, to time.Time, each func(*razorpay.Settlement) error) error
+	ReconCombined(ctx context.Context, year, month, day int, each func(*razorpay.ReconItem) error) error
 }
 
 var _ RazorpayAPI = (*razorpay.Client)(nil)

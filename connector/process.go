@@ -30,6 +30,8 @@ func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) (
 		return c.applyOrFail(ctx, ev, pl, err)
 	case RouteState:
 		return c.apply(ctx, ev, nil, statePlan(parsed, state))
+	case RouteSettlement:
+		return c.bookSettlement(ctx, ev, parsed, owner)
 	}
 	return c.apply(ctx, ev, nil, skipPlan(parsed))
 }

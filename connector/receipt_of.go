@@ -102,14 +102,6 @@ func (c *Connector) queuePayment(ctx context.Context, paymentID string) error {
 	if err != nil {
 		return err
 	}
-	now := c.now().UTC()
-	created := time.Unix(p.CreatedAt, 0).UTC()
 	// By event id: the payment may have rows already (payment.authorized) that book nothing.
-	_, err = c.store.InsertEvent(ctx, &InboxEvent{AccountID: c.cfg.Razorpay.AccountID, EventID: ReconcileEventPrefix + p.ID,
-		Event: "payment.captured", BusinessKey: p.ID, RawBody: body, ReceivedAt: now, EventCreatedAt: &created,
-		Status: StatusPending, NextAttemptAt: now})
-	if err == nil {
-		c.Wake()
-	}
-	return err
+	return c.insertSynthetic(ctx, "payment.captured", p.ID, p.CreatedAt, body)
 }

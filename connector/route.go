@@ -18,6 +18,9 @@ const (
 	RouteDispute
 	// RouteState: the payment's state is recorded only; a later capture books it.
 	RouteState
+	// RouteSettlement: a processed settlement's Journal Entry from the clearing account to the
+	// bank, for the settlement id (settle.go).
+	RouteSettlement
 )
 
 // EventRefundFailed shares its business key (the refund id) with the refund's booking but
@@ -36,7 +39,12 @@ var routes = map[string]Route{
 	EventRefundFailed:             RouteRefund,
 	"payment.authorized":          RouteState,
 	"payment.failed":              RouteState,
+	EventSettlementProcessed:      RouteSettlement,
 }
+
+// EventSettlementProcessed is the settlement event the connector posts (spec/razorpay.md §2.2);
+// reconcile's settlement sweep queues its synthetic rows under this name too.
+const EventSettlementProcessed = "settlement.processed"
 
 // RouteOf returns the route of an event name ("payment.captured", …).
 func RouteOf(event string) Route {
@@ -57,6 +65,8 @@ func (r Route) Kind() string {
 		return KindReceipt
 	case RouteRefund:
 		return KindRefund
+	case RouteSettlement:
+		return KindSettlement
 	}
 	return ""
 }

@@ -14,8 +14,9 @@ const (
 	// failed, DESIGN.md §4 step 4). Doctype and Name keep the entry that was cancelled, if any.
 	BookingVoid = "void"
 
-	KindReceipt = "receipt"
-	KindRefund  = "refund"
+	KindReceipt    = "receipt"
+	KindRefund     = "refund"
+	KindSettlement = "settlement" // a settlement's Journal Entry, keyed by setl_…
 )
 
 // ErrStoreUnavailable wraps every store failure that means "the database could not be reached

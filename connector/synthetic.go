@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -34,4 +35,31 @@ func SyntheticEvent(accountID, event string, at time.Time, p *razorpay.Payment, 
 		return nil, fmt.Errorf("build %s envelope: %w", event, err)
 	}
 	return b, nil
+}
+
+// SyntheticSettlementEvent is SyntheticEvent for a settlement.processed row of reconcile's
+// settlement sweep: the settlement as Razorpay's API returns it under payload.settlement.entity.
+func SyntheticSettlementEvent(accountID string, at time.Time, st *razorpay.Settlement) ([]byte, error) {
+	e := razorpay.Event{Entity: "event", AccountID: accountID, Event: EventSettlementProcessed, CreatedAt: at.Unix(),
+		Contains: []string{"settlement"}, Settlement: st}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("build %s envelope: %w", EventSettlementProcessed, err)
+	}
+	return b, nil
+}
+
+// insertSynthetic inserts the synthetic inbox row body for key (event id reconcile:<key>, the
+// id reconcile uses too, so it is inserted once whatever other rows key has), created at
+// createdAt (unix seconds), due now, and wakes a worker.
+func (c *Connector) insertSynthetic(ctx context.Context, event, key string, createdAt int64, body []byte) error {
+	now := c.now().UTC()
+	created := time.Unix(createdAt, 0).UTC()
+	_, err := c.store.InsertEvent(ctx, &InboxEvent{AccountID: c.cfg.Razorpay.AccountID, EventID: ReconcileEventPrefix + key,
+		Event: event, BusinessKey: key, RawBody: body, ReceivedAt: now, EventCreatedAt: &created,
+		Status: StatusPending, NextAttemptAt: now})
+	if err == nil {
+		c.Wake()
+	}
+	return err
 }

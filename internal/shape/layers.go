@@ -23,13 +23,15 @@ var coreLayers = map[string]int{
 	// 3. stages: lookup, resolve (invoice, checkout, customer, the refund's receipt), build
 	"lookup.go": 3, "resolve.go": 3, "checkout.go": 3, "customer.go": 3, "receipt_of.go": 3,
 	"build.go": 3, "fields.go": 3,
+	"settle_build.go": 3, "settle_lookup.go": 3, "settle_items.go": 3, "settle_bank.go": 3,
 	// 4. decide (→ plan) and apply (the writes)
-	"decide.go": 4, "apply.go": 4,
+	"decide.go": 4, "apply.go": 4, "settle_decide.go": 4,
 	// 5. one job per route
-	"process.go": 5, "receipt.go": 5, "refund.go": 5, "void.go": 5,
+	"process.go": 5, "receipt.go": 5, "refund.go": 5, "void.go": 5, "settle.go": 5,
 	// 6. entry points: the worker, drain, explain, what a person does, intake, retention
 	"worker.go": 6, "drain.go": 6, "explain.go": 6, "operator.go": 6, "intake.go": 6,
-	"retention.go": 6, "comment.go": 6, "check.go": 6, "check_site.go": 6,
+	"retention.go": 6, "comment.go": 6, "check.go": 6, "check_site.go": 6, "check_settle.go": 6,
+	"settle_report.go": 6,
 }
 
 // decls maps a declared name to the file declaring it. Methods are keyed by their name alone

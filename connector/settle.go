@@ -1,0 +1,126 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+)
+
+// Settlements (DESIGN.md §5; issue 12): settlement.processed — a webhook, or the synthetic row
+// of reconcile's settlement sweep — posts one Journal Entry (Bank Entry) per processed
+// settlement, exactly once like a receipt: the settlement id is claimed in bookings, the entry
+// looked up before it is created (settle_lookup.go), fenced and inserted with docstatus 1
+// (apply.go), recorded; then it is matched with the bank statement (settle_bank.go).
+
+// settlementOf is the event's settlement as Razorpay reports it now (re-fetched: a failed
+// settlement can still become processed, spec/razorpay.md §3.5), or the plan of a settlement
+// that is not posted: settlements off, no Razorpay API, not processed, before
+// settlements.since.
+func (c *Connector) settlementOf(ctx context.Context, e *razorpay.Event) (*razorpay.Settlement, *Plan, error) {
+	st := e.Settlement
+	pl := &Plan{Event: e.Event, Key: e.BusinessKey()}
+	switch {
+	case st == nil || st.ID == "":
+		return nil, pl.park(e.Event + " carries no settlement entity"), nil
+	case !c.cfg.Settlements.Enabled:
+		return nil, pl.skip(fmt.Sprintf("settlement %s is not posted: settlements.enabled is false", st.ID)), nil
+	case c.rzp == nil:
+		return nil, pl.park(fmt.Sprintf("settlement %s needs the Razorpay API for its rows: set razorpay.key_id and razorpay.key_secret", st.ID)), nil
+	}
+	fresh, err := c.rzp.GetSettlement(ctx, st.ID)
+	if err != nil {
+		return nil, nil, failed("re-fetch settlement "+st.ID, err)
+	}
+	pl.Booking = settlementBooking(fresh)
+	if fresh.Status != razorpay.SettlementProcessed {
+		return nil, pl.skip(fmt.Sprintf("settlement %s is %s; it is posted once Razorpay reports it processed", fresh.ID, fresh.Status)), nil
+	}
+	if since := c.cfg.Settlements.SinceIn(c.loc); !since.IsZero() && fresh.CreatedAt < since.Unix() {
+		return nil, pl.skip(fmt.Sprintf("settlement %s was made before settlements.since %s; it is never posted", fresh.ID, c.cfg.Settlements.Since)), nil
+	}
+	return fresh, nil, nil
+}
+
+// bookSettlement follows DESIGN.md §4 steps 3–7 for a settlement: claim its id, decide, apply
+// (fence, insert the Journal Entry, record), then match the bank statement line.
+func (c *Connector) bookSettlement(ctx context.Context, ev *InboxEvent, e *razorpay.Event, owner string) (result, error) {
+	st, pl, err := c.settlementOf(ctx, e)
+	if err != nil || pl != nil {
+		return c.applyOrFail(ctx, ev, pl, err)
+	}
+	w, held, err := c.claim(ctx, ev, owner, settlementBooking(st))
+	if err != nil {
+		return result{}, err
+	}
+	if w == nil {
+		pl, err := c.heldPlan(ctx, e, *held)
+		return c.applyOrFail(ctx, ev, pl, err)
+	}
+	return w.hold(ctx, func(ctx context.Context) (result, error) {
+		pl, err := c.decideSettlement(ctx, e, st, ev.ReceivedAt)
+		if err != nil {
+			return result{}, err
+		}
+		res, err := c.apply(ctx, ev, w, pl)
+		if err != nil || res.status != StatusDone {
+			return res, err
+		}
+		return c.afterPosting(ctx, w.owner, st, res), nil
+	})
+}
+
+// afterPosting matches the posted (or found) entry of st with the bank statement and adds the
+// outcome to the note. The entry stands whatever happens here: a failure is reported and the
+// next reconcile tries again.
+func (c *Connector) afterPosting(ctx context.Context, owner string, st *razorpay.Settlement, res result) result {
+	m, err := c.matchBank(ctx, settledEntry{id: st.ID, utr: st.UTR, entry: res.name, amount: st.Amount}, owner, false)
+	c.countMatch(m, err)
+	if err != nil {
+		c.log.Warn().Err(err).Str("settlement", st.ID).Msg("bank statement match failed; reconcile tries again")
+		res.note += "; bank: match failed (" + shortReason(err.Error()) + "), tried again by reconcile"
+		return res
+	}
+	res.note += "; bank: " + m.String()
+	return res
+}
+
+// countMatch counts one bank match in the metrics.
+func (c *Connector) countMatch(m BankMatch, err error) {
+	state := m.State
+	if err != nil {
+		state = "failed"
+	}
+	if state != BankOff {
+		c.metrics.settleMatches.WithLabelValues(state).Inc()
+	}
+}
+
+// explainSettlement is bookSettlement for Explain: the claim read, not taken; nothing written.
+func (c *Connector) explainSettlement(ctx context.Context, e *razorpay.Event) (*Plan, error) {
+	st, pl, err := c.settlementOf(ctx, e)
+	if err != nil || pl != nil {
+		return pl, err
+	}
+	if pl, err := c.peekClaim(ctx, e); pl != nil || err != nil {
+		return pl, err
+	}
+	return c.decideSettlement(ctx, e, st, c.now())
+}
+
+// explainBank is the bank match Explain shows for a settlement's plan: the Bank Transaction the
+// entry is matched with already, or would be; nothing is reconciled.
+func (c *Connector) explainBank(ctx context.Context, e *razorpay.Event, pl *Plan) (*BankMatch, error) {
+	s := settledEntry{id: pl.Key, entry: pl.Existing, amount: pl.Booking.AmountMinor}
+	if e.Settlement != nil {
+		s.utr = e.Settlement.UTR
+	}
+	if pl.Settlement != nil {
+		s.utr, s.amount = pl.Settlement.UTR, pl.Settlement.Amount
+	}
+	m, err := c.matchBank(ctx, s, "", true)
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
