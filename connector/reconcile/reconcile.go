@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // core is what a run uses of the connector: its clients and store (Connector.Ports) and the
@@ -41,6 +42,8 @@ type reconcileRun struct {
 	rep     *Report
 	since   time.Time
 	handled map[string]bool // business keys this run queued or judged, across sweeps
+	// settlements are the processed settlements the settlement sweep listed, for the report.
+	settlements []razorpay.Settlement
 }
 
 // Run sweeps the window (DESIGN.md §2 invariant 3): every captured payment and processed
@@ -69,7 +72,7 @@ func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, 
 	rep := &Report{DryRun: req.DryRun, WindowFrom: from.UTC(), WindowTo: to.UTC(),
 		ListedFrom: from.Add(-c.cfg.Reconcile.Lookback.D()).UTC(), Since: c.cfg.Reconcile.Since,
 		Queued: []Item{}, Parked: []Item{}, NotBooked: []Item{},
-		Authorized: []Item{}, Anomalies: []Anomaly{}, Warnings: []string{}}
+		Authorized: []Item{}, Anomalies: []Anomaly{}, Warnings: []string{}, Settlements: []connector.SettlementLine{}}
 	if c.rzp == nil {
 		return rep, ErrNoRazorpayAPI
 	}
@@ -138,11 +141,16 @@ func (r *reconcileRun) run(ctx context.Context) error {
 	if err := r.sweepRefunds(ctx); err != nil {
 		return err
 	}
+	if err := r.sweepSettlements(ctx); err != nil {
+		return err
+	}
 	r.audit(ctx)
 	if r.req.Drain && !r.req.DryRun {
-		return r.drain(ctx)
+		if err := r.drain(ctx); err != nil {
+			return err
+		}
 	}
-	return nil
+	return r.reportSettlements(ctx)
 }
 
 // summarise sets NeedsAttention: something is parked, authorized past its age, or anomalous.
@@ -170,6 +178,8 @@ func (r *reconcileRun) counts(it *Item) *SweepCounts {
 		return &r.rep.IntegrationRequests
 	case it.Kind == KindRefund:
 		return &r.rep.Refunds
+	case it.Kind == KindSettlement:
+		return &r.rep.SettlementCounts
 	}
 	return &r.rep.Payments
 }

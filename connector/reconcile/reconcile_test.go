@@ -40,6 +40,7 @@ type reconcileEnv struct {
 	db   *store.DB
 	cfg  connector.Config
 	now  time.Time
+	live bool // connectors run on the wall clock instead of now
 
 	mu   sync.Mutex
 	rzpH http.Handler // what the Razorpay server runs: the simulator, or a front of it
@@ -94,8 +95,11 @@ func (e *reconcileEnv) connectorWith(s connector.Store) *connector.Connector {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	c, err := connector.New(connector.Options{Config: e.cfg, Store: s, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(),
-		Now: func() time.Time { return e.now }})
+	now := func() time.Time { return e.now }
+	if e.live {
+		now = time.Now
+	}
+	c, err := connector.New(connector.Options{Config: e.cfg, Store: s, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(), Now: now})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ package reconcile
 import (
 	"errors"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 )
 
 // ErrBusy is returned by Run when another process (or goroutine) holds the
@@ -112,6 +114,9 @@ const (
 	// AnomalyPaymentRequestPaidTwice: the same for a Payment Request (reference rows linking it,
 	// or reference_no = its name).
 	AnomalyPaymentRequestPaidTwice = "payment_request_paid_twice"
+	// AnomalySettlementBankAmbiguous: several Bank Transactions carry a posted settlement's UTR
+	// and amount; a person reconciles one (Documents: the Journal Entry, then the candidates).
+	AnomalySettlementBankAmbiguous = "settlement_bank_ambiguous"
 )
 
 // Report is what a reconcile run found and did; `reconcile --json` prints it.
@@ -126,6 +131,13 @@ type Report struct {
 	Payments            SweepCounts `json:"payments"`
 	Refunds             SweepCounts `json:"refunds"`
 	IntegrationRequests SweepCounts `json:"integration_requests"`
+	// SettlementCounts are the settlement sweep's counts (settlements.enabled): processed
+	// settlements listed over settlements.window, queued when neither posted nor on their way.
+	SettlementCounts SweepCounts `json:"settlements"`
+	// Settlements has one line per settlement of the window, or older ones not yet posted or
+	// matched with the bank statement: items, gross, fees, GST, refunds, adjustments, net,
+	// UTR, entry, bank match and clearing residue.
+	Settlements []connector.SettlementLine `json:"settlement_lines"`
 
 	Queued     []Item    `json:"queued"`     // queued by this run (dry-run: would be)
 	Parked     []Item    `json:"parked"`     // need a person, with the reason

@@ -15,6 +15,7 @@ import (
 const (
 	KindPayment              = "payment"
 	KindRefund               = "refund"
+	KindSettlement           = "settlement"
 	SourceRazorpay           = "razorpay"
 	SourceIntegrationRequest = "integration_request"
 )
