@@ -287,6 +287,8 @@ type Settlements struct {
 	Days                 []SettlementDay
 	ClearingAccount      string
 	ClearingBalanceMinor int64
+	// ClearingUnknown says why the balance could not be read ("" when it was).
+	ClearingUnknown string
 }
 
 // SettlementDay is one day of Settlements.

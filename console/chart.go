@@ -84,6 +84,9 @@ func settlementChart(s Settlements, loc *time.Location) chartView {
 	}
 	v := drawChart(s.Currency, days, true, loc, "booked", "settled")
 	v.ExtraLabel, v.ExtraValue = "clearing balance ("+s.ClearingAccount+")", formatMoney(s.ClearingBalanceMinor, s.Currency)
+	if s.ClearingUnknown != "" {
+		v.ExtraValue = "not read: " + s.ClearingUnknown
+	}
 	return v
 }
 

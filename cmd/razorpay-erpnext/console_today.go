@@ -73,6 +73,9 @@ func (b *consoleBackend) Today(ctx context.Context) (console.Today, error) {
 	}
 	t.Replica, t.Faults = b.replicaCounts(), b.faults()
 	t.Series, t.SeriesNote = b.series(days, booked)
+	if t.Settlements, err = b.settlements(ctx, days, booked); err != nil {
+		return t, err
+	}
 	return t, nil
 }
 
@@ -221,7 +224,7 @@ func (b *consoleBackend) DryRunReconcile(ctx context.Context) (console.Reconcile
 	for _, s := range []struct {
 		name string
 		c    reconcile.SweepCounts
-	}{{"payments", rep.Payments}, {"refunds", rep.Refunds}, {"integration requests", rep.IntegrationRequests}} {
+	}{{"payments", rep.Payments}, {"refunds", rep.Refunds}, {"integration requests", rep.IntegrationRequests}, {"settlements", rep.SettlementCounts}} {
 		out.Sweeps = append(out.Sweeps, console.SweepRow{Name: s.name, Scanned: s.c.Scanned, AlreadyBooked: s.c.AlreadyBooked,
 			InInbox: s.c.InInbox, WouldQueue: s.c.Queued, Park: s.c.Parked})
 	}

@@ -17,15 +17,15 @@ import (
 )
 
 func (m *Main) explainCmd() *cobra.Command {
-	var path, payload, paymentID string
+	var path, payload, paymentID, settlementID string
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "explain --config FILE (--payload FILE | --payment pay_ID) [--json]",
-		Short: "Show what booking a payment would do, reading ERPNext only (a dry run)",
+		Use:   "explain --config FILE (--payload FILE | --payment pay_ID | --settlement setl_ID) [--json]",
+		Short: "Show what booking a payment (or posting a settlement) would do, reading ERPNext only (a dry run)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (payload == "") == (paymentID == "") {
-				return usageErr("give exactly one of --payload FILE or --payment pay_ID")
+			if n := countSet(payload, paymentID, settlementID); n != 1 {
+				return usageErr("give exactly one of --payload FILE, --payment pay_ID or --settlement setl_ID")
 			}
 			cfg, err := m.loadConfig(path)
 			if err != nil {
@@ -64,6 +64,15 @@ func (m *Main) explainCmd() *cobra.Command {
 				if ev, err = razorpay.ParseEvent(raw); err != nil {
 					return fmt.Errorf("%s: %w", payload, err)
 				}
+			} else if settlementID != "" {
+				if rzp == nil {
+					return usageErr("--settlement needs razorpay.key_id and razorpay.key_secret in the configuration")
+				}
+				st, err := rzp.GetSettlement(cmd.Context(), settlementID)
+				if err != nil {
+					return err
+				}
+				ev = &razorpay.Event{Entity: "event", Event: connector.EventSettlementProcessed, AccountID: cfg.Razorpay.AccountID, Settlement: st, CreatedAt: st.CreatedAt}
 			} else {
 				if rzp == nil {
 					return usageErr("--payment needs razorpay.key_id and razorpay.key_secret in the configuration")
@@ -97,6 +106,7 @@ func (m *Main) explainCmd() *cobra.Command {
 	f.StringVar(&path, "config", "", "configuration file (YAML)")
 	f.StringVar(&payload, "payload", "", "a webhook body (JSON file) to explain")
 	f.StringVar(&paymentID, "payment", "", "a Razorpay payment id to fetch and explain")
+	f.StringVar(&settlementID, "settlement", "", "a Razorpay settlement id to fetch and explain (its Journal Entry)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }
@@ -116,7 +126,19 @@ func printExplanation(w io.Writer, x *connector.Explanation) {
 	for _, f := range x.Fields {
 		fmt.Fprintf(w, "  %-32s %s\n  %-32s   ← %s\n", f.Field, f.Value, "", f.Source)
 	}
+	printSettlementPlan(w, x)
 	if x.Action == connector.ExplainCreate {
 		fmt.Fprintln(w, "\n  Nothing was written. `serve` would insert this entry with docstatus 1.")
 	}
+}
+
+// countSet counts the non-empty values.
+func countSet(values ...string) int {
+	n := 0
+	for _, v := range values {
+		if v != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -219,7 +219,7 @@ func printReport(w io.Writer, r *reconcile.Report) {
 	for _, s := range []struct {
 		name string
 		c    reconcile.SweepCounts
-	}{{"payments", r.Payments}, {"refunds", r.Refunds}, {"integration requests", r.IntegrationRequests}} {
+	}{{"payments", r.Payments}, {"refunds", r.Refunds}, {"integration requests", r.IntegrationRequests}, {"settlements", r.SettlementCounts}} {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.name, s.c.Scanned, s.c.AlreadyBooked, s.c.InInbox,
 			s.c.Queued, s.c.Booked, s.c.Parked, s.c.Pending, s.c.NotBooked)
 	}
@@ -235,6 +235,7 @@ func printReport(w io.Writer, r *reconcile.Report) {
 	printItems(w, "parked (needs a person)", r.Parked)
 	printItems(w, "authorized, not captured (needs a person)", r.Authorized)
 	printItems(w, "not booked by this version", r.NotBooked)
+	printSettlements(w, r.Settlements)
 	if len(r.Anomalies) > 0 {
 		fmt.Fprintf(w, "\naudit (needs a person):\n")
 		for _, a := range r.Anomalies {
