@@ -62,7 +62,11 @@ func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanatio
 	if RouteOf(e.Event) == RouteSettlement && (pl.Settlement != nil || pl.Action == ExplainReuse || pl.Action == ExplainDuplicate) {
 		x.Settlement = pl.Settlement
 		if x.Bank, err = c.explainBank(ctx, e, pl); err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			// Like any failed read: a line of the explanation, not the end of the dry run.
+			x.Bank = &BankMatch{State: "not read: " + shortReason(err.Error())}
 		}
 	}
 	return x, nil

@@ -221,12 +221,10 @@ func (b *consoleBackend) DryRunReconcile(ctx context.Context) (console.Reconcile
 		return console.ReconcileReport{}, err
 	}
 	out := console.ReconcileReport{WindowFrom: rep.WindowFrom, WindowTo: rep.WindowTo, ListedFrom: rep.ListedFrom, Warnings: rep.Warnings}
-	for _, s := range []struct {
-		name string
-		c    reconcile.SweepCounts
-	}{{"payments", rep.Payments}, {"refunds", rep.Refunds}, {"integration requests", rep.IntegrationRequests}, {"settlements", rep.SettlementCounts}} {
-		out.Sweeps = append(out.Sweeps, console.SweepRow{Name: s.name, Scanned: s.c.Scanned, AlreadyBooked: s.c.AlreadyBooked,
-			InInbox: s.c.InInbox, WouldQueue: s.c.Queued, Park: s.c.Parked})
+	for _, s := range rep.Sweeps() {
+		c := s.Counts
+		out.Sweeps = append(out.Sweeps, console.SweepRow{Name: s.Name, Scanned: c.Scanned, AlreadyBooked: c.AlreadyBooked,
+			InInbox: c.InInbox, WouldQueue: c.Queued, Park: c.Parked})
 	}
 	item := func(it reconcile.Item, note string) console.ReconcileItem {
 		return console.ReconcileItem{Kind: it.Kind, ID: it.ID, AmountMinor: it.AmountMinor, Currency: it.Currency, CreatedAt: it.CreatedAt, Note: note}

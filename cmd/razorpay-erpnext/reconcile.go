@@ -216,12 +216,10 @@ func printReport(w io.Writer, r *reconcile.Report) {
 		queuedCol = "would queue"
 	}
 	fmt.Fprintln(tw, "\tscanned\talready booked\tin inbox\t"+queuedCol+"\tbooked\tparked\tpending\tnot booked\t")
-	for _, s := range []struct {
-		name string
-		c    reconcile.SweepCounts
-	}{{"payments", r.Payments}, {"refunds", r.Refunds}, {"integration requests", r.IntegrationRequests}, {"settlements", r.SettlementCounts}} {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.name, s.c.Scanned, s.c.AlreadyBooked, s.c.InInbox,
-			s.c.Queued, s.c.Booked, s.c.Parked, s.c.Pending, s.c.NotBooked)
+	for _, s := range r.Sweeps() {
+		c := s.Counts
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Name, c.Scanned, c.AlreadyBooked, c.InInbox,
+			c.Queued, c.Booked, c.Parked, c.Pending, c.NotBooked)
 	}
 	tw.Flush()
 	if n := r.Totals().Captured; n > 0 {

@@ -72,7 +72,8 @@ func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, 
 	rep := &Report{DryRun: req.DryRun, WindowFrom: from.UTC(), WindowTo: to.UTC(),
 		ListedFrom: from.Add(-c.cfg.Reconcile.Lookback.D()).UTC(), Since: c.cfg.Reconcile.Since,
 		Queued: []Item{}, Parked: []Item{}, NotBooked: []Item{},
-		Authorized: []Item{}, Anomalies: []Anomaly{}, Warnings: []string{}, Settlements: []connector.SettlementLine{}}
+		Authorized: []Item{}, Anomalies: []Anomaly{}, Warnings: []string{}, Settlements: []connector.SettlementLine{},
+		SettlementsOn: c.cfg.Settlements.Enabled}
 	if c.rzp == nil {
 		return rep, ErrNoRazorpayAPI
 	}

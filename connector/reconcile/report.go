@@ -131,6 +131,8 @@ type Report struct {
 	Payments            SweepCounts `json:"payments"`
 	Refunds             SweepCounts `json:"refunds"`
 	IntegrationRequests SweepCounts `json:"integration_requests"`
+	// SettlementsOn is settlements.enabled: the settlement sweep ran.
+	SettlementsOn bool `json:"settlements_enabled"`
 	// SettlementCounts are the settlement sweep's counts (settlements.enabled): processed
 	// settlements listed over settlements.window, queued when neither posted nor on their way.
 	SettlementCounts SweepCounts `json:"settlements"`
@@ -165,4 +167,20 @@ func (r *Report) Totals() SweepCounts {
 		t.Captured += s.Captured
 	}
 	return t
+}
+
+// NamedCounts is one sweep's counts under the name a report prints.
+type NamedCounts struct {
+	Name   string
+	Counts SweepCounts
+}
+
+// Sweeps lists the sweeps' counts in report order: payments, refunds, integration requests,
+// and settlements when settlements are on.
+func (r *Report) Sweeps() []NamedCounts {
+	out := []NamedCounts{{"payments", r.Payments}, {"refunds", r.Refunds}, {"integration requests", r.IntegrationRequests}}
+	if r.SettlementsOn {
+		out = append(out, NamedCounts{"settlements", r.SettlementCounts})
+	}
+	return out
 }
