@@ -167,7 +167,7 @@ func (d *DB) ForgetBooking(ctx context.Context, businessKey string) error {
 // GetBooking returns businessKey's row, or connector.ErrNotFound.
 func (d *DB) GetBooking(ctx context.Context, businessKey string) (*connector.Booking, error) {
 	var r bookingRow
-	err := d.db.GetContext(ctx, &r, `SELECT `+bookingColumns+` FROM bookings WHERE business_key = ?`, businessKey)
+	err := d.getContext(ctx, &r, `SELECT `+bookingColumns+` FROM bookings WHERE business_key = ?`, businessKey)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("booking %s: %w", businessKey, connector.ErrNotFound)
 	}

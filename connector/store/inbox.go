@@ -103,7 +103,7 @@ func (d *DB) insertEvent(ctx context.Context, e *connector.InboxEvent, ifNoKey b
 	}
 	var res sql.Result
 	err := retry(ctx, func() (err error) {
-		res, err = d.db.ExecContext(ctx, query, args...)
+		res, err = d.execContext(ctx, query, args...)
 		return err
 	})
 	if isDuplicate(err) {
@@ -171,7 +171,7 @@ func (d *DB) prepareEvent(e *connector.InboxEvent) error {
 // GetEvent returns the inbox row with id, or connector.ErrNotFound.
 func (d *DB) GetEvent(ctx context.Context, id int64) (*connector.InboxEvent, error) {
 	var r eventRow
-	err := d.db.GetContext(ctx, &r, `SELECT `+eventColumns+` FROM inbox WHERE id = ?`, id)
+	err := d.getContext(ctx, &r, `SELECT `+eventColumns+` FROM inbox WHERE id = ?`, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("event %d: %w", id, connector.ErrNotFound)
 	}
@@ -187,8 +187,13 @@ func (d *DB) FindEvents(ctx context.Context, key string) ([]connector.InboxEvent
 	if key == "" {
 		return []connector.InboxEvent{}, nil
 	}
-	return d.selectEvents(ctx, "find events "+key,
+	var rows []eventRow
+	err := d.selectContext(ctx, &rows,
 		`SELECT `+eventColumns+` FROM inbox WHERE event_id = ? OR business_key = ? ORDER BY received_at, id`, key, key)
+	if err != nil {
+		return nil, d.unavailable("find events "+key, err)
+	}
+	return events(rows), nil
 }
 
 // ListEvents returns the rows matching f (status, received_at >= Since, at most Limit rows),
@@ -216,16 +221,21 @@ func (d *DB) ListEvents(ctx context.Context, f connector.EventFilter) ([]connect
 	return d.selectEvents(ctx, "list events", query, args...)
 }
 
+// selectEvents runs a query built per call (not kept prepared) and converts its rows.
 func (d *DB) selectEvents(ctx context.Context, op, query string, args ...any) ([]connector.InboxEvent, error) {
 	var rows []eventRow
 	if err := d.db.SelectContext(ctx, &rows, query, args...); err != nil {
 		return nil, d.unavailable(op, err)
 	}
+	return events(rows), nil
+}
+
+func events(rows []eventRow) []connector.InboxEvent {
 	out := make([]connector.InboxEvent, 0, len(rows))
 	for i := range rows {
 		out = append(out, *rows[i].event())
 	}
-	return out, nil
+	return out
 }
 
 // CountByStatus returns the number of inbox rows per status. Every status the connector

@@ -36,7 +36,7 @@ func (d *DB) AcquireLock(ctx context.Context, name, owner string, now, expiresAt
 		return false, err
 	}
 	var holder string
-	err := d.db.GetContext(ctx, &holder, `SELECT owner FROM locks WHERE name = ?`, name)
+	err := d.getContext(ctx, &holder, `SELECT owner FROM locks WHERE name = ?`, name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil // released by its holder in between: not ours
 	}

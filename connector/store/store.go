@@ -55,6 +55,7 @@ type DB struct {
 	driver string
 	secret string           // the DSN password, redacted from every error message
 	now    func() time.Time // for rows whose time the caller did not give
+	stmts  *stmtCache       // SQLite: the fixed statements, prepared once; nil on MariaDB
 
 	claimStats  claimCounters  // ClaimNextEvent's retries (claim.go)
 	beforeClaim func(id int64) // tests: runs between finding a candidate and claiming it
@@ -68,11 +69,16 @@ var _ connector.Store = (*DB)(nil)
 // For "mysql" dsn is a go-sql-driver DSN (user:pass@tcp(host:3306)/db); parseTime=true, UTC
 // times and clientFoundRows=true are forced, and no connection is made yet, so a store whose
 // server is down opens fine and its calls fail with connector.ErrStoreUnavailable.
+// interpolateParams=true is added when the DSN does not mention it and names only character
+// sets in which client-side escaping is safe (utf8mb4, the driver's default, utf8, latin1,
+// ascii, binary; see statements.go): each statement is then one round trip instead of
+// PREPARE + EXECUTE + CLOSE.
 //
 // For "sqlite" dsn is a file path, a "file:" URI or ":memory:"; WAL, a 5 s busy timeout, foreign
 // keys and immediate transactions are added, one connection is used (SQLite has one writer, so
-// goroutines queue in the pool instead of failing with "database is locked"), and the file is
-// opened at once so a bad path fails here.
+// goroutines queue in the pool instead of failing with "database is locked"), the store's fixed
+// statements are prepared once and kept, and the file is opened at once so a bad path fails
+// here.
 func Open(ctx context.Context, driver, dsn string) (*DB, error) {
 	switch driver {
 	case DriverMySQL:
@@ -94,6 +100,9 @@ func openMySQL(dsn string) (*DB, error) {
 	cfg.Loc = time.UTC
 	cfg.ClientFoundRows = true // affected rows = matched rows, so a no-op UPDATE still counts
 	cfg.MultiStatements = false
+	if mysqlInterpolationSafe(dsn, cfg) {
+		cfg.InterpolateParams = true
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = mysqlDialTimeout
 	}
@@ -131,6 +140,7 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	sqlDB.SetConnMaxLifetime(0)
 	sqlDB.SetConnMaxIdleTime(0)
 	d := &DB{db: sqlx.NewDb(sqlDB, DriverSQLite), driver: DriverSQLite, now: time.Now}
+	d.stmts = newStmtCache(d.db)
 	if err := sqlDB.PingContext(ctx); err != nil {
 		sqlDB.Close()
 		return nil, d.unavailable("open sqlite", err)
@@ -145,8 +155,11 @@ func (d *DB) Driver() string { return d.driver }
 // bypass the store's rules.
 func (d *DB) SQL() *sqlx.DB { return d.db }
 
-// Close releases the connection pool.
-func (d *DB) Close() error { return d.db.Close() }
+// Close releases the kept statements and the connection pool.
+func (d *DB) Close() error {
+	d.stmts.close()
+	return d.db.Close()
+}
 
 // Ping checks that the database answers and that every embedded migration has been applied. It
 // returns an error wrapping connector.ErrStoreUnavailable when the database does not answer and
@@ -186,7 +199,7 @@ func (d *DB) exec(ctx context.Context, op, query string, args ...any) (int64, er
 func (d *DB) execResult(ctx context.Context, op, query string, args ...any) (sql.Result, error) {
 	var res sql.Result
 	err := retry(ctx, func() (err error) {
-		res, err = d.db.ExecContext(ctx, query, args...)
+		res, err = d.execContext(ctx, query, args...)
 		return err
 	})
 	if err != nil {
