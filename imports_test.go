@@ -30,7 +30,10 @@ var allowed = map[string][]string{
 	"cmd/razorpay-erpnext": {"*"},
 	// The chaos run (README "Reliability") drives the daemon as separate processes; in-process
 	// it runs only the simulators and reads the Razorpay wire types.
-	"cmd/chaos":           {"razorpay", "razorpay/razorpaysim", "frappe/erpnextsim"},
+	"cmd/chaos": {"razorpay", "razorpay/razorpaysim", "frappe/erpnextsim"},
+	// The benchmark (README "Performance") runs the daemon as its own process; in-process it
+	// runs the simulators, the floor server on the store, and the direct client on frappe.
+	"cmd/benchmark":       {"connector", "connector/store", "frappe", "frappe/erpnextsim", "razorpay", "razorpay/razorpaysim"},
 	"internal/sharedtest": {}, // test helper: finds shared/ beside the checkout
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.

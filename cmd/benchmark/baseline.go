@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+)
+
+// inboxInsert is a single-row INSERT of every inbox column, the shape of the store's intake
+// write; the floor server and the baseline use it as one statement prepared once.
+const inboxInsert = `INSERT INTO inbox (account_id, event_id, event, business_key, raw_body, received_at,
+	event_created_at, status, attempts, next_attempt_at, lease_owner, lease_until, last_error,
+	result_doctype, result_name, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', NULL, '', '', '', ?)`
+
+// inboxArgs are inboxInsert's arguments for one row received now.
+func inboxArgs(driver, eventID, key string, body []byte, now time.Time) []any {
+	var at any = now.UTC()
+	if driver == store.DriverSQLite {
+		at = now.UTC().Format("2006-01-02 15:04:05.000000") // the store's SQLite layout
+	}
+	return []any{benchAccount, eventID, "payment.captured", key, body, at, at, "pending", at, at}
+}
+
+// BaselineRun is (1): committed single-row inserts per second into the inbox table of a fresh
+// database, through the store's own driver and pool, the statement prepared once.
+type BaselineRun struct {
+	Callers   int     `json:"concurrency"`
+	InsertsPS float64 `json:"inserts_per_s"`
+	Latency   Latency `json:"latency"`
+}
+
+// measureBaseline inserts from `callers` goroutines for d (each insert its own autocommit
+// transaction, as the store's intake write is) and checks the table holds every row it counted.
+func measureBaseline(ctx context.Context, db *database, callers int, d time.Duration, body []byte) (BaselineRun, error) {
+	s, err := store.Open(ctx, db.Driver, db.DSN)
+	if err != nil {
+		return BaselineRun{}, err
+	}
+	defer s.Close()
+	stmt, err := s.SQL().PrepareContext(ctx, inboxInsert)
+	if err != nil {
+		return BaselineRun{}, fmt.Errorf("prepare: %w", err)
+	}
+	defer stmt.Close()
+	var firstErr error
+	var once sync.Once
+	r, _ := closedLoop(ctx, callers, d, 0, func(i int) outcome {
+		_, err := stmt.ExecContext(ctx, inboxArgs(db.Driver, fmt.Sprintf("B%013d", i), fmt.Sprintf("pay_B%013d", i), body, time.Now())...)
+		if err != nil {
+			once.Do(func() { firstErr = err })
+			return outError
+		}
+		return outAccepted
+	})
+	if firstErr != nil {
+		return BaselineRun{}, fmt.Errorf("baseline insert: %w", firstErr)
+	}
+	n := r.Counts.Accepted
+	if err := checkRows(ctx, s.SQL().DB, n); err != nil {
+		return BaselineRun{}, err
+	}
+	return BaselineRun{Callers: callers, InsertsPS: perSecond(n, r.Elapsed), Latency: r.Latency}, nil
+}
+
+// checkRows fails unless the inbox holds exactly want rows: a figure is only reported for
+// writes that are really there.
+func checkRows(ctx context.Context, db *sql.DB, want int) error {
+	var got int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM inbox`).Scan(&got); err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("inbox holds %d rows; %d were counted as stored", got, want)
+	}
+	return nil
+}
