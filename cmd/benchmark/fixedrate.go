@@ -128,7 +128,7 @@ func (b *bench) fixedRateRun(ctx context.Context, e *engine, rate float64, d, er
 		return r, err
 	}
 	r.booked = byStatus["done"]
-	return r, checkRows(ctx, s.SQL().DB, warm.Accepted+r.counts.Accepted)
+	return r, checkRows(ctx, s.SQL().DB, warm.Accepted+r.counts.Accepted, warm.Errors()+r.counts.Errors())
 }
 
 // sendOnClock delivers webhooks of co to url open loop at rate for d and returns their

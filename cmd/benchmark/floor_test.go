@@ -42,7 +42,7 @@ func TestFloorStoresOnceAndRefusesBadSignatures(t *testing.T) {
 			t.Fatalf("signature %q: outcome %d; want %d", c.sig, got, c.want)
 		}
 	}
-	if err := checkRows(ctx, s.SQL().DB, 1); err != nil {
+	if err := checkRows(ctx, s.SQL().DB, 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	var stored []byte

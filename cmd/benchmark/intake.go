@@ -105,13 +105,13 @@ func (b *bench) intakeSide(ctx context.Context, e *engine, side string, run int)
 		return post(ctx, client, url, id, body, sig)
 	}
 	out := map[int]intakeSample{}
-	next := 0
+	next, unsure := 0, 0
 	for _, c := range b.concurrencies {
 		warm, n := closedLoop(ctx, c, b.warmFor, next, send)
-		accepted += warm.Counts.Accepted
+		accepted, unsure = accepted+warm.Counts.Accepted, unsure+warm.Counts.Errors()
 		r, n := closedLoop(ctx, c, b.closedFor, n, send)
 		next = n
-		accepted += r.Counts.Accepted
+		accepted, unsure = accepted+r.Counts.Accepted, unsure+r.Counts.Errors()
 		ps := perSecond(r.Counts.Accepted, r.Elapsed)
 		out[c] = intakeSample{ps: ps, latency: r.Latency, errors: r.Counts.Errors()}
 		b.progress("%s %s c=%d run %d/%d: %.0f accepted/s, p99 %.2f ms, %d duplicates, %d errors", side, e.Name, c, run, b.runs,
@@ -125,7 +125,7 @@ func (b *bench) intakeSide(ctx context.Context, e *engine, side string, run int)
 		return nil, err
 	}
 	defer s.Close()
-	return out, checkRows(ctx, s.SQL().DB, accepted)
+	return out, checkRows(ctx, s.SQL().DB, accepted, unsure)
 }
 
 // startIntakeTarget starts the floor server or the daemon (workers paused) on db and returns
