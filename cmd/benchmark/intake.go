@@ -43,7 +43,7 @@ func (b *bench) measureIntake(ctx context.Context, e *engine) ([]IntakePoint, er
 			if err != nil {
 				return nil, err
 			}
-			r, err := measureBaseline(ctx, db, c, b.closedFor, newCorpus("B0000", b.secret, 1).tmpl)
+			r, err := measureBaseline(ctx, db, c, b.warmFor, b.closedFor, newCorpus("B0000", b.secret, 1).tmpl)
 			db.drop()
 			if err != nil {
 				return nil, fmt.Errorf("baseline %s c=%d: %w", e.Name, c, err)

@@ -89,8 +89,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 0, "runs per figure (median); default 3, 1 with --short")
 	only := fs.String("only", strings.Join(measurements, ","), "measurements to run: "+strings.Join(measurements, ","))
 	noSQLite := fs.Bool("no-sqlite", false, "leave SQLite out of (1)-(3)")
+	table := fs.String("table", "", "print the table of a report saved with --json from FILE; measure nothing")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *table != "" {
+		return printSaved(*table, stdout, stderr)
 	}
 	chosen := strings.Split(*only, ",")
 	for _, m := range chosen {
@@ -118,6 +122,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "benchmark:", err)
 		return 1
 	}
+	return 0
+}
+
+// printSaved prints the table of a report saved with --json.
+func printSaved(path string, stdout, stderr io.Writer) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchmark:", err)
+		return 1
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		fmt.Fprintf(stderr, "benchmark: %s: %v\n", path, err)
+		return 1
+	}
+	rep.printTable(stdout)
 	return 0
 }
 
