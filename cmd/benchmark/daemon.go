@@ -21,7 +21,7 @@ const (
 	envERPNextKey     = "RPE_BENCH_ERPNEXT_KEY"
 	envERPNextSecret  = "RPE_BENCH_ERPNEXT_SECRET"
 	envRazorpaySecret = "RPE_BENCH_RAZORPAY_SECRET"
-	erpnextKey        = "benchkey"
+	erpnextKey        = "benchapikey0001" // 15 characters, as ERPNext makes them
 	razorpayKeyID     = "rzp_test_BenchKey0001"
 )
 

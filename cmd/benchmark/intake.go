@@ -148,7 +148,7 @@ func (b *bench) startIntakeTarget(ctx context.Context, side string, db *database
 	if err != nil {
 		return "", 0, nil, err
 	}
-	d, err := b.startDaemon(ctx, daemonSpec{db: db, erpURL: erp.url, erpKey: "refusedkey"})
+	d, err := b.startDaemon(ctx, daemonSpec{db: db, erpURL: erp.url, erpKey: "refusedapikey01"})
 	if err != nil {
 		erp.stop()
 		return "", 0, nil, err
