@@ -154,7 +154,7 @@ func (b *bench) startIntakeTarget(ctx context.Context, side string, db *database
 		return "", 0, nil, err
 	}
 	// A paused daemon gets 1 s after SIGTERM, then is killed: its workers sleep out the pause
-	// without heeding the drain (connector.work), so a clean stop would cost the whole 20 s
+	// without heeding the drain (connector/worker.go), so a clean stop would cost the whole 20 s
 	// drain grace per run. Every acknowledged row is committed before its answer.
 	stop := onceErr(func() error {
 		err := d.stopWithin(time.Second, false)
