@@ -55,6 +55,8 @@ type InboxEvent struct {
 	ResultDoctype  string     `db:"result_doctype"`
 	ResultName     string     `db:"result_name"`
 	UpdatedAt      time.Time  `db:"updated_at"`
+	// WaitFor is what the row waits for ("" for nothing): see Outcome.WaitFor.
+	WaitFor string `db:"wait_for"`
 }
 
 // Outcome is what a worker writes back for a claimed event.
@@ -65,7 +67,17 @@ type Outcome struct {
 	ResultName    string    // e.g. "ACC-PAY-2026-00001"
 	NextAttemptAt time.Time // for StatusPending
 	CountAttempt  bool      // false for waits that are not failures (contention, pause)
+	// WaitFor names what ends the wait, so that whoever ends it wakes the row at once
+	// (Store.WakeWaiters) instead of the row sleeping until NextAttemptAt: "booking:<key>"
+	// (another worker's claim), "lock:<name>" (another worker's lock row), "receipt:<payment
+	// id>" (a refund waiting, or parked, for its receipt) or WaitReconcile (a dead row whose
+	// last failure was transient). "" for none.
+	WaitFor string
 }
+
+// WaitReconcile is the WaitFor of a dead row whose last failure was transient (a 5xx, a
+// timeout, a connection failure, the store): the next reconcile run sends it back to pending.
+const WaitReconcile = "reconcile"
 
 // Booking is one row of bookings: the claim on a business fact (a payment or refund id).
 type Booking struct {
@@ -106,9 +118,17 @@ type Store interface {
 	ClaimNextEvent(ctx context.Context, owner string, now time.Time, lease time.Duration) (*InboxEvent, error)
 	// ExtendLease moves the lease of a claimed event; ErrLeaseLost when owner no longer holds it.
 	ExtendLease(ctx context.Context, id int64, owner string, until time.Time) error
-	// CompleteEvent writes the outcome and clears the lease; ErrLeaseLost when owner no longer
-	// holds the lease. Attempts is incremented when o.CountAttempt.
+	// CompleteEvent writes the outcome (WaitFor included) and clears the lease; ErrLeaseLost
+	// when owner no longer holds the lease. Attempts is incremented when o.CountAttempt.
 	CompleteEvent(ctx context.Context, id int64, owner string, now time.Time, o Outcome) error
+	// WakeWaiters ends the wait of every row whose WaitFor is waitFor, in one statement: a
+	// pending row becomes due at now (unless due earlier); a parked or dead row goes back to
+	// pending, due now, its attempts kept. WaitFor is cleared. It returns how many rows changed;
+	// 0 for an empty waitFor.
+	WakeWaiters(ctx context.Context, waitFor string, now time.Time) (int, error)
+	// Waiters returns the rows whose WaitFor is waitFor and whose status is one of statuses (any
+	// when none is given), oldest first.
+	Waiters(ctx context.Context, waitFor string, statuses ...Status) ([]InboxEvent, error)
 	// GetEvent returns one row by id (ErrNotFound).
 	GetEvent(ctx context.Context, id int64) (*InboxEvent, error)
 	// FindEvents returns rows whose event_id or business_key equals key, oldest first.
@@ -164,6 +184,9 @@ type Store interface {
 	AcquireLock(ctx context.Context, name, owner string, now, expiresAt time.Time) (bool, error)
 	// ReleaseLock deletes the lock row if owner holds it.
 	ReleaseLock(ctx context.Context, name, owner string) error
+	// LockHeld reports whether some owner holds the named lock row live at now (expires_at not
+	// before now).
+	LockHeld(ctx context.Context, name string, now time.Time) (bool, error)
 
 	// Ping checks the database answers and migrations are applied.
 	Ping(ctx context.Context) error

@@ -172,7 +172,7 @@ func (d *DB) ExtendLease(ctx context.Context, id int64, owner string, until time
 }
 
 // CompleteEvent writes outcome o for event id held by owner and clears the lease: status,
-// LastError, ResultDoctype and ResultName as given (all replaced), Attempts+1 when
+// LastError, ResultDoctype, ResultName and WaitFor as given (all replaced), Attempts+1 when
 // o.CountAttempt, and for StatusPending NextAttemptAt = o.NextAttemptAt (now when zero); other
 // statuses keep NextAttemptAt. o.Status may be any status but processing. ErrLeaseLost (and
 // ErrNotFound) as for ExtendLease.
@@ -194,10 +194,11 @@ func (d *DB) CompleteEvent(ctx context.Context, id int64, owner string, now time
 	}
 	n, err := d.exec(ctx, fmt.Sprintf("complete event %d as %s", id, o.Status),
 		`UPDATE inbox SET status = ?, attempts = attempts + ?, next_attempt_at = COALESCE(?, next_attempt_at),
-		lease_owner = '', lease_until = NULL, last_error = ?, result_doctype = ?, result_name = ?, updated_at = ?
+		lease_owner = '', lease_until = NULL, last_error = ?, result_doctype = ?, result_name = ?, updated_at = ?,
+		wait_for = ?
 		WHERE id = ? AND status = ? AND lease_owner = ?`,
 		o.Status, attempt, next, truncateBytes(o.LastError, maxLastError), o.ResultDoctype, o.ResultName,
-		d.arg(now), id, connector.StatusProcessing, owner)
+		d.arg(now), truncateRunes(o.WaitFor, maxWaitFor), id, connector.StatusProcessing, owner)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ const (
 	maxBusinessKey = 100
 	maxOwner       = 191
 	maxLockName    = 255
+	maxWaitFor     = 320      // inbox.wait_for (migrations/*/0014_inbox_wait_for.sql)
 	maxLastError   = 64 << 10 // bytes; longer reasons are cut at a rune boundary
 )
 

@@ -55,6 +55,7 @@ func contractCases() []contractCase {
 	all = append(all, lockCases...)
 	all = append(all, migrateCases...)
 	all = append(all, retentionCases...)
+	all = append(all, waiterCases...)
 	return all
 }
 

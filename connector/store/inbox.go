@@ -14,7 +14,7 @@ import (
 
 // eventColumns lists the inbox columns in eventRow order.
 const eventColumns = `id, account_id, event_id, event, business_key, raw_body, received_at, event_created_at,
-	status, attempts, next_attempt_at, lease_owner, lease_until, last_error, result_doctype, result_name, updated_at`
+	status, attempts, next_attempt_at, lease_owner, lease_until, last_error, result_doctype, result_name, updated_at, wait_for`
 
 // eventRow is an inbox row as both drivers return it.
 type eventRow struct {
@@ -35,6 +35,7 @@ type eventRow struct {
 	ResultDoctype  string   `db:"result_doctype"`
 	ResultName     string   `db:"result_name"`
 	UpdatedAt      dbTime   `db:"updated_at"`
+	WaitFor        string   `db:"wait_for"`
 }
 
 func (r *eventRow) event() *connector.InboxEvent {
@@ -56,6 +57,7 @@ func (r *eventRow) event() *connector.InboxEvent {
 		ResultDoctype:  r.ResultDoctype,
 		ResultName:     r.ResultName,
 		UpdatedAt:      r.UpdatedAt.Time,
+		WaitFor:        r.WaitFor,
 	}
 }
 

@@ -51,3 +51,14 @@ func (d *DB) ReleaseLock(ctx context.Context, name, owner string) error {
 	_, err := d.exec(ctx, "release lock "+name, `DELETE FROM locks WHERE name = ? AND owner = ?`, name, owner)
 	return err
 }
+
+// LockHeld reports whether the lock row name is held live at now by any owner: it exists and
+// its expires_at is not before now (AcquireLock takes over only a row that expired before now).
+func (d *DB) LockHeld(ctx context.Context, name string, now time.Time) (bool, error) {
+	var n int
+	err := d.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM locks WHERE name = ? AND expires_at >= ?`, name, d.arg(now))
+	if err != nil {
+		return false, d.unavailable("read lock "+name, err)
+	}
+	return n > 0, nil
+}
