@@ -20,8 +20,7 @@ const (
 	// FailRetry: nothing was done; try again after a backoff, spending an attempt.
 	FailRetry FailureKind = iota
 	// FailThrottled: the service asked for a slower pace (429, 503 with Retry-After) and nothing
-	// was done; try again after RetryAfter. It still spends an attempt today; issue 10 makes it
-	// free, which is a change to settle's FailThrottled case only.
+	// was done; try again after RetryAfter without spending an attempt (settle).
 	FailThrottled
 	// FailAmbiguous: a write that may have been committed (timeout, reset, 502/504 page after
 	// the request was sent, spec/erpnext.md §8.2): keep the claim until its fence, then look up.
@@ -157,11 +156,7 @@ var kindLabels = map[FailureKind]string{FailRetry: "retry", FailThrottled: "retr
 // configuration fault, 429, 5xx and transport errors may succeed later, anything else is
 // permanent for that request.
 func classifyRazorpay(err error) *Failure {
-	f := &Failure{System: SystemRazorpay, Err: err}
-	var ae *razorpay.APIError
-	if errors.As(err, &ae) {
-		f.RetryAfter = ae.RetryAfter
-	}
+	f := &Failure{System: SystemRazorpay, Err: err, RetryAfter: razorpay.RetryAfter(err)}
 	switch {
 	case errors.Is(err, context.Canceled):
 		f.Kind = FailCanceled

@@ -9,6 +9,8 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
 
 // What the worker does when ERPNext fails, and when another worker holds what it needs.
@@ -196,4 +198,49 @@ func TestCancelledBookingParksUntilRebooked(t *testing.T) {
 	if si, _ := r.site.Doc(frappe.DoctypeSalesInvoice, inv); minor(t, si["outstanding_amount"], 2) != 0 {
 		t.Errorf("invoice outstanding %v", si["outstanding_amount"])
 	}
+}
+
+// A 429 (ERPNext's rate limiter, Razorpay's) is "not now": the event waits out the pace the
+// client keeps, spending no attempt, however often it comes: with worker.max_attempts 2 a
+// counted retry would be dead on the second 429.
+func TestThrottledWaitsWithoutSpendingAttempts(t *testing.T) {
+	r := newRig(t, withRazorpay, withConfig(func(c *connector.Config) { c.Worker.MaxAttempts = 2 }))
+	inv := r.booked("pay_T3stThrottle01")
+	r.creditNote(inv, "100.00")
+	if _, err := r.rzp.CreatePayment(razorpay.Payment{ID: "pay_T3stThrottle01", Amount: 118000, Currency: "INR", Method: "upi",
+		CreatedAt: paymentAt, Notes: razorpay.Notes{"invoice": inv}}, razorpaysim.PaymentOptions{Lose: true}); err != nil {
+		t.Fatal(err)
+	}
+	rf, err := r.rzp.CreateRefund(razorpay.Refund{PaymentID: "pay_T3stThrottle01", Amount: 10000}, razorpaysim.RefundOptions{Lose: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.deliver("E1", captured(t, "pay_T3stThrottle02", 50000, r.invoice("Test Customer", "1000.00"), nil))
+	for i := 0; i < 2; i++ {
+		r.site.FailNext(1, 429) // TooManyRequestsError, Retry-After: 1
+		r.work()
+		e := r.want("E1", connector.StatusPending, "not now: look up Payment Entry by reference_no pay_T3stThrottle02: ERPNext 429 TooManyRequestsError",
+			"no attempt spent")
+		if wait := e.NextAttemptAt.Sub(r.clock.now()); e.Attempts != 0 || wait < time.Second || wait > 1250*time.Millisecond {
+			t.Fatalf("429 #%d: attempts %d, next in %s; want none spent and Retry-After (1 s) plus at most a quarter", i+1, e.Attempts, wait)
+		}
+		r.clock.advance(2 * time.Second)
+	}
+	r.work()
+	if e := r.want("E1", connector.StatusDone, "created"); e.Attempts != 0 {
+		t.Errorf("booked with %d attempts spent", e.Attempts)
+	}
+
+	r.deliver("R1", refundBody(t, "refund.processed", rf.ID, "pay_T3stThrottle01", 10000, "processed"))
+	r.rzp.SetFaults(razorpaysim.Faults{FailNext: []int{429, 429}})
+	for i := 0; i < 2; i++ {
+		r.work()
+		e := r.want("R1", connector.StatusPending, "not now: re-fetch refund "+rf.ID+": ", "429", "no attempt spent")
+		if e.Attempts != 0 || !e.NextAttemptAt.After(r.clock.now()) {
+			t.Fatalf("Razorpay 429 #%d: attempts %d, next at %v; want none spent and a wait", i+1, e.Attempts, e.NextAttemptAt)
+		}
+		r.clock.advance(e.NextAttemptAt.Sub(r.clock.now()))
+	}
+	r.work()
+	r.want("R1", connector.StatusDone, "created")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
@@ -75,9 +76,11 @@ func failed(op string, err error) error {
 // inbox row (DESIGN.md §4 step 7): a result is done, duplicate or skipped; a waitError waits
 // without spending an attempt; a parkError or *mapping.Park parks; a deadError is dead; an
 // ambiguous write retries after its fence. A client *Failure follows its Kind: auth pauses all
-// work and waits, rejected / not found / conflict park with the service's message, cancelled
-// (shutdown) waits, anything else is a counted retry after Retry-After or the backoff; a store
-// error is a counted retry. A counted retry past worker.max_attempts is dead.
+// work and waits, throttled (429, 503 with Retry-After) waits out the pace the client keeps,
+// rejected / not found / conflict park with the service's message, cancelled (shutdown) waits,
+// anything else is a counted retry after Retry-After or the backoff; a store error is a counted
+// retry. None but the counted retries spends an attempt. A counted retry past
+// worker.max_attempts is dead.
 func (c *Connector) settle(ev *InboxEvent, res result, err error) Outcome {
 	o, pause := c.outcomeOf(ev, res, err)
 	if pause != "" {
@@ -138,8 +141,24 @@ func (c *Connector) failureOutcome(ev *InboxEvent, err error) (Outcome, string) 
 		return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(c.cfg.Worker.PauseRecheck.D()), LastError: "paused: " + op + f.reason()}, f.pauseReason()
 	case FailRejected, FailNotFound, FailConflict:
 		return Outcome{Status: StatusParked, LastError: op + f.parkReason()}, ""
+	case FailThrottled:
+		return c.throttledOutcome(f, op), ""
 	}
 	return c.retryOutcome(ev, f.RetryAfter, op+f.reason()), ""
+}
+
+// throttledOutcome is the wait after the service asked for a slower pace (ERPNext or Razorpay
+// 429, a 503 with Retry-After; DESIGN.md §4 step 7): nothing was done, so no attempt is spent.
+// The event is due again when the client's shared pace allows — the service's Retry-After, or
+// the pause the client chose without one (internal/throttle), at least a second — plus up to a
+// quarter of it at random, so the events it held do not all come back in the same instant.
+// Meanwhile every call through that client waits on the same gate: workers block there on a
+// timer, they do not spin.
+func (c *Connector) throttledOutcome(f *Failure, op string) Outcome {
+	after := max(f.RetryAfter, time.Second)
+	after += time.Duration(mrand.Int64N(int64(after/4) + 1))
+	return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(after),
+		LastError: "not now: " + op + f.reason() + " (asked for a slower pace; no attempt spent)"}
 }
 
 // retryOutcome is a retry that spends an attempt, after the given delay or the backoff.
