@@ -31,7 +31,7 @@ func (c *Connector) apply(ctx context.Context, ev *InboxEvent, w *writeClaim, pl
 	case ExplainDuplicate:
 		return result{status: StatusDuplicate, doctype: pl.Booking.Doctype, name: pl.Existing, note: pl.Reason}, nil
 	case ExplainPark:
-		p := &parkError{reason: pl.Reason}
+		p := &parkError{reason: pl.Reason, on: pl.waitFor}
 		if pl.Record != nil {
 			p.doctype, p.name = pl.Record.Doctype, pl.Record.Name
 		}
@@ -45,7 +45,7 @@ func (c *Connector) apply(ctx context.Context, ev *InboxEvent, w *writeClaim, pl
 		if err := c.queueItems(ctx, pl.QueueItems); err != nil {
 			return result{}, err
 		}
-		return result{}, &waitError{until: pl.WaitUntil, reason: pl.Reason}
+		return result{}, &waitError{until: pl.WaitUntil, reason: pl.Reason, on: pl.waitFor}
 	case ExplainSkip:
 		return result{status: StatusSkipped, note: pl.Reason}, nil
 	case ExplainVoid, ExplainCancel:

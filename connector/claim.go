@@ -63,12 +63,16 @@ func (w *writeClaim) hold(ctx context.Context, job func(context.Context) (result
 	return res, err
 }
 
+// release deletes the claim (a booked key's row stays booked) and wakes the jobs waiting for it:
+// they book the key now, or find it booked and finish (DESIGN.md §4 step 7).
 func (w *writeClaim) release(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := w.c.store.ReleaseBooking(rctx, w.b.BusinessKey, w.owner); err != nil {
 		w.c.log.Warn().Err(err).Str("payment_id", w.b.BusinessKey).Msg("release booking claim")
+		return
 	}
+	w.c.wakeWaiters(rctx, waitBooking(w.b.BusinessKey))
 }
 
 // fence moves the claim's fence (and the document lock's, when one is held) to send time +

@@ -126,7 +126,9 @@ func TestValidationRefusalParksWithERPNextsMessage(t *testing.T) {
 	}
 }
 
-// Another worker's invoice lock or claim is "not now": a wait, no attempt spent.
+// Another worker's invoice lock or claim is "not now": a wait, no attempt spent, that names
+// what it waits for; the holder letting go makes the waiter due at once, not at the lock's or
+// claim's fence.
 func TestContentionWaitsWithoutSpendingAttempts(t *testing.T) {
 	r := newRig(t)
 	inv := r.invoice("Test Customer", "1000.00")
@@ -137,18 +139,21 @@ func TestContentionWaitsWithoutSpendingAttempts(t *testing.T) {
 	}
 	r.deliver("E1", captured(t, "pay_T3stLock000001", 50000, inv, nil))
 	r.work()
-	e := r.want("E1", connector.StatusPending, "waiting for the lock on Sales Invoice "+inv)
-	if e.Attempts != 0 || e.NextAttemptAt.Before(now.Add(time.Second)) || e.NextAttemptAt.After(now.Add(3*time.Second)) {
-		t.Errorf("attempts %d, next in %s: want none spent and 1–3 s", e.Attempts, e.NextAttemptAt.Sub(now))
+	e := r.want("E1", connector.StatusPending, "waiting for the lock on Sales Invoice "+inv+"; runs again as soon as it is released")
+	if e.Attempts != 0 || e.WaitFor != "lock:invoice:"+inv || e.NextAttemptAt.Before(now.Add(20*time.Second)) || e.NextAttemptAt.After(now.Add(31*time.Second)) {
+		t.Errorf("attempts %d, wait_for %q, next in %s: want none spent, the lock named and a re-poll within 30 s", e.Attempts, e.WaitFor, e.NextAttemptAt.Sub(now))
 	}
 	if b, err := r.db.GetBooking(ctx, "pay_T3stLock000001"); err == nil {
 		t.Errorf("the claim was kept while waiting for the lock: %+v", b)
 	}
+	// The holder releases its lock and wakes its waiters, as writeClaim.unlock does.
 	if err := r.db.ReleaseLock(ctx, "invoice:"+inv, "other-worker"); err != nil {
 		t.Fatal(err)
 	}
-	r.clock.advance(3 * time.Second)
-	r.work()
+	if n, err := r.db.WakeWaiters(ctx, "lock:invoice:"+inv, r.clock.now()); n != 1 || err != nil {
+		t.Fatalf("WakeWaiters = %d, %v; want the one waiter", n, err)
+	}
+	r.work() // the clock has not moved
 	r.want("E1", connector.StatusDone)
 
 	if _, _, err := r.db.ClaimBooking(ctx, connector.Booking{BusinessKey: "pay_T3stLock000002", Kind: connector.KindReceipt, Owner: "other-worker",
@@ -157,8 +162,8 @@ func TestContentionWaitsWithoutSpendingAttempts(t *testing.T) {
 	}
 	r.deliver("E2", captured(t, "pay_T3stLock000002", 50000, inv, nil))
 	r.work()
-	if w := r.want("E2", connector.StatusPending, "waiting: pay_T3stLock000002 is being booked by another worker until"); w.Attempts != 0 {
-		t.Errorf("attempts %d", w.Attempts)
+	if w := r.want("E2", connector.StatusPending, "waiting: pay_T3stLock000002 is being booked by another worker (claim fenced until"); w.Attempts != 0 || w.WaitFor != "booking:pay_T3stLock000002" {
+		t.Errorf("attempts %d, wait_for %q", w.Attempts, w.WaitFor)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 )
 
@@ -24,7 +23,8 @@ func (dryRun) lockDocument(context.Context, string, string) error { return nil }
 
 // lockDocument is the one document lock (DESIGN.md §4 step 3): a row in locks, owned by the
 // claim, expiring with the write fence, so it covers every process and survives a dropped
-// connection. Held by another, the job waits 1–3 s (jittered) without spending an attempt.
+// connection. Held by another, the job waits without spending an attempt until the holder
+// releases it (unlock wakes the waiters, wake.go), re-polling at most every holderRecheck.
 func (w *writeClaim) lockDocument(ctx context.Context, name, what string) error {
 	c := w.c
 	now := c.now()
@@ -33,20 +33,23 @@ func (w *writeClaim) lockDocument(ctx context.Context, name, what string) error 
 		return failed("lock "+name, err)
 	}
 	if !ok {
-		return waitUntil(now.Add(time.Second+time.Duration(rand.Int64N(int64(2*time.Second)))), "waiting for the lock on %s", what)
+		return &waitError{until: c.holderWait(now.Add(c.writeFence())), on: waitLock(name),
+			reason: fmt.Sprintf("waiting for the lock on %s; runs again as soon as it is released", what)}
 	}
 	w.lock = name
 	return nil
 }
 
-// unlock releases the document lock, if one is held.
+// unlock releases the document lock, if one is held, and wakes the jobs waiting for it.
 func (w *writeClaim) unlock(ctx context.Context) {
 	if w.lock == "" {
 		return
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	_ = w.c.store.ReleaseLock(rctx, w.lock, w.owner)
+	if err := w.c.store.ReleaseLock(rctx, w.lock, w.owner); err == nil {
+		w.c.wakeWaiters(rctx, waitLock(w.lock))
+	}
 	w.lock = ""
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
@@ -41,7 +40,8 @@ func (c *Connector) facts() bookingFacts {
 }
 
 // heldPlan decides about a business key the claim did not get: booked (step 5a), void (a
-// failed refund), or in flight with another worker until its fence.
+// failed refund), or in flight with another worker: then it waits until the holder lets go
+// (its release wakes the waiters, wake.go), at the latest until the claim's fence.
 func (c *Connector) heldPlan(ctx context.Context, e *razorpay.Event, row Booking) (*Plan, error) {
 	pl := newPlan(e, Booking{BusinessKey: row.BusinessKey, Kind: row.Kind, AmountMinor: row.AmountMinor, Currency: row.Currency})
 	switch row.State {
@@ -50,8 +50,9 @@ func (c *Connector) heldPlan(ctx context.Context, e *razorpay.Event, row Booking
 	case BookingVoid:
 		return pl.skip(fmt.Sprintf("refund %s failed at Razorpay; it is never booked", row.BusinessKey)), nil
 	}
-	until := row.FenceUntil.Add(time.Duration(rand.Int64N(int64(time.Second))))
-	return pl.wait(until, fmt.Sprintf("waiting: %s is being booked by another worker until %s", row.BusinessKey, row.FenceUntil.Format(time.RFC3339))), nil
+	pl.waitFor = waitBooking(row.BusinessKey)
+	return pl.wait(c.holderWait(row.FenceUntil), fmt.Sprintf("waiting: %s is being booked by another worker (claim fenced until %s); runs again as soon as it is released",
+		row.BusinessKey, row.FenceUntil.Format(time.RFC3339))), nil
 }
 
 // peekClaim is the claim stage for Explain, which takes no claim: the plan a held, booked or

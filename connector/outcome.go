@@ -24,13 +24,16 @@ type result struct {
 type (
 	// waitError is "not now": the job runs again at until without spending an attempt
 	// (a claim or lock held by another worker, a grace period, a refund waiting for its receipt).
+	// on is what ends the wait (Outcome.WaitFor): whoever ends it wakes the row before until.
 	waitError struct {
-		until  time.Time
-		reason string
+		until      time.Time
+		reason, on string
 	}
 	// parkError needs a person; reason is what they read. doctype and name keep a document
-	// recorded before parking (ERPNext's checkout entry whose fee is missing).
-	parkError struct{ reason, doctype, name string }
+	// recorded before parking (ERPNext's checkout entry whose fee is missing). on, when set, is
+	// what un-parks the row without a person (Outcome.WaitFor: a refund parked for want of its
+	// receipt goes back to pending when the receipt is booked).
+	parkError struct{ reason, doctype, name, on string }
 	// deadError can never succeed, however often it is tried (an unreadable body).
 	deadError struct{ reason string }
 	// stageError names the step that failed: "op: cause" is the reason kept.
@@ -108,9 +111,9 @@ func (c *Connector) outcomeOf(ev *InboxEvent, res result, err error) (Outcome, s
 	)
 	switch {
 	case errors.As(err, &w):
-		return Outcome{Status: StatusPending, NextAttemptAt: w.until, LastError: w.reason}, ""
+		return Outcome{Status: StatusPending, NextAttemptAt: w.until, LastError: w.reason, WaitFor: w.on}, ""
 	case errors.As(err, &p):
-		return Outcome{Status: StatusParked, LastError: p.reason, ResultDoctype: p.doctype, ResultName: p.name}, ""
+		return Outcome{Status: StatusParked, LastError: p.reason, ResultDoctype: p.doctype, ResultName: p.name, WaitFor: p.on}, ""
 	case errors.As(err, &mp):
 		return Outcome{Status: StatusParked, LastError: mp.Error()}, ""
 	case errors.As(err, &d):

@@ -63,6 +63,8 @@ type Plan struct {
 	// refind is the lookup before create run again after a 409 under
 	// erpnext.name_entries_by_payment_id; nil is the Payment Entry lookup by reference_no.
 	refind func(ctx context.Context) (string, error)
+	// waitFor is what ends a wait, or un-parks a park, without a person (Outcome.WaitFor).
+	waitFor string
 }
 
 // Ledger is the money of a planned entry in minor units. Currency is the party currency of

@@ -36,17 +36,28 @@ const (
 )
 
 // clock is the rig's time: the connector, the store rows and the simulated site read it; it
-// moves only when a test advances it.
+// moves only when a test advances it, or also with the wall clock when it is live (tests that
+// run the workers on their own, withLiveClock).
 type clock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu    sync.Mutex
+	t     time.Time
+	start time.Time // wall time t was read at, when live; zero otherwise
 }
 
 func (c *clock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.start.IsZero() {
+		return c.t.Add(time.Since(c.start))
+	}
 	return c.t
 }
+
+// withLiveClock makes the rig's clock move with the wall clock from t0 on.
+func withLiveClock(r *rig) { r.clock.start = time.Now() }
+
+// withLog sends the connector's log lines to w.
+func withLog(w io.Writer) rigOption { return func(r *rig) { r.logw = w } }
 
 func (c *clock) advance(d time.Duration) {
 	c.mu.Lock()
@@ -67,6 +78,7 @@ type rig struct {
 	conn  *connector.Connector
 	erp   *frappe.Client // a client of the site for the test's own reads and writes
 	front func(http.Handler) http.Handler
+	logw  io.Writer // the connector's log, when set (withLog)
 
 	mu   sync.Mutex
 	sent []map[string]any // the Payment Entries inserted through the site, as sent
@@ -158,7 +170,11 @@ func (r *rig) connector(cfg connector.Config) *connector.Connector {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	o := connector.Options{Config: cfg, Store: r.db, ERP: erp, Log: zerolog.Nop(), Now: r.clock.now}
+	log := zerolog.Nop()
+	if r.logw != nil {
+		log = zerolog.New(r.logw)
+	}
+	o := connector.Options{Config: cfg, Store: r.db, ERP: erp, Log: log, Now: r.clock.now}
 	if r.rzp != nil {
 		rc, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: rzpKey, KeySecret: rzpSecret})
 		if err != nil {

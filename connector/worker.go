@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 )
@@ -101,6 +102,9 @@ func (c *Connector) ProcessNext(ctx context.Context, worker int) (bool, error) {
 	if err != nil {
 		return true, fmt.Errorf("complete event %s: %w", ev.EventID, err)
 	}
+	if o.WaitFor != "" {
+		c.recheckWait(ctx, o.WaitFor)
+	}
 	if o.Status == StatusParked {
 		c.afterPark(ctx, ev, o)
 	}
@@ -146,4 +150,44 @@ func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, started time.Time, err
 		l = l.Time("next_attempt_at", o.NextAttemptAt)
 	}
 	l.Msg("event outcome")
+}
+
+// recheckWait closes the race between a waiter and its holder: the holder may have let go
+// after the waiter saw it hold but before the waiter's outcome named what it waits for, when
+// the holder's wake-up found nobody. So once its outcome is written, a waiter looks again and,
+// when the wait is over already, wakes itself (and any other waiter of the same thing).
+func (c *Connector) recheckWait(ctx context.Context, waitFor string) {
+	over, err := c.waitOver(ctx, waitFor)
+	if err != nil {
+		c.log.Warn().Err(err).Str("wait_for", waitFor).Msg("recheck wait")
+		return
+	}
+	if over {
+		c.wakeWaiters(ctx, waitFor)
+	}
+}
+
+// waitOver reports whether what waitFor names has ended: a claim no longer in flight (or past
+// its fence), a lock row no longer held, a receipt booked.
+func (c *Connector) waitOver(ctx context.Context, waitFor string) (bool, error) {
+	kind, key, _ := strings.Cut(waitFor, ":")
+	now := c.now()
+	switch kind {
+	case "booking", "receipt":
+		b, err := c.store.GetBooking(ctx, key)
+		if errors.Is(err, ErrNotFound) {
+			return kind == "booking", nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if kind == "receipt" {
+			return b.State == BookingBooked, nil
+		}
+		return b.State != BookingInFlight || b.FenceUntil.Before(now), nil
+	case "lock":
+		held, err := c.store.LockHeld(ctx, key, now)
+		return !held, err
+	}
+	return false, nil // WaitReconcile: a reconcile run ends it
 }
