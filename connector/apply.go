@@ -131,8 +131,9 @@ func (w *writeClaim) writeFailed(ctx context.Context, pl *Plan, err error) (resu
 }
 
 // record marks the business key booked as b's document and turns the key's other parked rows
-// into duplicates (DESIGN.md §8). It runs even when ctx was cancelled meanwhile: the document
-// exists.
+// into duplicates (DESIGN.md §8). A receipt also wakes the refunds waiting, or parked, for it
+// (issue 10 defect 5): they book now. It runs even when ctx was cancelled meanwhile: the
+// document exists.
 func (c *Connector) record(ctx context.Context, ev *InboxEvent, b Booking) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
@@ -141,6 +142,11 @@ func (c *Connector) record(ctx context.Context, ev *InboxEvent, b Booking) error
 	}
 	if _, err := c.store.MarkDuplicates(wctx, b.BusinessKey, ev.ID, b.Doctype+" "+b.Name, c.now()); err != nil {
 		c.log.Warn().Err(err).Str("payment_id", b.BusinessKey).Msg("mark duplicates")
+	}
+	if b.Kind == KindReceipt {
+		if n := c.wakeWaiters(wctx, waitReceipt(b.BusinessKey)); n > 0 {
+			c.log.Info().Str("payment_id", b.BusinessKey).Int("refunds", n).Msg("receipt booked: refunds waiting for it are due now")
+		}
 	}
 	return nil
 }

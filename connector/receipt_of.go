@@ -16,9 +16,11 @@ import (
 // queues the payment itself (apply does, Plan.QueuePayment) — so it ends with receipt then
 // refund, never dropped. The wait spends no attempt, backs off with the time waited since the
 // refund arrived at receivedAt, and parks (never dies) once mapping.refunds.wait_for_receipt
-// has passed. A parked receipt is waited for too: another event, a replay or reconcile may
-// still book it, and the refund must then follow without a person having to find it. A plan
-// is returned when there is no receipt to refund from.
+// has passed. When every receipt event of the payment is parked or dead (none on its way), the
+// refund parks at once with the receipt's reason: a person must act on the receipt first. Either
+// way the wait and the park name the receipt (waitReceipt): when it is booked — by another event,
+// a replay or reconcile — the refund goes back to pending and follows without a person having
+// to find it (issue 10 defect 5). A plan is returned when there is no receipt to refund from.
 func (c *Connector) receiptOf(ctx context.Context, pl *Plan, receivedAt time.Time, paymentID string) (mapping.ReceiptFacts, *Plan, error) {
 	facts := c.facts()
 	b, err := facts.GetBooking(ctx, paymentID)
@@ -32,20 +34,28 @@ func (c *Connector) receiptOf(ctx context.Context, pl *Plan, receivedAt time.Tim
 	if err != nil {
 		return mapping.ReceiptFacts{}, nil, failed("events of "+paymentID, err)
 	}
-	receiptRows := 0
+	receiptRows, onItsWay := 0, false
 	stuck := ""
 	for _, row := range rows {
 		if RouteOf(row.Event) != RouteReceipt {
 			continue
 		}
 		receiptRows++
-		if row.Status == StatusParked || row.Status == StatusDead {
+		switch row.Status {
+		case StatusParked, StatusDead:
 			stuck = fmt.Sprintf("; its receipt event %s is %s (%s)", row.EventID, row.Status, shortReason(row.LastError))
+		case StatusPending, StatusProcessing:
+			onItsWay = true
 		}
+	}
+	pl.waitFor = waitReceipt(paymentID)
+	if stuck != "" && !onItsWay {
+		return mapping.ReceiptFacts{}, pl.park(fmt.Sprintf("%s: payment %s is not booked%s; book it (or replay its webhook) and this refund follows",
+			mapping.ReasonReceiptMissing, paymentID, stuck)), nil
 	}
 	waited := c.now().Sub(receivedAt)
 	if limit := c.cfg.Mapping.Refunds.WaitForReceipt.D(); waited > limit {
-		return mapping.ReceiptFacts{}, pl.park(fmt.Sprintf("%s: payment %s has no booked receipt after %s%s; book it (or replay its webhook), then replay this refund",
+		return mapping.ReceiptFacts{}, pl.park(fmt.Sprintf("%s: payment %s has no booked receipt after %s%s; book it (or replay its webhook) and this refund follows",
 			mapping.ReasonReceiptMissing, paymentID, limit, stuck)), nil
 	}
 	delay := min(max(waited/4, c.cfg.Worker.BackoffBase.D()), c.cfg.Worker.BackoffMax.D())

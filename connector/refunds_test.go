@@ -90,10 +90,12 @@ func TestRefundWithoutCreditNote(t *testing.T) {
 }
 
 // A refund that arrives before its payment's receipt waits, spending no attempt; with the
-// Razorpay API it queues the payment itself, so the books end receipt then refund.
+// Razorpay API it queues the payment itself, so the books end receipt then refund. The receipt
+// being booked wakes the refund: both are booked in one pass, no waiting out the backoff.
 func TestRefundBeforeItsReceipt(t *testing.T) {
 	r := newRig(t, withRazorpay)
 	inv := r.invoice("Test Customer", "1180.00")
+	cn := r.creditNote(inv, "1180.00")
 	if _, err := r.rzp.CreatePayment(razorpay.Payment{ID: "pay_T3stEarly00001", Amount: 118000, Currency: "INR", Method: "upi",
 		CreatedAt: paymentAt, Notes: razorpay.Notes{"invoice": inv}}, razorpaysim.PaymentOptions{Lose: true}); err != nil {
 		t.Fatal(err)
@@ -103,15 +105,13 @@ func TestRefundBeforeItsReceipt(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.deliver("R1", refundBody(t, "refund.processed", rf.ID, "pay_T3stEarly00001", 118000, "processed"))
-	r.work() // the refund queues the payment, which books at once (it is due now)
-	if w := r.event("R1"); w.Status != connector.StatusPending || w.Attempts != 0 || w.LastError != "refund waits for the receipt of pay_T3stEarly00001 (queued from Razorpay)" {
-		t.Fatalf("refund %s attempts %d %q, want a wait that queued the payment", w.Status, w.Attempts, w.LastError)
+	if n := r.work(); n != 3 { // the refund waits and queues the payment; the payment books; the refund books
+		t.Errorf("%d events processed, want 3: refund (wait), queued payment, refund again", n)
 	}
 	r.want(connector.ReconcileEventPrefix+"pay_T3stEarly00001", connector.StatusDone, "created")
-	cn := r.creditNote(inv, "1180.00")
-	r.clock.advance(r.cfg.Worker.BackoffBase.D())
-	r.work()
-	r.want("R1", connector.StatusDone, "created")
+	if w := r.want("R1", connector.StatusDone, "created"); w.Attempts != 0 || w.WaitFor != "" {
+		t.Errorf("refund attempts %d, wait_for %q: want none spent and nothing left to wait for", w.Attempts, w.WaitFor)
+	}
 	if refs := rows(r.one(rf.ID), "references"); len(refs) != 1 || refs[0]["reference_name"] != cn {
 		t.Errorf("refund references %v", refs)
 	}
@@ -128,6 +128,72 @@ func TestRefundOutwaitsItsReceiptAndParks(t *testing.T) {
 	r.clock.advance(r.cfg.Mapping.Refunds.WaitForReceipt.D() + time.Minute)
 	r.work()
 	r.want("R1", connector.StatusParked, "payment pay_T3stWait000001 has no booked receipt after 72h0m0s")
+}
+
+// A receipt backlog longer than mapping.refunds.wait_for_receipt: the refund parks "receipt not
+// booked after 1m0s", and when the receipt is booked at last the refund goes back to pending on
+// its own and is booked, with no person replaying it (issue 10 defect 5).
+func TestRefundParkedForItsReceiptFollowsItWhenItIsBooked(t *testing.T) {
+	r := newRig(t, withConfig(func(c *connector.Config) { c.Mapping.Refunds.WaitForReceipt = connector.Duration(time.Minute) }))
+	ctx := context.Background()
+	inv := r.invoice("Test Customer", "1180.00")
+	cn := r.creditNote(inv, "100.00")
+	now := r.clock.now()
+	// The backlog: another worker holds the invoice, so the receipt keeps waiting.
+	if ok, err := r.db.AcquireLock(ctx, "invoice:"+inv, "other-worker", now, now.Add(time.Hour)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	r.deliver("C1", captured(t, "pay_T3stBacklog001", 118000, inv, nil))
+	r.deliver("R1", refundBody(t, "refund.processed", "rfnd_T3stBacklog01", "pay_T3stBacklog001", 10000, "processed"))
+	r.work()
+	r.want("C1", connector.StatusPending, "waiting for the lock on Sales Invoice "+inv)
+	r.want("R1", connector.StatusPending, "refund waits for the receipt of payment pay_T3stBacklog001")
+	r.clock.advance(2 * time.Minute)
+	r.work()
+	p := r.want("R1", connector.StatusParked, "receipt not booked: payment pay_T3stBacklog001 has no booked receipt after 1m0s",
+		"this refund follows")
+	if p.WaitFor != "receipt:pay_T3stBacklog001" {
+		t.Errorf("parked refund waits for %q, want the receipt", p.WaitFor)
+	}
+	// The backlog clears: the holder lets go (and wakes its waiters, as the worker does).
+	if err := r.db.ReleaseLock(ctx, "invoice:"+inv, "other-worker"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.db.WakeWaiters(ctx, "lock:invoice:"+inv, r.clock.now()); err != nil {
+		t.Fatal(err)
+	}
+	r.work() // the clock does not move: the booked receipt makes the refund due at once
+	r.want("C1", connector.StatusDone, "created")
+	if e := r.want("R1", connector.StatusDone, "created"); e.Attempts != 0 {
+		t.Errorf("refund attempts %d", e.Attempts)
+	}
+	refund := r.one("rfnd_T3stBacklog01")
+	if refs := rows(refund, "references"); len(refs) != 1 || refs[0]["reference_name"] != cn || minor(t, refs[0]["allocated_amount"], 2) != -10000 {
+		t.Errorf("refund references %v, want -100.00 against %s", refs, cn)
+	}
+	if c := r.statuses(); c[connector.StatusParked] != 0 || c[connector.StatusPending] != 0 {
+		t.Errorf("statuses %v: nothing should be left parked or waiting", c)
+	}
+}
+
+// A refund whose receipt parked (payment C on an invoice A and B paid already: "invoice already
+// settled") parks at once with the receipt's reason, rather than waiting 72 h for a receipt a
+// person must deal with first; it waits for that receipt all the same.
+func TestRefundOfAParkedReceiptParksAtOnce(t *testing.T) {
+	r := newRig(t)
+	inv := r.invoice("Test Customer", "1000.00")
+	r.deliver("A", captured(t, "pay_T3stSettledA01", 100000, inv, nil))
+	r.work()
+	r.want("A", connector.StatusDone)
+	r.deliver("C", captured(t, "pay_T3stSettledC01", 50000, inv, nil))
+	r.work()
+	r.want("C", connector.StatusParked, "invoice already settled")
+	r.deliver("R", refundBody(t, "refund.processed", "rfnd_T3stSettled01", "pay_T3stSettledC01", 10000, "processed"))
+	r.work()
+	e := r.want("R", connector.StatusParked, "receipt not booked: payment pay_T3stSettledC01 is not booked; its receipt event C is parked (invoice already settled")
+	if e.WaitFor != "receipt:pay_T3stSettledC01" || e.Attempts != 0 {
+		t.Errorf("wait_for %q attempts %d", e.WaitFor, e.Attempts)
+	}
 }
 
 // refund.failed is final: a booked refund entry is cancelled, the refund never booked again;
