@@ -40,7 +40,9 @@ func TestServerErrorsRetryThenDie(t *testing.T) {
 		r.work()
 		r.clock.advance(r.cfg.Worker.BackoffMax.D())
 	}
-	r.want("E2", connector.StatusDead, "gave up after 3 attempts: look up Payment Entry")
+	if e := r.want("E2", connector.StatusDead, "gave up after 3 attempts (the next reconcile run tries again): look up Payment Entry"); e.WaitFor != connector.WaitReconcile {
+		t.Errorf("dead row waits for %q, want %q: its last failure (a 500) may pass", e.WaitFor, connector.WaitReconcile)
+	}
 }
 
 // A write ERPNext committed whose answer was lost (a 504 page): the claim and the invoice lock

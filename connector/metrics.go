@@ -39,6 +39,7 @@ type metrics struct {
 	settleQueued    *prometheus.CounterVec // kind
 	settleMatches   *prometheus.CounterVec // state
 	settleUnmatched prometheus.Gauge
+	deadRetried     prometheus.Counter
 
 	mu          sync.Mutex
 	lastRecOK   time.Time // in-process reconcile success (ObserveReconcile)
@@ -75,6 +76,9 @@ const (
 	// MetricSettlementOldestUnmatched is the created_at of the oldest posted settlement the
 	// last reconcile of this process found without its bank statement line.
 	MetricSettlementOldestUnmatched = MetricNamespace + "_settlement_oldest_unmatched_timestamp_seconds"
+	// MetricDeadRetried counts dead events whose last failure was transient, sent back to pending
+	// by reconcile runs (issue 10).
+	MetricDeadRetried = MetricNamespace + "_reconcile_dead_retried_total"
 )
 
 func newMetrics() *metrics {
@@ -120,10 +124,12 @@ func newMetrics() *metrics {
 			"Bank statement matches of posted settlements, by state (matched, awaiting bank statement, ambiguous, failed).", "state"),
 		settleUnmatched: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricSettlementOldestUnmatched,
 			Help: "Unix time (created_at) of the oldest posted settlement the last reconcile of this process found not matched to a bank statement line (0 when none)."}),
+		deadRetried: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricDeadRetried,
+			Help: "Dead events whose last failure was transient (5xx, timeout, connection, store) that reconcile runs of this process sent back to pending."}),
 	}
 	m.reg.MustRegister(m.webhooks, m.outcomes, m.bookings, m.lastOK, m.lag, m.erpDuration, m.erpErrors,
 		m.rzpDuration, m.rzpErrors, m.recRuns, m.recPayments, m.purged, m.comments, m.disputes,
-		m.settleQueued, m.settleMatches, m.settleUnmatched,
+		m.settleQueued, m.settleMatches, m.settleUnmatched, m.deadRetried,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -238,6 +244,7 @@ type ReconcileObservation struct {
 	Booked        int       // booked by this run
 	AlreadyBooked int       // found booked already (by a webhook or ERPNext's checkout)
 	Parked        int       // parked for a person
+	RetriedDead   int       // dead events whose last failure was transient, sent back to pending
 }
 
 // ObserveReconcile records one reconcile run in the metrics: runs by result, payments by
@@ -262,6 +269,7 @@ func (c *Connector) ObserveReconcile(o ReconcileObservation) {
 	for outcome, n := range map[string]int{"scanned": o.Scanned, "booked": o.Booked, "already_booked": o.AlreadyBooked, "parked": o.Parked} {
 		m.recPayments.WithLabelValues(outcome).Add(float64(n))
 	}
+	m.deadRetried.Add(float64(o.RetriedDead))
 }
 
 // Metrics returns the connector's Prometheus registry (for tests and for other commands that

@@ -83,15 +83,16 @@ func failed(op string, err error) error {
 // rejected / not found / conflict park with the service's message, cancelled (shutdown) waits,
 // anything else is a counted retry after Retry-After or the backoff; a store error is a counted
 // retry. None but the counted retries spends an attempt. A counted retry past
-// worker.max_attempts is dead.
+// worker.max_attempts is dead, waiting for the next reconcile run (WaitReconcile): every counted
+// retry is a failure that may pass (5xx, timeout, connection, store).
 func (c *Connector) settle(ev *InboxEvent, res result, err error) Outcome {
 	o, pause := c.outcomeOf(ev, res, err)
 	if pause != "" {
 		c.pause(pause)
 	}
 	if o.Status == StatusPending && o.CountAttempt && ev.Attempts+1 >= c.cfg.Worker.MaxAttempts {
-		o.Status = StatusDead
-		o.LastError = fmt.Sprintf("gave up after %d attempts: %s", ev.Attempts+1, o.LastError)
+		o.Status, o.WaitFor = StatusDead, WaitReconcile
+		o.LastError = fmt.Sprintf("gave up after %d attempts (the next reconcile run tries again): %s", ev.Attempts+1, o.LastError)
 	}
 	return o
 }

@@ -199,7 +199,7 @@ func (d *daemon) scheduledReconcile(ctx context.Context) {
 		l = d.log.Warn().Int("parked", len(rep.Parked)).Int("authorized", len(rep.Authorized)).Int("anomalies", len(rep.Anomalies))
 	}
 	l.Int64("run", rep.RunID).Int("scanned", t.Scanned).Int("already_booked", t.AlreadyBooked).Int("in_inbox", t.InInbox).
-		Int("queued", t.Queued).Strs("warnings", rep.Warnings).Msg("scheduled reconcile done")
+		Int("queued", t.Queued).Int("retried_dead", len(rep.Retried)).Strs("warnings", rep.Warnings).Msg("scheduled reconcile done")
 }
 
 // printReport writes the human report.
@@ -230,6 +230,7 @@ func printReport(w io.Writer, r *reconcile.Report) {
 		title = "would queue"
 	}
 	printItems(w, title, r.Queued)
+	printRetried(w, r)
 	printItems(w, "parked (needs a person)", r.Parked)
 	printItems(w, "authorized, not captured (needs a person)", r.Authorized)
 	printItems(w, "not booked by this version", r.NotBooked)
@@ -245,6 +246,28 @@ func printReport(w io.Writer, r *reconcile.Report) {
 		for _, s := range r.Warnings {
 			fmt.Fprintf(w, "  %s\n", s)
 		}
+	}
+}
+
+// printRetried writes the report line of the dead events the run sent back to pending, and
+// each of them with the failure it died of (or, after a drain, how it ended).
+func printRetried(w io.Writer, r *reconcile.Report) {
+	if len(r.Retried) == 0 {
+		return
+	}
+	verb := "retried"
+	if r.DryRun {
+		verb = "would retry"
+	}
+	fmt.Fprintf(w, "\n%s %d dead event(s) whose last failure was transient (5xx, timeout, connection):\n", verb, len(r.Retried))
+	for _, it := range r.Retried {
+		line := fmt.Sprintf("  %s %s → %s", it.EventID, it.ID, it.Status)
+		if it.Result != "" {
+			line += " " + it.Result
+		} else if it.Reason != "" {
+			line += ": " + it.Reason
+		}
+		fmt.Fprintln(w, line)
 	}
 }
 

@@ -9,12 +9,13 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 )
 
-// drain processes the rows this run queued, within reconcile.drain_timeout, then reads how each
-// ended and counts it: booked (done, or duplicate of a booking made meanwhile), parked or dead
-// (with the reason), skipped (not booked by this version), or still pending.
+// drain processes the rows this run queued or retried, within reconcile.drain_timeout, then
+// reads how each ended and counts it: booked (done, or duplicate of a booking made meanwhile),
+// parked or dead (with the reason), skipped (not booked by this version), or still pending. A
+// retried row is not counted in the sweeps; one that ended parked or dead is listed as parked.
 func (r *reconcileRun) drain(ctx context.Context) error {
 	var ids []int64
-	for _, it := range r.rep.Queued {
+	for _, it := range append(append([]Item(nil), r.rep.Queued...), r.rep.Retried...) {
 		if it.rowID != 0 {
 			ids = append(ids, it.rowID)
 		}
@@ -36,6 +37,17 @@ func (r *reconcileRun) drain(ctx context.Context) error {
 	}
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer rcancel()
+	for i := range r.rep.Retried {
+		it := &r.rep.Retried[i]
+		ev, err := r.c.store.GetEvent(rctx, it.rowID)
+		if err != nil {
+			return fmt.Errorf("drain: read event %s: %w", it.EventID, err)
+		}
+		it.Status, it.Reason, it.Result = string(ev.Status), ev.LastError, resultOf(ev)
+		if ev.Status == connector.StatusParked || ev.Status == connector.StatusDead {
+			r.rep.Parked = append(r.rep.Parked, *it)
+		}
+	}
 	for i := range r.rep.Queued {
 		it := &r.rep.Queued[i]
 		if it.rowID == 0 {

@@ -71,7 +71,7 @@ func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, 
 	}
 	rep := &Report{DryRun: req.DryRun, WindowFrom: from.UTC(), WindowTo: to.UTC(),
 		ListedFrom: from.Add(-c.cfg.Reconcile.Lookback.D()).UTC(), Since: c.cfg.Reconcile.Since,
-		Queued: []Item{}, Parked: []Item{}, NotBooked: []Item{},
+		Queued: []Item{}, Retried: []Item{}, Parked: []Item{}, NotBooked: []Item{},
 		Authorized: []Item{}, Anomalies: []Anomaly{}, Warnings: []string{}, Settlements: []connector.SettlementLine{},
 		SettlementsOn: c.cfg.Settlements.Enabled}
 	if c.rzp == nil {
@@ -123,14 +123,17 @@ func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, 
 		runErr = fmt.Errorf("record reconcile run %d: %w", run.ID, err)
 	}
 	conn.ObserveReconcile(connector.ReconcileObservation{Finished: finished, Err: runErr, Scanned: run.Scanned,
-		Booked: run.Booked, AlreadyBooked: run.AlreadyBooked, Parked: run.Parked})
+		Booked: run.Booked, AlreadyBooked: run.AlreadyBooked, Parked: run.Parked, RetriedDead: len(rep.Retried)})
 	return rep, runErr
 }
 
-// run performs the sweeps in order: Integration Requests first, so a payment of ERPNext's
-// checkout is queued with its Payment Request; then Razorpay's payments and refunds; then the
-// audit; then the drain.
+// run performs the sweeps in order: the dead events to retry first; Integration Requests, so a
+// payment of ERPNext's checkout is queued with its Payment Request; then Razorpay's payments and
+// refunds; then the audit; then the drain.
 func (r *reconcileRun) run(ctx context.Context) error {
+	if err := r.retryDead(ctx); err != nil {
+		return err
+	}
 	if r.c.cfg.Reconcile.IntegrationRequests {
 		if err := r.sweepIntegrationRequests(ctx); err != nil {
 			return err

@@ -141,7 +141,10 @@ type Report struct {
 	// UTR, entry, bank match and clearing residue.
 	Settlements []connector.SettlementLine `json:"settlement_lines"`
 
-	Queued     []Item    `json:"queued"`     // queued by this run (dry-run: would be)
+	Queued []Item `json:"queued"` // queued by this run (dry-run: would be)
+	// Retried are the dead events whose last failure was transient, sent back to pending by
+	// this run (dry-run: would be); ID is the business key, CreatedAt when the event arrived.
+	Retried    []Item    `json:"retried"`
 	Parked     []Item    `json:"parked"`     // need a person, with the reason
 	NotBooked  []Item    `json:"not_booked"` // the worker skipped them (e.g. refunds before the refund engine)
 	Authorized []Item    `json:"authorized"` // authorized past reconcile.authorized_age, not captured
