@@ -393,8 +393,9 @@ func TestCheckoutPaymentFoundThroughItsIntegrationRequest(t *testing.T) {
 	}
 }
 
-// A refund whose receipt event is parked waits instead of parking itself: when another event
-// books the receipt, the refund follows on its own (fourth adversarial pass).
+// A refund whose receipt event is parked parks too, at once, with the receipt's reason: when
+// another event books the receipt, the refund goes back to pending and follows on its own
+// (fourth adversarial pass; issue 10 defect 5).
 func TestRefundFollowsAReceiptBookedAfterItParked(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, "sqlite")
@@ -409,8 +410,8 @@ func TestRefundFollowsAReceiptBookedAfterItParked(t *testing.T) {
 	}
 	payment := capture("pay_T3stRefund0001", 118000, nil)
 	w.deliver(w.d, "T3stEvtPkRfnd01", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stAfterPark1", "pay_T3stRefund0001", 20000, "processed"), "payment", payment))
-	if ev := w.waitReason("rfnd_T3stAfterPark1", "is parked"); ev.Status == connector.StatusParked || ev.Attempts != 0 {
-		t.Fatalf("refund: %s after %d attempts, want waiting", ev.Status, ev.Attempts)
+	if ev := w.waitReason("rfnd_T3stAfterPark1", "is parked (no invoice matched"); ev.Status != connector.StatusParked || ev.Attempts != 0 {
+		t.Fatalf("refund: %s after %d attempts (%q), want parked with the receipt's reason", ev.Status, ev.Attempts, ev.LastError)
 	}
 	// order.paid carries the order whose receipt names the invoice: the receipt is booked.
 	w.deliver(w.d, "T3stEvtPkOrdr01", envelope(t, "order.paid", "payment", payment, "order", map[string]any{"id": "order_T3stPkOrder01",
