@@ -25,6 +25,9 @@ type Explanation struct {
 	Settlement *mapping.Settlement `json:"settlement,omitempty"`
 	// Bank is the bank statement line the settlement's entry is (or would be) matched with.
 	Bank *BankMatch `json:"bank,omitempty"`
+	// Warnings name the body's optional fields of an unusable type, read as absent
+	// (razorpay.Event.Warnings).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ExplainRetry is Explain's action when a read failed in a way the worker would not park on
@@ -48,7 +51,7 @@ func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanatio
 		return c.explainFailure(e, err), nil
 	}
 	x := &Explanation{Event: pl.Event, Key: pl.Key, Action: pl.Action, Existing: pl.Existing, Reason: pl.Reason,
-		Fields: pl.Fields, Ledger: pl.Ledger}
+		Fields: pl.Fields, Ledger: pl.Ledger, Warnings: e.Warnings}
 	if pl.Action == ExplainCreate {
 		x.Entry = pl.Document
 	}
@@ -108,6 +111,9 @@ func (c *Connector) Decide(ctx context.Context, e *razorpay.Event) (*Plan, error
 }
 
 func (c *Connector) decide(ctx context.Context, e *razorpay.Event) (*Plan, error) {
+	if pl := c.accountPlan(e); pl != nil {
+		return pl, nil
+	}
 	switch RouteOf(e.Event) {
 	case RouteReceipt:
 		if pl := receiptPrecheck(e); pl != nil {

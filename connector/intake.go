@@ -62,6 +62,9 @@ func (c *Connector) Receive(ctx context.Context, d Delivery) (duplicate bool, er
 		}
 		row.Event = ev.Event
 		row.BusinessKey = ev.BusinessKey()
+		if len(ev.Warnings) > 0 {
+			row.LastError = bodyWarnings(ev.Warnings)
+		}
 		if ev.CreatedAt > 0 {
 			t := time.Unix(ev.CreatedAt, 0).UTC()
 			row.EventCreatedAt = &t
@@ -81,6 +84,10 @@ func (c *Connector) Receive(ctx context.Context, d Delivery) (duplicate bool, er
 		c.log.Warn().Str("event_id", eventID).Str("reason", row.LastError).Msg("webhook stored as dead")
 	default:
 		c.countWebhook(row.Event, "accepted")
+		if row.LastError != "" {
+			c.log.Warn().Str("event_id", eventID).Str("event", row.Event).Str("payment_id", row.BusinessKey).
+				Str("reason", row.LastError).Msg("webhook stored; fields of an unusable type are read as absent")
+		}
 		c.Wake()
 	}
 	return false, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // ErrStillBooked is returned by ForgetCancelledBooking when the booked ERPNext document is
@@ -54,20 +55,31 @@ type RowAction struct {
 	Message                string
 }
 
-// ReplayRefusal says why r may not be replayed now: refused when its body is gone or its
-// status does not allow it (rebook also allows done and duplicate rows, whose entry was
-// cancelled); not refused but nothing to do when it is pending or processing already. ""
-// when it may be replayed.
+// ReplayRefusal says why r may not be replayed now: refused when its body is gone or cannot be
+// parsed (no replay can book it) or its status does not allow it (rebook also allows done and
+// duplicate rows, whose entry was cancelled); not refused but nothing to do when it is pending
+// or processing already. "" when it may be replayed.
 func ReplayRefusal(r InboxEvent, rebook bool) (why string, refused bool) {
 	switch {
 	case r.RawBody == nil:
 		return "not replayed: its raw body is gone (purged by retention after it finished, or never stored); reconcile does not re-create an event that has an inbox row", true
 	case r.Status == StatusPending || r.Status == StatusProcessing:
 		return "already " + string(r.Status), false
+	case unparseable(r.RawBody) != "":
+		return "not replayed: its body cannot be parsed, so no replay can book it (" + shorten(unparseable(r.RawBody), 200) +
+			"); dismiss it: reconcile finds a payment it was about in Razorpay's own list", true
 	case !r.Status.Replayable() && !(rebook && (r.Status == StatusDone || r.Status == StatusDuplicate)):
 		return fmt.Sprintf("not replayed: it is %s (%s)", r.Status, shorten(firstNonEmpty(r.ResultDoctype+" "+r.ResultName, r.LastError), 120)), true
 	}
 	return "", false
+}
+
+// unparseable is why body does not parse as a webhook event, "" when it does.
+func unparseable(body []byte) string {
+	if _, err := razorpay.ParseEvent(body); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // Replay sends r back to pending (attempts 0, due now) unless ReplayRefusal objects; by names

@@ -124,6 +124,9 @@ func TestReplayRefusals(t *testing.T) {
 			"not replayed: it is duplicate (Payment Entry ACC-PAY-1)", true},
 		{connector.InboxEvent{Status: connector.StatusDuplicate, RawBody: []byte("{}")}, true, "", false},
 		{connector.InboxEvent{Status: connector.StatusDone, RawBody: []byte("{}"), LastError: strings.Repeat("x", 300)}, false, "…)", true},
+		{connector.InboxEvent{Status: connector.StatusDead, RawBody: []byte(`{"event":"payment.captured","payload":{"payment":{"entity":{"id":5}}}}`)}, false,
+			"not replayed: its body cannot be parsed, so no replay can book it (razorpay: parse event: payment.id: ", true},
+		{connector.InboxEvent{Status: connector.StatusDead, RawBody: []byte("\xff\xfe{}")}, true, "not replayed: its body cannot be parsed", true},
 	} {
 		why, refused := connector.ReplayRefusal(tc.row, tc.rebook)
 		if refused != tc.refused || !strings.Contains(why, tc.why) || (tc.why == "") != (why == "") {

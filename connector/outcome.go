@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
@@ -17,6 +18,9 @@ type result struct {
 	doctype string
 	name    string
 	note    string
+	// warnings are the body's (razorpay.Event.Warnings), set whatever the job returned: settle
+	// keeps them with the outcome's reason.
+	warnings []string
 }
 
 // A job returns its failures as errors, and settle turns every one of them into an Outcome.
@@ -90,12 +94,19 @@ func (c *Connector) settle(ev *InboxEvent, res result, err error) Outcome {
 	if pause != "" {
 		c.pause(pause)
 	}
+	if len(res.warnings) > 0 {
+		o.LastError = strings.TrimPrefix(o.LastError+"; "+bodyWarnings(res.warnings), "; ")
+	}
 	if o.Status == StatusPending && o.CountAttempt && ev.Attempts+1 >= c.cfg.Worker.MaxAttempts {
 		o.Status, o.WaitFor = StatusDead, WaitReconcile
 		o.LastError = fmt.Sprintf("gave up after %d attempts (the next reconcile run tries again): %s", ev.Attempts+1, o.LastError)
 	}
 	return o
 }
+
+// bodyWarnings is the note kept for a body's warnings (issue 10 defect 7: a notes value that is
+// free text is read as absent, and the event goes on).
+func bodyWarnings(w []string) string { return "body warnings: " + strings.Join(w, "; ") }
 
 // outcomeOf is settle without its effects: the outcome, and why all work must pause ("" when
 // it need not).

@@ -3,13 +3,16 @@ package connector
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // process decides what one claimed event means (RouteOf) and carries it out. It never panics
-// on bad data: anything it cannot book comes back as an error settle makes parked or dead.
+// on bad data: anything it cannot book comes back as an error settle makes parked or dead. The
+// body's warnings (optional fields of an unusable type, read as absent: razorpay.Event.Warnings)
+// come back with the result, whatever it is, for settle to keep with the outcome.
 func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) (result, error) {
 	if len(ev.RawBody) == 0 {
 		return result{}, &deadError{reason: "raw body no longer stored (retention); replay is not possible"}
@@ -17,6 +20,16 @@ func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) (
 	parsed, err := razorpay.ParseEvent(ev.RawBody)
 	if err != nil {
 		return result{}, &deadError{reason: "webhook body does not parse: " + err.Error()}
+	}
+	res, err := c.route(ctx, ev, parsed, owner)
+	res.warnings = parsed.Warnings
+	return res, err
+}
+
+// route carries out the parsed event ev by its route.
+func (c *Connector) route(ctx context.Context, ev *InboxEvent, parsed *razorpay.Event, owner string) (result, error) {
+	if pl := c.accountPlan(parsed); pl != nil {
+		return c.apply(ctx, ev, nil, pl)
 	}
 	state := c.recordState(ctx, ev, parsed.Payment)
 	switch RouteOf(parsed.Event) {
@@ -34,6 +47,20 @@ func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) (
 		return c.bookSettlement(ctx, ev, parsed, owner)
 	}
 	return c.apply(ctx, ev, nil, skipPlan(parsed))
+}
+
+// accountPlan parks an event of another Razorpay account than razorpay.account_id — a webhook
+// of a staging or test account pointed at this daemon, signed with a secret it shares — unless
+// razorpay.accept_accounts lists that account; nil when the event may be booked. An event
+// without account_id, or a daemon without razorpay.account_id, is not checked.
+func (c *Connector) accountPlan(e *razorpay.Event) *Plan {
+	want := c.cfg.Razorpay.AccountID
+	if e.AccountID == "" || want == "" || e.AccountID == want || slices.Contains(c.cfg.Razorpay.AcceptAccounts, e.AccountID) {
+		return nil
+	}
+	return (&Plan{Event: e.Event, Key: e.BusinessKey()}).park(fmt.Sprintf(
+		"%s: the event is of Razorpay account %s, not razorpay.account_id %s (a staging or test account's webhook sent here?); to book it, list %s in razorpay.accept_accounts and replay it, otherwise dismiss it",
+		mapping.ReasonAccount, e.AccountID, want, e.AccountID))
 }
 
 // skipPlan is the plan of an event this version does not book.

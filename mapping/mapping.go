@@ -32,6 +32,7 @@ const (
 	ReasonCustomerFee       = "customer-borne fee"
 	ReasonAmbiguousCustomer = "ambiguous customer"
 	ReasonAmount            = "invalid amount"
+	ReasonAccount           = "another account"
 )
 
 // Park is a reason to stop and ask a person. It is returned as an error by the planners.

@@ -148,7 +148,16 @@ func TestEventsDismissAndUsage(t *testing.T) {
 	if code, _, _ := run(t, envs, "events", "show", "pay_NoSuchPayment1", "--config", path); code != exitFailure {
 		t.Errorf("show of an unknown id: exit %d, want 1", code)
 	}
-	code, out, errs := run(t, envs, "events", "dismiss", "pay_T3stDismiss001", "--reason", "test payment, refunded by hand", "--config", path)
+	// A signed body that does not parse is stored dead; replaying it cannot book it: say so, exit 1.
+	if code, resp := e.deliver(d, "T3stEvtBadBody1", []byte(`{"event":"payment.captured","payload":{"payment":{"entity":{"id":5}}}}`)); code != http.StatusOK {
+		t.Fatalf("deliver the unparseable body: %d %s", code, resp)
+	}
+	code, out, errs := run(t, envs, "events", "replay", "T3stEvtBadBody1", "--config", path)
+	if code != exitFailure || !strings.Contains(out, "T3stEvtBadBody1: not replayed: its body cannot be parsed, so no replay can book it (razorpay: parse event: payment.id:") ||
+		!strings.Contains(out, "0 event(s) replayed") {
+		t.Errorf("replay of an unparseable event: exit %d, want 1\n%s%s", code, out, errs)
+	}
+	code, out, errs = run(t, envs, "events", "dismiss", "pay_T3stDismiss001", "--reason", "test payment, refunded by hand", "--config", path)
 	if code != exitOK || !strings.Contains(out, "parked → dismissed") {
 		t.Fatalf("dismiss: exit %d %s %s", code, out, errs)
 	}

@@ -39,10 +39,14 @@ type Database struct {
 	DSN    string `yaml:"dsn"`
 }
 
-// Razorpay holds the webhook secrets (two for rotation) and the optional API keys.
+// Razorpay holds the webhook secrets (two for rotation) and the optional API keys. AccountID is
+// the merchant's account (acc_…): rows reconcile creates carry it, and a signed event of any
+// other account parks (a test-mode webhook sent to the live daemon, or the reverse) unless
+// AcceptAccounts lists that account too.
 type Razorpay struct {
 	WebhookSecrets []string `yaml:"webhook_secrets"`
 	AccountID      string   `yaml:"account_id"`
+	AcceptAccounts []string `yaml:"accept_accounts"`
 	KeyID          string   `yaml:"key_id"`
 	KeySecret      string   `yaml:"key_secret"`
 	APIURL         string   `yaml:"api_url"`

@@ -298,3 +298,33 @@ reconcile: {since: 2026-01-01}
 		t.Errorf("fee accounts %q %q", fee, tax)
 	}
 }
+
+// razorpay.accept_accounts lists Razorpay account ids accepted besides razorpay.account_id:
+// each must look like one, and account_id must be set.
+func TestAcceptAccounts(t *testing.T) {
+	parse := func(razorpay string) (config.Config, error) {
+		raw := []byte("razorpay: " + razorpay + `
+erpnext: {url: "http://erp", api_key: "${K}", api_secret: "${S}"}
+mapping: {company: C}
+`)
+		cfg, _, err := config.Parse(raw, env(map[string]string{"K": "k3y-T3st-accounts", "S": "s3cret-T3st-accounts", "W": "whsec-T3st-accounts"}))
+		return cfg, err
+	}
+	cfg, err := parse(`{webhook_secrets: ["${W}"], account_id: acc_T3stAcc0unt001, accept_accounts: [acc_St4gingAcc0unt1]}`)
+	if err != nil || len(cfg.Razorpay.AcceptAccounts) != 1 || cfg.Razorpay.AcceptAccounts[0] != "acc_St4gingAcc0unt1" {
+		t.Fatalf("accept_accounts %v, %v", cfg.Razorpay.AcceptAccounts, err)
+	}
+	_, err = parse(`{webhook_secrets: ["${W}"], account_id: acc_T3stAcc0unt001, accept_accounts: [acc_ok1, "staging", "acc_with space"]}`)
+	for _, want := range []string{`razorpay.accept_accounts[1]: "staging" is not a Razorpay account id`, `razorpay.accept_accounts[2]: "acc_with space" is not`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err %v, want %q", err, want)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "accept_accounts[0]") {
+		t.Errorf("a well-formed id was refused: %v", err)
+	}
+	if _, err := parse(`{webhook_secrets: ["${W}"], accept_accounts: [acc_ok1]}`); err == nil ||
+		!strings.Contains(err.Error(), "razorpay.accept_accounts: set razorpay.account_id first") {
+		t.Errorf("err %v, want account_id required", err)
+	}
+}

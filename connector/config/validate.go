@@ -39,6 +39,7 @@ func (c Config) validate(scope Scope) []string {
 	if len(c.Razorpay.WebhookSecrets) == 0 {
 		p.add("razorpay.webhook_secrets: at least one non-empty secret is required (an empty key would let anyone sign)")
 	}
+	c.Razorpay.validateAccounts(&p)
 	c.ERPNext.validate(&p)
 	c.Mapping.validate(&p)
 	if c.Reconcile.Since != "" {
@@ -62,6 +63,23 @@ func (d Database) validate(p *problems) {
 	}
 	if d.DSN == "" {
 		p.add("database.dsn: required (e.g. ./razorpay-erpnext.db for sqlite)")
+	}
+}
+
+// accountID is the shape of a Razorpay account id: "acc_" and letters or digits
+// (spec/razorpay.md §2.1: "acc_" + 14 characters).
+var accountID = regexp.MustCompile(`^acc_[A-Za-z0-9]{1,60}$`)
+
+// validateAccounts checks razorpay.accept_accounts: Razorpay account ids, besides a configured
+// razorpay.account_id.
+func (r Razorpay) validateAccounts(p *problems) {
+	if len(r.AcceptAccounts) > 0 && r.AccountID == "" {
+		p.add("razorpay.accept_accounts: set razorpay.account_id first (the accounts listed are accepted besides it)")
+	}
+	for i, a := range r.AcceptAccounts {
+		if !accountID.MatchString(a) {
+			p.add("razorpay.accept_accounts[%d]: %q is not a Razorpay account id (acc_ followed by letters and digits)", i, a)
+		}
 	}
 }
 
