@@ -40,6 +40,7 @@ type checkReport struct {
 	RefundsExpected    int            `json:"refunds_expected_booked"`
 	RefundsBooked      int            `json:"refunds_booked"`
 	RefundsParked      int            `json:"refunds_parked_no_credit_note"`
+	RefundsNoReceipt   int            `json:"refunds_parked_receipt_not_booked"`
 	DuplicateEntries   int            `json:"duplicate_entries"`
 	Missing            int            `json:"missing"`
 	PaymentsParked     int            `json:"payments_parked_invoice_settled"`
@@ -194,26 +195,39 @@ func (c *checker) payments(sc *scenario) {
 	}
 }
 
-// refunds checks that refunds with a credit note are booked and those without are parked.
+// The park reasons a refund may end in here: its payment's receipt is not booked
+// (mapping.ReasonReceiptMissing), or its invoice has no credit note (mapping.ReasonNoCreditNote).
+const (
+	receiptMissing = "receipt not booked"
+	noCreditNote   = "no credit note"
+)
+
+// refunds checks that refunds of booked payments are booked when they have a credit note and
+// parked when not, and that refunds of payments that parked are parked for want of the receipt.
 func (c *checker) refunds(sc *scenario) {
 	for _, r := range sc.Refunds {
 		c.bankExpected -= r.Amount
-		if r.CreditNote {
+		receipt := c.booked[r.PaymentID]
+		if r.CreditNote && receipt {
 			c.rep.RefundsExpected++
 		}
+		why := c.parked[r.ID]
 		switch {
 		case len(c.submitted[r.ID]) > 0:
 			c.rep.RefundsBooked++
-			if !r.CreditNote {
-				c.v.add("refunds booked without a credit note", "%s of %s", r.ID, r.PaymentID)
+			if !r.CreditNote || !receipt {
+				c.v.add("refunds booked without a credit note or receipt", "%s of %s (credit note %v, receipt booked %v)", r.ID, r.PaymentID, r.CreditNote, receipt)
 			}
-		case c.parked[r.ID] != "":
+		case why != "":
 			c.parkedAmount += r.Amount
-			if r.CreditNote {
-				c.rep.UnexpectedParked++
-				c.v.add("refunds parked despite a credit note", "%s of %s: %s", r.ID, r.PaymentID, shorten(c.parked[r.ID]))
-			} else {
+			switch {
+			case !receipt && strings.HasPrefix(why, receiptMissing):
+				c.rep.RefundsNoReceipt++
+			case receipt && !r.CreditNote && strings.HasPrefix(why, noCreditNote):
 				c.rep.RefundsParked++
+			default:
+				c.rep.UnexpectedParked++
+				c.v.add("refunds parked unexpectedly", "%s of %s (credit note %v, receipt booked %v): %s", r.ID, r.PaymentID, r.CreditNote, receipt, shorten(why))
 			}
 		default:
 			c.rep.Missing++

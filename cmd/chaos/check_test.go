@@ -54,6 +54,21 @@ func TestCheckPassesRightBooks(t *testing.T) {
 	}
 }
 
+// A refund of a payment that parked (its invoice settled by the others) parks for want of the
+// receipt: right books, counted apart; the money of both stays in the clearing account.
+func TestCheckAcceptsARefundOfAParkedReceipt(t *testing.T) {
+	tr := goodBooks()
+	tr.Entries = append(tr.Entries[:2], tr.Entries[3:]...) // pay_C was never booked: it parked
+	tr.Bookings = append(tr.Bookings[:2], tr.Bookings[3:]...)
+	tr.Scenario.Invoices[1].Total = 0 // so that its park as "settled" is right
+	tr.Inbox = append(tr.Inbox, inboxRow{EventID: "e4", Event: "payment.captured", Key: "pay_C", Status: "parked", LastError: "invoice already settled: …"})
+	tr.Inbox[2].LastError = "receipt not booked: payment pay_C is not booked; its receipt event e4 is parked (invoice already settled …)"
+	rep := check(tr)
+	if len(rep.Violations) != 0 || rep.RefundsNoReceipt != 1 || rep.RefundsParked != 0 || rep.AmountDifference != 0 {
+		t.Fatalf("violations %v, report %+v", rep.Violations, rep)
+	}
+}
+
 // Each way the books can be wrong is reported, with the figure it moves.
 func TestCheckFindsEachViolation(t *testing.T) {
 	cases := []struct {
@@ -85,7 +100,10 @@ func TestCheckFindsEachViolation(t *testing.T) {
 			t.Inbox = t.Inbox[:2]
 			t.Entries = append(t.Entries, erpEntry{Name: "PE-5", Type: "Pay", ReferenceNo: "rfnd_Y", Docstatus: 1, Paid: 5000, Received: 5000})
 			t.Bookings = append(t.Bookings, bookingRow{Key: "rfnd_Y", State: "booked", Name: "PE-5"})
-		}, "refunds booked without a credit note: 1", func(r checkReport) bool { return r.AmountDifference == 0 }},
+		}, "refunds booked without a credit note or receipt: 1", func(r checkReport) bool { return r.AmountDifference == 0 }},
+		{"a refund of a booked receipt parked for want of it", func(t *truth) {
+			t.Inbox[2].LastError = "receipt not booked: payment pay_C is not booked"
+		}, "refunds parked unexpectedly: 1", func(r checkReport) bool { return r.UnexpectedParked == 1 && r.RefundsNoReceipt == 0 }},
 		{"a received amount a paisa short", func(t *truth) { t.Entries[0].Received-- },
 			"amount difference", func(r checkReport) bool { return r.AmountDifference == -1 }},
 	}
@@ -163,14 +181,20 @@ func TestCheckParkedPaymentsOnlyWhenTheInvoiceIsSettled(t *testing.T) {
 	}
 }
 
-// The log scan finds secrets (by name, never by value), panics, attempts spent on a 429 and
-// waits until a holder's fence.
+// The log scan finds secrets (by name, never by value), panics, attempts spent on a 429, and
+// how long waits for another worker lasted (and which lasted until the holder's fence).
 func TestScanLogs(t *testing.T) {
 	dir := t.TempDir()
 	lines := []string{
 		`{"level":"info","event_id":"E1","attempt":1,"status":"pending","reason":"look up Payment Entry by reference_no pay_1: ERPNext 429 TooManyRequestsError","time":"2026-12-01T10:00:00Z","message":"event outcome"}`,
 		`{"level":"info","event_id":"E1","attempt":2,"status":"done","reason":"created","time":"2026-12-01T10:00:02Z","message":"event outcome"}`,
-		`{"level":"info","event_id":"E2","attempt":1,"status":"pending","reason":"waiting: pay_2 is being booked by another worker until 2026-12-01T10:02:15Z","time":"2026-12-01T10:00:00Z","message":"event outcome"}`,
+		`{"level":"info","event_id":"E2","attempt":1,"status":"pending","reason":"waiting: pay_2 is being booked by another worker (claim fenced until 2026-12-01T10:02:15Z); runs again as soon as it is released","time":"2026-12-01T10:00:00Z","message":"event outcome"}`,
+		`{"level":"info","event_id":"E2","attempt":1,"status":"done","reason":"created","time":"2026-12-01T10:00:01Z","message":"event outcome"}`,
+		`{"level":"info","event_id":"E3","attempt":1,"status":"pending","reason":"waiting: pay_3 is being booked by another worker (claim fenced until 2026-12-01T10:02:15Z); runs again as soon as it is released","time":"2026-12-01T10:00:00Z","message":"event outcome"}`,
+		`{"level":"info","event_id":"E3","attempt":1,"status":"done","reason":"found in ERPNext by reference_no","time":"2026-12-01T10:02:15Z","message":"event outcome"}`,
+		`{"level":"info","event_id":"E4","attempt":1,"status":"pending","reason":"waiting for the lock on Sales Invoice SI-1; runs again as soon as it is released","time":"2026-12-01T10:00:00Z","message":"event outcome"}`,
+		`{"level":"info","event_id":"E5","attempt":1,"status":"pending","reason":"waiting: pay_5 is being booked by another worker (claim fenced until 2026-12-01T10:00:05Z); runs again as soon as it is released","time":"2026-12-01T10:00:00Z","message":"event outcome"}`,
+		`{"level":"info","event_id":"E5","attempt":1,"status":"done","reason":"created","took_ms":19000,"time":"2026-12-01T10:00:20Z","message":"event outcome"}`,
 		`{"level":"error","error":"dial tcp: connection refused s3cr3t-value","message":"webhook not stored"}`,
 		`panic: runtime error: index out of range`,
 	}
@@ -181,11 +205,13 @@ func TestScanLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Lines != 5 || rep.ErrorLines != 1 || rep.Panics != 1 || rep.SecretLines != 1 || rep.AttemptsSpentOn429 != 1 ||
-		rep.MaxAttempt != 2 || rep.FenceWaits != 1 || rep.FenceWaitMaxS != 135 {
+	// E2 was woken after 1 s, E3 waited until its holder's fence (135 s), E4 is never measured,
+	// E5 ran again after 1 s (and was then held 19 s by a rate-limit pause: not a wait).
+	if rep.Lines != 11 || rep.ErrorLines != 1 || rep.Panics != 1 || rep.SecretLines != 1 || rep.AttemptsSpentOn429 != 1 ||
+		rep.MaxAttempt != 2 || rep.HolderWaits != 4 || rep.FenceWaits != 1 || rep.HolderWaitMaxS != 135 || rep.HolderWaitMedianS != 1 {
 		t.Fatalf("scan = %+v", rep)
 	}
-	if got := strings.Join(rep.SecretsFound, ","); got != "webhook secret in replica1.log:4" || strings.Contains(got, "s3cr3t") {
+	if got := strings.Join(rep.SecretsFound, ","); got != "webhook secret in replica1.log:10" || strings.Contains(got, "s3cr3t") {
 		t.Fatalf("secrets found = %q; want the name and place, never the value", got)
 	}
 }

@@ -26,15 +26,17 @@ type logReport struct {
 	MaxAttempt         int      `json:"max_attempt"`
 	SecretsFound       []string `json:"secrets_found"` // which secret, file and line number; never the value
 
-	// Waits of an event for another worker's claim on the same payment, in seconds until the
-	// holder's fence (issue 10 defect 2: a waiter should run again once the holder is done,
-	// not at the fence, server_timeout + fence_margin after the holder's claim).
-	FenceWaits       int     `json:"waits_for_holder_fence"`
-	FenceWaitMedianS float64 `json:"waits_for_holder_fence_median_s"`
-	FenceWaitMaxS    float64 `json:"waits_for_holder_fence_max_s"`
+	// Waits of an event for another worker's claim on the same payment or lock on the same
+	// invoice, and how long each lasted: from its outcome line to the start of the event's next
+	// run (its next outcome line's time less its took_ms; log times are whole seconds). Issue 10 defect 2: a waiter runs again once the holder is done;
+	// only a holder killed, or one whose write is ambiguous, keeps it until the holder's fence
+	// (server_timeout + fence_margin after the claim): FenceWaits counts those.
+	HolderWaits       int     `json:"waits_for_holder"`
+	HolderWaitMedianS float64 `json:"waits_for_holder_median_s"`
+	HolderWaitMaxS    float64 `json:"waits_for_holder_max_s"`
+	FenceWaits        int     `json:"waits_for_holder_fence"`
 
-	outcomes   []outcomeLine
-	fenceWaits []float64
+	outcomes []outcomeLine
 }
 
 // panicLine matches what the Go runtime prints for a panic or a fatal error.
@@ -56,11 +58,9 @@ func scanLogs(dir string, secretValues map[string]string) (logReport, error) {
 			return rep, err
 		}
 	}
+	sortOutcomes(rep.outcomes)
 	rep.AttemptsSpentOn429 = countAttemptsOn429(rep.outcomes)
-	if n := len(rep.fenceWaits); n > 0 {
-		sort.Float64s(rep.fenceWaits)
-		rep.FenceWaits, rep.FenceWaitMedianS, rep.FenceWaitMaxS = n, rep.fenceWaits[n/2], rep.fenceWaits[n-1]
-	}
+	measureHolderWaits(&rep)
 	return rep, nil
 }
 
@@ -97,16 +97,21 @@ func scanLog(path string, secretValues map[string]string, rep *logReport) error 
 	return sc.Err()
 }
 
-// holderFence finds the fence a waiting event sleeps until ("waiting: pay_… is being booked by
-// another worker until 2026-12-01T20:36:48Z").
-var holderFence = regexp.MustCompile(`is being booked by another worker until (\S+)`)
+// holderWait finds a wait for another worker, and the holder's fence when it names one
+// ("waiting: pay_… is being booked by another worker (claim fenced until 2026-12-01T20:36:48Z)",
+// "waiting for the lock on Sales Invoice …").
+var holderWait = regexp.MustCompile(`is being booked by another worker \(claim fenced until (\S+)\)|^waiting for the lock on `)
 
-// outcomeLine is one "event outcome" log line, in the order it was written.
+// outcomeLine is one "event outcome" log line, in the order it was written. Fence is the
+// holder's fence of a wait for another worker ("" when the line is no such wait or names none).
 type outcomeLine struct {
 	Time, EventID string
 	File, Line    int
 	Attempt       int
+	TookMS        int64
 	After429      bool
+	HolderWait    bool
+	Fence         string
 }
 
 // outcome reads one "event outcome" log line: attempt number, status and reason.
@@ -115,6 +120,7 @@ func outcome(line string, file, n int, rep *logReport) {
 		Time    string `json:"time"`
 		EventID string `json:"event_id"`
 		Attempt int    `json:"attempt"`
+		TookMS  int64  `json:"took_ms"`
 		Status  string `json:"status"`
 		Reason  string `json:"reason"`
 	}
@@ -122,22 +128,18 @@ func outcome(line string, file, n int, rep *logReport) {
 		return
 	}
 	rep.MaxAttempt = max(rep.MaxAttempt, o.Attempt)
-	if m := holderFence.FindStringSubmatch(o.Reason); m != nil {
-		at, err1 := time.Parse(time.RFC3339, o.Time)
-		until, err2 := time.Parse(time.RFC3339, m[1])
-		if err1 == nil && err2 == nil {
-			rep.fenceWaits = append(rep.fenceWaits, until.Sub(at).Seconds())
-		}
+	l := outcomeLine{Time: o.Time, EventID: o.EventID, File: file, Line: n, Attempt: o.Attempt, TookMS: o.TookMS,
+		After429: o.Status == "pending" && strings.Contains(o.Reason, " 429 ")}
+	if m := holderWait.FindStringSubmatch(o.Reason); m != nil && o.Status == "pending" {
+		l.HolderWait, l.Fence = true, m[1]
 	}
-	rep.outcomes = append(rep.outcomes, outcomeLine{Time: o.Time, EventID: o.EventID, File: file, Line: n, Attempt: o.Attempt,
-		After429: o.Status == "pending" && strings.Contains(o.Reason, " 429 ")})
+	rep.outcomes = append(rep.outcomes, l)
 }
 
-// countAttemptsOn429 counts the retries after a 429 that spent an attempt: the event's next
-// outcome line has a higher attempt number. Lines are ordered by time (seconds), then file and
-// line, so an event moving between replicas within one second may be misordered: a close
-// estimate, not an exact count.
-func countAttemptsOn429(lines []outcomeLine) int {
+// sortOutcomes orders outcome lines by time (seconds), then file and line, so an event moving
+// between replicas within one second may be misordered: what is measured from the order is a
+// close estimate, not an exact count.
+func sortOutcomes(lines []outcomeLine) {
 	sort.SliceStable(lines, func(i, j int) bool {
 		a, b := lines[i], lines[j]
 		if a.Time != b.Time {
@@ -148,6 +150,43 @@ func countAttemptsOn429(lines []outcomeLine) int {
 		}
 		return a.Line < b.Line
 	})
+}
+
+// measureHolderWaits sets the HolderWait figures from lines in order: each wait for another
+// worker lasts until the event's next run starts (its next outcome line less the run's
+// took_ms, which leaves out a run blocked on a rate-limit pause; a waiter made duplicate by the
+// holder's booking has no next line: it is counted, not measured); it reached the holder's
+// fence when that run did not start before the fence (to the second).
+func measureHolderWaits(rep *logReport) {
+	var waits []float64
+	open := map[string]outcomeLine{}
+	for _, l := range rep.outcomes {
+		if w, ok := open[l.EventID]; ok {
+			delete(open, l.EventID)
+			at, err1 := time.Parse(time.RFC3339, w.Time)
+			next, err2 := time.Parse(time.RFC3339, l.Time)
+			next = next.Add(-time.Duration(l.TookMS) * time.Millisecond).Truncate(time.Second)
+			if err1 == nil && err2 == nil {
+				waits = append(waits, next.Sub(at).Seconds())
+				if fence, err := time.Parse(time.RFC3339, w.Fence); err == nil && !next.Before(fence.Truncate(time.Second)) {
+					rep.FenceWaits++
+				}
+			}
+		}
+		if l.HolderWait {
+			rep.HolderWaits++
+			open[l.EventID] = l
+		}
+	}
+	if n := len(waits); n > 0 {
+		sort.Float64s(waits)
+		rep.HolderWaitMedianS, rep.HolderWaitMaxS = waits[n/2], waits[n-1]
+	}
+}
+
+// countAttemptsOn429 counts the retries after a 429 that spent an attempt: the event's next
+// outcome line (lines in sortOutcomes order) has a higher attempt number.
+func countAttemptsOn429(lines []outcomeLine) int {
 	last := map[string]outcomeLine{}
 	n := 0
 	for _, l := range lines {

@@ -164,6 +164,9 @@ func (rep *Report) finish() {
 	if l := rep.Figures.Logs; l.Panics > 0 {
 		v = append(v, fmt.Sprintf("panics in logs: %d", l.Panics))
 	}
+	if l := rep.Figures.Logs; l.AttemptsSpentOn429 > 0 {
+		v = append(v, fmt.Sprintf("attempts spent on a 429: %d (a 429 asks for a slower pace; it is never a failed attempt)", l.AttemptsSpentOn429))
+	}
 	if l := rep.Figures.Logs; l.SecretLines > 0 {
 		v = append(v, fmt.Sprintf("secrets in logs: %d lines (%s)", l.SecretLines, strings.Join(l.SecretsFound, ", ")))
 	}

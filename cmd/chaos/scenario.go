@@ -152,17 +152,17 @@ func createPayment(rzp *razorpaysim.Sim, inv *invoicePlan, amount int64, s scena
 	return p, nil
 }
 
-// addRefund refunds part of the payment of a single-payment invoice not refunded yet, with
-// a credit note for exactly the refund in ERPNext when the dice say so.
+// addRefund refunds part of one payment of an invoice not refunded yet, with a credit note for
+// exactly the refund in ERPNext when the dice say so. The payment may be one that parks (a later
+// payment of an invoice its siblings settled, "invoice already settled"): its refund then parks
+// at once with the receipt's reason (issue 10).
 func (sc *scenario) addRefund(site *erpnextsim.Site, rzp *razorpaysim.Sim, s scenarioSettings, rnd *rand.Rand) error {
 	for tries := 0; tries < 20; tries++ {
 		inv := sc.Invoices[rnd.IntN(len(sc.Invoices))]
-		// One payment only: a later payment of an invoice its siblings settled parks ("invoice
-		// already settled", DESIGN.md §5), and a refund of it would wait for its receipt.
-		if inv.Refunded || len(inv.Payments) != 1 || inv.Payments[0].Lost || inv.Payments[0].Amount < 200 {
+		p := inv.Payments[rnd.IntN(len(inv.Payments))]
+		if inv.Refunded || p.Lost || p.Amount < 200 {
 			continue
 		}
-		p := inv.Payments[0]
 		r := &refundPlan{PaymentID: p.ID, Invoice: inv.Name, CreditNote: rnd.Float64() < s.CreditNotes,
 			Early: rnd.Float64() < s.ReorderShare}
 		r.Amount = (1 + rnd.Int64N(max(1, p.Amount/200))) * 100 // whole rupees, at most half the payment
