@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // The worker under pressure, on the wall clock, with its workers running on their own (issue
@@ -44,18 +45,6 @@ func (r *rig) runWorkers() {
 	r.t.Cleanup(func() { cancel(); <-done })
 }
 
-// waitFor polls cond every 20 ms until it holds or within passes; false when it never held.
-func waitFor(within time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return cond()
-}
-
 // statuses counts the inbox rows by status.
 func (r *rig) statuses() map[connector.Status]int {
 	r.t.Helper()
@@ -72,9 +61,7 @@ func (r *rig) statuses() map[connector.Status]int {
 // no attempt spent. Before issue 10 each 429 was a counted retry and a third of them died.
 func TestThirtyPaymentsAtOnceAgainstARateLimitedSite(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs about a minute of wall-clock time")
-	}
+	testtime.Long(t, "about a minute of wall-clock time against a rate-limited site")
 	logs := &syncBuffer{}
 	r := newRig(t, withLiveClock, withLog(logs), withConfig(func(c *connector.Config) {
 		c.Workers = 8
@@ -90,7 +77,7 @@ func TestThirtyPaymentsAtOnceAgainstARateLimitedSite(t *testing.T) {
 	}
 	start := time.Now()
 	r.runWorkers()
-	if !waitFor(4*time.Minute, func() bool { return r.statuses()[connector.StatusDone] == n }) {
+	if !testtime.Poll(4*time.Minute, func() bool { return r.statuses()[connector.StatusDone] == n }) {
 		t.Fatalf("after %s: %v; want all %d done", time.Since(start).Round(time.Second), r.statuses(), n)
 	}
 	t.Logf("%d payments booked in %s", n, time.Since(start).Round(100*time.Millisecond))
@@ -136,16 +123,16 @@ func TestWaiterRunsAsSoonAsTheHolderLetsGo(t *testing.T) {
 		"currency": "INR", "receipt": inv, "status": "paid"}
 	r.runWorkers()
 	r.deliver("CAPTURED", envelope(t, "payment.captured", "payment", payment(id, 118000, map[string]any{"order_id": order["id"]})))
-	if !waitFor(10*time.Second, func() bool {
+	if !testtime.Poll(testtime.Bound, func() bool {
 		b, err := r.db.GetBooking(context.Background(), id)
 		return err == nil && b.State == connector.BookingInFlight
 	}) {
 		t.Fatal("payment.captured never claimed the payment")
 	}
-	time.Sleep(100 * time.Millisecond) // the scenario: order.paid comes 0.1 s after the claim
+	time.Sleep(100 * time.Millisecond) // not a synchronisation: the scenario has order.paid come 0.1 s after the claim
 	sent := time.Now()
 	r.deliver("ORDER", envelope(t, "order.paid", "payment", payment(id, 118000, map[string]any{"order_id": order["id"]}), "order", order))
-	booked := waitFor(5*time.Second, func() bool { return r.event("ORDER").Status == connector.StatusDone })
+	booked := testtime.Poll(5*time.Second, func() bool { return r.event("ORDER").Status == connector.StatusDone })
 	took := time.Since(sent)
 	if !booked {
 		t.Fatalf("order.paid is %s (%q) %s after it arrived; want booked within 5 s", r.event("ORDER").Status, r.event("ORDER").LastError, took.Round(time.Millisecond))
@@ -157,7 +144,7 @@ func TestWaiterRunsAsSoonAsTheHolderLetsGo(t *testing.T) {
 	if pe := r.one(id); minor(t, pe["paid_amount"], 2) != 118000 {
 		t.Errorf("paid_amount %v", pe["paid_amount"])
 	}
-	if !waitFor(5*time.Second, func() bool { return r.event("CAPTURED").Status == connector.StatusDuplicate }) {
+	if !testtime.Poll(testtime.Bound, func() bool { return r.event("CAPTURED").Status == connector.StatusDuplicate }) {
 		t.Errorf("payment.captured is %s (%q), want duplicate of the booking", r.event("CAPTURED").Status, r.event("CAPTURED").LastError)
 	}
 	if c := r.statuses(); c[connector.StatusParked] != 0 || c[connector.StatusPending] != 0 {
