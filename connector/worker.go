@@ -102,7 +102,7 @@ func (c *Connector) ProcessNext(ctx context.Context, worker int) (bool, error) {
 	if err != nil {
 		return true, fmt.Errorf("complete event %s: %w", ev.EventID, err)
 	}
-	if o.WaitFor != "" {
+	if o.WaitFor != "" && ctx.Err() == nil {
 		c.recheckWait(ctx, o.WaitFor)
 	}
 	if o.Status == StatusParked {
