@@ -201,13 +201,25 @@ func TestScanLogs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "replica1.log"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// E6 waits after a 429 on replica1, then fails with a 502 on replica2 (attempt 1, counted)
+	// and is booked on replica1 (attempt 2) in the same second: no attempt was spent on the 429,
+	// though replica1's line sorts first by file.
+	if err := os.WriteFile(filepath.Join(dir, "replica0.log"), []byte(strings.Join([]string{
+		`{"level":"info","event_id":"E6","attempt":1,"status":"pending","reason":"not now: look up Payment Entry by reference_no pay_6: ERPNext 429 TooManyRequestsError","time":"2026-12-01T10:00:00Z","message":"event outcome"}`,
+		`{"level":"info","event_id":"E6","attempt":2,"status":"done","reason":"created","time":"2026-12-01T10:00:10Z","message":"event outcome"}`,
+	}, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "replica2.log"), []byte(`{"level":"info","event_id":"E6","attempt":1,"status":"pending","reason":"read Sales Invoice SI-6: ERPNext 502 : Bad Gateway","time":"2026-12-01T10:00:10Z","message":"event outcome"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	rep, err := scanLogs(dir, map[string]string{"webhook secret": "s3cr3t-value", "unused": "never-there"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// E2 was woken after 1 s, E3 waited until its holder's fence (135 s), E4 is never measured,
 	// E5 ran again after 1 s (and was then held 19 s by a rate-limit pause: not a wait).
-	if rep.Lines != 11 || rep.ErrorLines != 1 || rep.Panics != 1 || rep.SecretLines != 1 || rep.AttemptsSpentOn429 != 1 ||
+	if rep.Lines != 14 || rep.ErrorLines != 1 || rep.Panics != 1 || rep.SecretLines != 1 || rep.AttemptsSpentOn429 != 1 ||
 		rep.MaxAttempt != 2 || rep.HolderWaits != 4 || rep.FenceWaits != 1 || rep.HolderWaitMaxS != 135 || rep.HolderWaitMedianS != 1 {
 		t.Fatalf("scan = %+v", rep)
 	}

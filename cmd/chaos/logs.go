@@ -136,14 +136,21 @@ func outcome(line string, file, n int, rep *logReport) {
 	rep.outcomes = append(rep.outcomes, l)
 }
 
-// sortOutcomes orders outcome lines by time (seconds), then file and line, so an event moving
-// between replicas within one second may be misordered: what is measured from the order is a
-// close estimate, not an exact count.
+// sortOutcomes orders outcome lines by time (whole seconds), then by attempt number (an
+// event's attempts only grow, so its lines on two replicas within one second keep their order),
+// a wait after a 429 before any other line of the same attempt (it spends none, so it came
+// first), then file and line.
 func sortOutcomes(lines []outcomeLine) {
 	sort.SliceStable(lines, func(i, j int) bool {
 		a, b := lines[i], lines[j]
 		if a.Time != b.Time {
 			return a.Time < b.Time
+		}
+		if a.Attempt != b.Attempt {
+			return a.Attempt < b.Attempt
+		}
+		if a.After429 != b.After429 {
+			return a.After429
 		}
 		if a.File != b.File {
 			return a.File < b.File
