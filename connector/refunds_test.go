@@ -227,3 +227,33 @@ func TestRefundFailedIsFinal(t *testing.T) {
 	r.work()
 	r.want("R5", connector.StatusSkipped, "refund rfnd_T3stFail00003 is pending; it is booked when Razorpay reports it processed")
 }
+
+// refund.failed while another worker books that refund waits for the holder to let go, naming
+// the claim; released, it runs at once and makes the refund void.
+func TestRefundFailedWaitsForTheBookingInFlight(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	now := r.clock.now()
+	if _, claimed, err := r.db.ClaimBooking(ctx, connector.Booking{BusinessKey: "rfnd_T3stVoidWait1", Kind: connector.KindRefund,
+		Owner: "other-worker", FenceUntil: now.Add(time.Minute)}, now); !claimed || err != nil {
+		t.Fatal(claimed, err)
+	}
+	r.deliver("F1", refundBody(t, "refund.failed", "rfnd_T3stVoidWait1", "pay_T3stVoidWait01", 10000, "failed"))
+	r.work()
+	e := r.want("F1", connector.StatusPending, "refund rfnd_T3stVoidWait1 failed at Razorpay; waiting for its booking in flight")
+	if e.WaitFor != "booking:rfnd_T3stVoidWait1" || e.Attempts != 0 || e.NextAttemptAt.After(now.Add(31*time.Second)) {
+		t.Fatalf("wait_for %q attempts %d next in %s: want the claim named, none spent, a re-poll within 30 s", e.WaitFor, e.Attempts, e.NextAttemptAt.Sub(now))
+	}
+	// The holder gives up without writing, and wakes its waiters, as writeClaim.release does.
+	if err := r.db.ReleaseBooking(ctx, "rfnd_T3stVoidWait1", "other-worker"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.db.WakeWaiters(ctx, "booking:rfnd_T3stVoidWait1", r.clock.now()); n != 1 || err != nil {
+		t.Fatalf("WakeWaiters = %d, %v", n, err)
+	}
+	r.work()
+	r.want("F1", connector.StatusDone, "refund rfnd_T3stVoidWait1 failed at Razorpay; nothing was booked and it never will be")
+	if b, err := r.db.GetBooking(ctx, "rfnd_T3stVoidWait1"); err != nil || b.State != connector.BookingVoid {
+		t.Errorf("booking %+v %v, want void", b, err)
+	}
+}

@@ -21,7 +21,7 @@ func (c *Connector) voidRefund(ctx context.Context, ev *InboxEvent, e *razorpay.
 	}
 	if w == nil {
 		if held.State == BookingInFlight {
-			return result{}, inFlightVoid(r, *held)
+			return result{}, c.inFlightVoid(r, *held)
 		}
 		// Booked, or void already (a cancel that failed before is tried again).
 		pl, err := c.decideVoid(ctx, e, r, held.Name)
@@ -44,8 +44,11 @@ func (c *Connector) voidRefund(ctx context.Context, ev *InboxEvent, e *razorpay.
 	})
 }
 
-func inFlightVoid(r *razorpay.Refund, row Booking) error {
-	return waitUntil(row.FenceUntil.Add(time.Second), "refund %s failed at Razorpay; waiting for its booking in flight before cancelling it", r.ID)
+// inFlightVoid is the wait of a refund.failed whose refund another worker is booking: until the
+// holder lets go (its release wakes the waiter, wake.go), at the latest until the claim's fence.
+func (c *Connector) inFlightVoid(r *razorpay.Refund, row Booking) error {
+	return &waitError{until: c.holderWait(row.FenceUntil.Add(time.Second)), on: waitBooking(r.ID),
+		reason: fmt.Sprintf("refund %s failed at Razorpay; waiting for its booking in flight before cancelling it", r.ID)}
 }
 
 // explainVoid is voidRefund for Explain: the refund's booking row read, not claimed.
@@ -53,7 +56,7 @@ func (c *Connector) explainVoid(ctx context.Context, e *razorpay.Event, r *razor
 	row, err := c.facts().GetBooking(ctx, r.ID)
 	switch {
 	case err == nil && row.State == BookingInFlight && row.FenceUntil.After(c.now()):
-		w := inFlightVoid(r, *row).(*waitError)
+		w := c.inFlightVoid(r, *row).(*waitError)
 		return newPlan(e, refundBooking(r)).wait(w.until, w.reason), nil
 	case err == nil && row.State != BookingInFlight:
 		return c.decideVoid(ctx, e, r, row.Name)
