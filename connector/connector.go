@@ -13,7 +13,8 @@
 //     plan.go (Plan), claim.go (the business-key claim), lock.go (lockDocument, HoldLock),
 //     site.go, synthetic.go;
 //   - stages: lookup.go (lookup before create), resolve.go, checkout.go (ERPNext's own
-//     checkout), customer.go, receipt_of.go (a refund's receipt), build.go (get_payment_entry),
+//     checkout), customer.go, receipt_of.go (a refund's receipt), entry.go (a receipt's entry from
+//     the invoice read), build.go (round-off rows, owned fields, advances, refunds),
 //     fields.go;
 //   - decide.go (→ Plan, reads only) and apply.go (the writes);
 //   - one job per route: process.go, receipt.go, refund.go, void.go;
@@ -56,6 +57,11 @@ type Connector struct {
 	mu        sync.Mutex
 	paidTo    map[string]string    // company → Mode of Payment account, cached after first read
 	roundOffs map[string][2]string // company → round-off account and cost center
+	// prInvoices maps a submitted Payment Request to its Sales Invoice (resolve.go), so that a
+	// payment naming it takes the invoice lock before reading anything.
+	prInvoices map[string]string
+	// termBased records whether a Payment Terms Template allocates by term (build.go).
+	termBased map[string]bool
 	// apiUser is the ERPNext user the API key belongs to, cached for comments (comment.go).
 	apiUser string
 }
@@ -92,20 +98,22 @@ func New(o Options) (*Connector, error) {
 		o.ERP = erpEdge{ERPNext: o.ERP, m: m}
 	}
 	c := &Connector{
-		cfg:       o.Config,
-		store:     o.Store,
-		erp:       o.ERP,
-		rzp:       razorpayEdgeOf(o.Razorpay, m),
-		log:       o.Log,
-		now:       o.Now,
-		loc:       loc,
-		instance:  hex.EncodeToString(id[:]),
-		wake:      make(chan struct{}, 1),
-		draining:  make(chan struct{}),
-		erpSem:    make(chan struct{}, n),
-		paidTo:    map[string]string{},
-		roundOffs: map[string][2]string{},
-		metrics:   m,
+		cfg:        o.Config,
+		store:      o.Store,
+		erp:        o.ERP,
+		rzp:        razorpayEdgeOf(o.Razorpay, m),
+		log:        o.Log,
+		now:        o.Now,
+		loc:        loc,
+		instance:   hex.EncodeToString(id[:]),
+		wake:       make(chan struct{}, 1),
+		draining:   make(chan struct{}),
+		erpSem:     make(chan struct{}, n),
+		paidTo:     map[string]string{},
+		roundOffs:  map[string][2]string{},
+		prInvoices: map[string]string{},
+		termBased:  map[string]bool{},
+		metrics:    m,
 	}
 	m.reg.MustRegister(newStateCollector(c))
 	return c, nil
