@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,5 +89,37 @@ func TestPaymentRequestInvoiceIsKnownBeforeTheLock(t *testing.T) {
 	r.want("E1", connector.StatusPending, "waiting for the lock on Sales Invoice "+inv)
 	if got := callsSince(r.site, n); len(got) != 0 {
 		t.Errorf("waiting for the lock of the Payment Request's invoice cost %q, want no call", got)
+	}
+}
+
+// Workers that start at once read the Mode of Payment's account once between them.
+func TestConcurrentFirstBookingsReadTheModeOfPaymentOnce(t *testing.T) {
+	r := newRig(t)
+	for i := 0; i < 4; i++ {
+		r.deliver(fmt.Sprintf("E%d", i), captured(t, fmt.Sprintf("pay_T3stCallsMop%03d", i), 100000, r.invoice("Test Customer", "1000.00"), nil))
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := r.conn.ProcessNext(context.Background(), 0); err != nil {
+				t.Errorf("ProcessNext: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	r.work()
+	reads := 0
+	for _, c := range callsSince(r.site, 0) {
+		if c == "GET /api/resource/Mode of Payment/Razorpay" {
+			reads++
+		}
+	}
+	for i := 0; i < 4; i++ {
+		r.want(fmt.Sprintf("E%d", i), connector.StatusDone)
+	}
+	if reads != 1 {
+		t.Errorf("the Mode of Payment was read %d times, want once", reads)
 	}
 }

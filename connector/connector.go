@@ -55,6 +55,7 @@ type Connector struct {
 	metrics     *metrics
 
 	mu        sync.Mutex
+	siteReads sync.Mutex           // held while a fact of the site is first read (site.go), so it is read once
 	paidTo    map[string]string    // company → Mode of Payment account, cached after first read
 	roundOffs map[string][2]string // company → round-off account and cost center
 	// prInvoices maps a submitted Payment Request to its Sales Invoice (resolve.go), so that a
