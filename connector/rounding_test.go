@@ -168,3 +168,50 @@ func TestRoundedDownInvoiceAtGrandTotalIsNotAnOverPayment(t *testing.T) {
 	r.work()
 	r.want("E2", connector.StatusParked, "over-payment")
 }
+
+// A rounded invoice on a template that allocates by term: the terms split the rounded total,
+// the grand total pays every term and the rounding goes to Round Off; through its Payment
+// Request (whose amount is the rounded outstanding) the request ends Paid too.
+func TestRoundedInvoiceOverPaymentTermsAndThroughItsPaymentRequest(t *testing.T) {
+	r := newRig(t)
+	if err := r.site.AddPaymentTermsTemplate(erpnextsim.PaymentTermsTemplateSpec{Name: "Half and half", AllocateByTerms: true,
+		Terms: []erpnextsim.PaymentTermSpec{{Name: "First half", InvoicePortion: "50"}, {Name: "Second half", InvoicePortion: "50", CreditDays: 30}}}); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := r.site.AddSalesInvoice(erpnextsim.InvoiceSpec{Customer: "Test Customer", Submit: true, PaymentTermsTemplate: "Half and half",
+		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "1234.56"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := r.agree("E1", captured(t, "pay_T3stRoundTerm1", 123456, inv, nil))
+	if x.Ledger.Allocated != 123500 || x.Ledger.Deductions != 44 || x.Ledger.Unallocated != 0 {
+		t.Errorf("planned %+v, want 1235.00 allocated over the terms and +0.44 Round Off", *x.Ledger)
+	}
+	var got []string
+	for _, row := range rows(r.one("pay_T3stRoundTerm1"), "references") {
+		got = append(got, fmt.Sprintf("%v %s", row["payment_term"], razorpay.FormatMinor(minor(t, row["allocated_amount"], 2), 2)))
+	}
+	if strings.Join(got, "|") != "First half 617.50|Second half 617.50" {
+		t.Errorf("term rows %v, want each half of the rounded total", got)
+	}
+	if si, _ := r.site.Doc(frappe.DoctypeSalesInvoice, inv); si["status"] != "Paid" {
+		t.Errorf("invoice %v, want Paid", si["status"])
+	}
+
+	down := r.invoice("Test Customer", "8.35")
+	pr, err := r.site.AddPaymentRequest(down, erpnextsim.PaymentRequestSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.deliver("E2", captured(t, "pay_T3stRoundPrq01", 835, "", map[string]any{"notes": map[string]any{"payment_request": pr}}))
+	r.work()
+	r.want("E2", connector.StatusDone, "created")
+	pe := r.one("pay_T3stRoundPrq01")
+	refs := rows(pe, "references")
+	if len(refs) != 1 || refs[0]["payment_request"] != pr || minor(t, refs[0]["allocated_amount"], 2) != 800 || minor(t, pe["unallocated_amount"], 2) != 0 {
+		t.Errorf("references %v unallocated %v: want 8.00 linked to %s, nothing unallocated", refs, pe["unallocated_amount"], pr)
+	}
+	if d, _ := r.site.Doc(frappe.DoctypePaymentRequest, pr); d["status"] != "Paid" {
+		t.Errorf("Payment Request %v, want Paid", d["status"])
+	}
+}
