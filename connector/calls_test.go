@@ -123,3 +123,36 @@ func TestConcurrentFirstBookingsReadTheModeOfPaymentOnce(t *testing.T) {
 		t.Errorf("the Mode of Payment was read %d times, want once", reads)
 	}
 }
+
+// A payment naming its invoice in another case than the site's: the read finds it (the site's
+// collation ignores case), and the lock is then taken on the invoice's own name, so it
+// serialises with every other payment of that invoice, and the invoice is read again under it.
+func TestInvoiceNamedInAnotherCaseIsLockedUnderItsOwnName(t *testing.T) {
+	r := newRig(t)
+	inv := r.invoice("Test Customer", "1000.00")
+	if ok, err := r.db.AcquireLock(context.Background(), "invoice:"+inv, "another-worker", t0, t0.Add(time.Minute)); err != nil || !ok {
+		t.Fatalf("hold the lock: %v %v", ok, err)
+	}
+	r.deliver("E1", captured(t, "pay_T3stCallsCase1", 100000, strings.ToLower(inv), nil))
+	r.work()
+	r.want("E1", connector.StatusPending, "waiting for the lock on Sales Invoice "+inv)
+	if err := r.db.ReleaseLock(context.Background(), "invoice:"+inv, "another-worker"); err != nil {
+		t.Fatal(err)
+	}
+	r.clock.advance(5 * time.Second)
+	n := len(r.site.Requests())
+	r.work()
+	r.want("E1", connector.StatusDone, "created")
+	if refs := rows(r.one("pay_T3stCallsCase1"), "references"); len(refs) != 1 || refs[0]["reference_name"] != inv {
+		t.Errorf("references %v, want %s", refs, inv)
+	}
+	reads := 0
+	for _, c := range callsSince(r.site, n) {
+		if strings.HasPrefix(strings.ToUpper(c), "GET /API/RESOURCE/SALES INVOICE/") {
+			reads++
+		}
+	}
+	if reads != 2 {
+		t.Errorf("%d invoice reads, want 2 (the one that finds it, the one under its lock)", reads)
+	}
+}
