@@ -3,18 +3,21 @@ package connector_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 )
 
 // ERPNext calls per booking (issue 13): a plain booking is the lookup by reference_no, ONE
-// read of the invoice and the insert with docstatus 1 — no get_payment_entry, no second read —
-// and a payment that must wait for the invoice lock spends no call before it knows.
+// read of the invoice (a list of the fields it needs) and the insert with docstatus 1 — no
+// get_payment_entry, no second read — and a payment that must wait for the invoice lock spends
+// no call before it knows.
 
 // callsSince are the requests the site served after the first n, as "METHOD path".
 func callsSince(site *erpnextsim.Site, n int) []string {
@@ -35,7 +38,7 @@ func TestPlainBookingCostsThreeERPNextCalls(t *testing.T) {
 	n := len(r.site.Requests())
 	r.work()
 	r.want("E1", connector.StatusDone, "created")
-	want := []string{"GET /api/resource/Payment Entry", "GET /api/resource/Sales Invoice/" + inv, "POST /api/resource/Payment Entry"}
+	want := []string{"GET /api/resource/Payment Entry", "GET /api/resource/Sales Invoice", "POST /api/resource/Payment Entry"}
 	if got := callsSince(r.site, n); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("calls %q, want %q", got, want)
 	}
@@ -148,11 +151,31 @@ func TestInvoiceNamedInAnotherCaseIsLockedUnderItsOwnName(t *testing.T) {
 	}
 	reads := 0
 	for _, c := range callsSince(r.site, n) {
-		if strings.HasPrefix(strings.ToUpper(c), "GET /API/RESOURCE/SALES INVOICE/") {
+		if c == "GET /api/resource/Sales Invoice" {
 			reads++
 		}
 	}
 	if reads != 2 {
 		t.Errorf("%d invoice reads, want 2 (the one that finds it, the one under its lock)", reads)
+	}
+}
+
+// The invoice is read with a list of chosen fields (invoice.go): every scalar field the
+// connector decodes from a Sales Invoice must be among them, or it would be silently empty.
+func TestInvoiceReadSelectsEveryFieldTheConnectorDecodes(t *testing.T) {
+	listed := map[string]bool{}
+	for _, f := range connector.InvoiceFields {
+		listed[f] = true
+	}
+	typ := reflect.TypeOf(frappe.SalesInvoice{})
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if k := f.Type.Kind(); k == reflect.Slice || name == "" {
+			continue // child tables: the items' project is joined, the schedule read with the document
+		}
+		if !listed[name] {
+			t.Errorf("frappe.SalesInvoice.%s (%s) is decoded but not listed", f.Name, name)
+		}
 	}
 }

@@ -13,8 +13,8 @@
 //     plan.go (Plan), claim.go (the business-key claim), lock.go (lockDocument, HoldLock),
 //     site.go, synthetic.go;
 //   - stages: lookup.go (lookup before create), resolve.go, checkout.go (ERPNext's own
-//     checkout), customer.go, receipt_of.go (a refund's receipt), entry.go (a receipt's entry from
-//     the invoice read), build.go (round-off rows, owned fields, advances, refunds),
+//     checkout), customer.go, receipt_of.go (a refund's receipt), invoice.go (the invoice read),
+//     entry.go (a receipt's entry from it), build.go (round-off rows, owned fields, advances, refunds),
 //     fields.go;
 //   - decide.go (→ Plan, reads only) and apply.go (the writes);
 //   - one job per route: process.go, receipt.go, refund.go, void.go;
@@ -61,8 +61,8 @@ type Connector struct {
 	// prInvoices maps a submitted Payment Request to its Sales Invoice (resolve.go), so that a
 	// payment naming it takes the invoice lock before reading anything.
 	prInvoices map[string]string
-	// termBased records whether a Payment Terms Template allocates by term (build.go).
-	termBased map[string]bool
+	// templates is what receipts need of each Payment Terms Template (invoice.go).
+	templates map[string]termsTemplate
 	// apiUser is the ERPNext user the API key belongs to, cached for comments (comment.go).
 	apiUser string
 }
@@ -113,7 +113,7 @@ func New(o Options) (*Connector, error) {
 		paidTo:     map[string]string{},
 		roundOffs:  map[string][2]string{},
 		prInvoices: map[string]string{},
-		termBased:  map[string]bool{},
+		templates:  map[string]termsTemplate{},
 		metrics:    m,
 	}
 	m.reg.MustRegister(newStateCollector(c))

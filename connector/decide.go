@@ -105,8 +105,10 @@ func (c *Connector) decideLocked(ctx context.Context, pl *Plan, rules mapping.Ru
 		if err := lk.lockDocument(ctx, invoiceLock(res.invoice), "Sales Invoice "+res.invoice); err != nil {
 			return nil, err
 		}
-		si = &frappe.SalesInvoice{}
-		if err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, res.invoice, si); err != nil {
+		var err error
+		if si, err = c.readInvoice(ctx, res.invoice); errors.Is(err, errNoInvoice) {
+			return pl.park(fmt.Sprintf("%s: Sales Invoice %s no longer exists", mapping.ReasonNoInvoice, res.invoice)), nil
+		} else if err != nil {
 			return nil, failed("read Sales Invoice "+res.invoice, err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // A receipt's Payment Entry (DESIGN.md §4 step 6) is built from the invoice read under its
-// lock and facts that rarely change (the Payment Terms Template's allocation
+// lock (invoice.go) and facts that rarely change (the Payment Terms Template's allocation
 // rule, cached): the entry ERPNext's own get_payment_entry would propose, with what the
 // connector owns set, so a booking needs no get_payment_entry call (issue 13; the recorded
 // proposals and stored entries are replayed against it in entry_recorded_test.go). A refund
@@ -30,10 +30,11 @@ import (
 func (c *Connector) buildEntry(ctx context.Context, plan *mapping.Receipt, si frappe.SalesInvoice, pr *paymentRequest) (map[string]any, error) {
 	termBased := false
 	if si.PaymentTermsTemplate != "" {
-		var err error
-		if termBased, err = c.allocatesByTerm(ctx, si.PaymentTermsTemplate); err != nil {
+		t, err := c.template(ctx, si.PaymentTermsTemplate) // read with the invoice
+		if err != nil {
 			return nil, err
 		}
+		termBased = t.byTerm
 	}
 	doc, allocs, err := receiptEntry(*plan, si, termBased, pr)
 	if err != nil {
@@ -160,26 +161,4 @@ func termOutstanding(t frappe.PaymentSchedule, si frappe.SalesInvoice, cur strin
 		return amount - paid, nil
 	}
 	return mapping.AtRate(amount-paid, invCur, si.ConversionRate.String(), cur)
-}
-
-// allocatesByTerm reports whether Payment Terms Template name allocates payments term by term
-// (allocate_payment_based_on_payment_terms), read once per template: templates rarely change
-// (restart after changing one).
-func (c *Connector) allocatesByTerm(ctx context.Context, name string) (bool, error) {
-	c.mu.Lock()
-	v, ok := c.termBased[name]
-	c.mu.Unlock()
-	if ok {
-		return v, nil
-	}
-	var t struct {
-		Allocate int `json:"allocate_payment_based_on_payment_terms"`
-	}
-	if err := c.erp.Get(ctx, frappe.DoctypePaymentTermsTemplate, name, &t); err != nil {
-		return false, failed("read Payment Terms Template "+name, err)
-	}
-	c.mu.Lock()
-	c.termBased[name] = t.Allocate == 1
-	c.mu.Unlock()
-	return t.Allocate == 1, nil
 }

@@ -28,3 +28,6 @@ func ReceiptEntry(plan mapping.Receipt, si frappe.SalesInvoice, termBased bool, 
 	setReceipt(doc, plan)
 	return doc, nil
 }
+
+// InvoiceFields are the fields readInvoice lists.
+var InvoiceFields = invoiceFields

@@ -67,8 +67,8 @@ func (c *Connector) rememberPR(pr paymentRequest) {
 }
 
 // resolveReceipt resolves the invoice of the event's payment, the target (locked) first: when
-// the target is the invoice, the one read that finds it is the invoice as it stands under the
-// lock and is returned too (si; nil when the invoice must be read again under its own lock).
+// the target is the invoice, the one read that finds it (readInvoice) is the invoice as it
+// stands under the lock and is returned too (si; nil when the invoice must be read again under its own lock).
 // Otherwise: the names the event carries, the order fetched from Razorpay when they name none,
 // then (reconcile.integration_requests) the Payment Request of ERPNext's checkout. It returns
 // the order used and the candidates tried.
@@ -76,16 +76,15 @@ func (c *Connector) resolveReceipt(ctx context.Context, rules mapping.Rules, e *
 	p := e.Payment
 	tried := ""
 	if tgt.invoice != "" {
-		var si frappe.SalesInvoice
-		err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, tgt.invoice, &si)
+		si, err := c.readInvoice(ctx, tgt.invoice)
 		if err == nil {
 			res := resolution{source: tgt.source, invoice: si.Name, paymentRequest: tgt.paymentRequest}
 			if si.Name != tgt.invoice { // the site's collation found it under another case
 				return res, nil, e.Order, nil, nil
 			}
-			return res, &si, e.Order, nil, nil
+			return res, si, e.Order, nil, nil
 		}
-		if !frappe.IsNotFound(err) {
+		if !noInvoice(err) {
 			return resolution{}, nil, e.Order, nil, failed("resolve Sales Invoice", err)
 		}
 		tried = tgt.invoice
@@ -120,13 +119,12 @@ func (c *Connector) resolveInvoice(ctx context.Context, cands []mapping.Candidat
 	var res resolution
 	for _, cand := range cands {
 		if cand.Name != skip {
-			var si frappe.SalesInvoice
-			err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, cand.Name, &si)
+			si, err := c.readInvoice(ctx, cand.Name)
 			if err == nil {
 				res.invoice, res.source = si.Name, cand.Source
 				return res, nil
 			}
-			if !frappe.IsNotFound(err) {
+			if !noInvoice(err) {
 				return res, err
 			}
 		}
