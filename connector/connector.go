@@ -67,6 +67,11 @@ type Connector struct {
 	apiUser string
 }
 
+// termsTemplate is what a receipt needs of a Payment Terms Template (invoice.go): whether it
+// allocates by term (allocate_payment_based_on_payment_terms) and whether a term offers an
+// early-payment discount (then ERPNext's get_payment_entry would deduct it: such a receipt parks).
+type termsTemplate struct{ byTerm, discount bool }
+
 // Options are the collaborators of a Connector. Now defaults to time.Now.
 type Options struct {
 	Config Config

@@ -65,11 +65,6 @@ func (c *Connector) readInvoice(ctx context.Context, name string) (*frappe.Sales
 	return &full, nil
 }
 
-// termsTemplate is what a receipt needs of a Payment Terms Template: whether it allocates by
-// term (allocate_payment_based_on_payment_terms) and whether a term offers an early-payment
-// discount (then ERPNext's get_payment_entry would deduct it: such a receipt parks).
-type termsTemplate struct{ byTerm, discount bool }
-
 // template reads Payment Terms Template name once: templates rarely change (restart after
 // changing one).
 func (c *Connector) template(ctx context.Context, name string) (termsTemplate, error) {
