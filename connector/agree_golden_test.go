@@ -144,8 +144,11 @@ func (r *rig) goldenFacts(c goldenCase) map[string]string {
 	return names
 }
 
-// goldenInvoice adds the case's invoice: receivable in its currency, its outstanding what the
-// case says (an invoice the case says is settled is paid by another entry first).
+// goldenInvoice adds the case's invoice: receivable in its currency, rounded as ERPNext
+// rounds by default (a case whose invoice has a grand total is a rounded invoice; one whose
+// outstanding has a fraction and no grand total is an invoice with rounding disabled, as
+// disable_rounded_total allows per invoice), and paid down by another entry to the case's
+// outstanding (all of it when the case says it is settled).
 func (r *rig) goldenInvoice(inv mapping.Invoice, c goldenCase) string {
 	customer, rate := inv.Customer, "1"
 	if cur := inv.PartyAccountCurrency; cur != "INR" {
@@ -153,30 +156,45 @@ func (r *rig) goldenInvoice(inv mapping.Invoice, c goldenCase) string {
 	}
 	exp, _ := razorpay.Exponent(inv.PartyAccountCurrency)
 	amount := inv.Outstanding
-	if amount == 0 {
+	if inv.GrandTotal != 0 {
+		amount = inv.GrandTotal
+	} else if amount == 0 {
 		ev, _ := razorpay.ParseEvent(c.Event)
 		amount = ev.Payment.Amount
 	}
-	// Over REST with disable_rounded_total, so that an outstanding in paise (₹8.35) stays exact.
+	doc := map[string]any{"customer": customer, "currency": inv.PartyAccountCurrency, "conversion_rate": json.Number(rate), "docstatus": 1,
+		"items": []map[string]any{{"item_code": "RZP-ITEM", "qty": 1, "rate": json.Number(razorpay.FormatMinor(amount, exp))}}}
+	unit := int64(1)
+	for i := 0; i < exp; i++ {
+		unit *= 10
+	}
+	if inv.GrandTotal == 0 && amount%unit != 0 {
+		doc["disable_rounded_total"] = 1
+	}
 	var si frappe.SalesInvoice
-	if err := r.erp.Insert(context.Background(), frappe.DoctypeSalesInvoice, map[string]any{"customer": customer,
-		"currency": inv.PartyAccountCurrency, "conversion_rate": json.Number(rate), "disable_rounded_total": 1, "docstatus": 1,
-		"items": []map[string]any{{"item_code": "RZP-ITEM", "qty": 1, "rate": json.Number(razorpay.FormatMinor(amount, exp))}},
-	}, &si); err != nil {
+	if err := r.erp.Insert(context.Background(), frappe.DoctypeSalesInvoice, doc, &si); err != nil {
 		r.t.Fatalf("invoice in %s: %v", inv.PartyAccountCurrency, err)
 	}
-	name := si.Name
-	if inv.Outstanding == 0 {
+	if err := r.erp.Get(context.Background(), frappe.DoctypeSalesInvoice, si.Name, &si); err != nil {
+		r.t.Fatal(err)
+	}
+	out, _ := razorpay.ParseDecimal(si.OutstandingAmount.String(), exp)
+	if inv.GrandTotal != 0 {
+		if adj, _ := razorpay.ParseDecimal(si.RoundingAdjustment.String(), exp); adj != inv.RoundingAdjustment {
+			r.t.Fatalf("invoice of %s: rounding_adjustment %s, the case says %d", razorpay.FormatMinor(amount, exp), si.RoundingAdjustment, inv.RoundingAdjustment)
+		}
+	}
+	if paid := out - inv.Outstanding; paid > 0 {
 		if err := r.erp.Insert(context.Background(), frappe.DoctypePaymentEntry, map[string]any{
 			"payment_type": "Receive", "company": erpnextsim.DefaultCompany, "party_type": "Customer", "party": customer,
-			"paid_to": erpnextsim.RazorpayClearing, "paid_amount": razorpay.FormatMinor(amount, 2), "received_amount": razorpay.FormatMinor(amount, 2),
+			"paid_to": erpnextsim.RazorpayClearing, "paid_amount": razorpay.FormatMinor(paid, 2), "received_amount": razorpay.FormatMinor(paid, 2),
 			"reference_no": "NEFT-PAID-BEFORE", "reference_date": "2026-01-15", "posting_date": "2026-01-15", "docstatus": 1,
-			"references": []map[string]any{{"reference_doctype": "Sales Invoice", "reference_name": name, "allocated_amount": razorpay.FormatMinor(amount, 2)}},
+			"references": []map[string]any{{"reference_doctype": "Sales Invoice", "reference_name": si.Name, "allocated_amount": razorpay.FormatMinor(paid, 2)}},
 		}, nil); err != nil {
 			r.t.Fatal(err)
 		}
 	}
-	return name
+	return si.Name
 }
 
 // foreignCustomer is a customer receivable in currency (its own receivable account).

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -77,15 +78,27 @@ func (w *writeClaim) write(ctx context.Context, pl *Plan) (result, error) {
 	var out struct {
 		Name string `json:"name"`
 	}
-	var err error
-	if pl.Action == ExplainCreate {
-		err = c.erp.Insert(ctx, pl.Doctype, pl.Document, &out)
-		b.Doctype, b.Name = pl.Doctype, out.Name
-	} else {
-		err = c.erp.Update(ctx, frappe.DoctypePaymentEntry, pl.Existing, map[string]any{"docstatus": 1}, &out)
+	send := func() error {
+		if pl.Action == ExplainCreate {
+			return c.erp.Insert(ctx, pl.Doctype, pl.Document, &out)
+		}
+		return c.erp.Update(ctx, frappe.DoctypePaymentEntry, pl.Existing, map[string]any{"docstatus": 1}, &out)
+	}
+	err := send()
+	if isDeadlock(err) {
+		// 500 QueryDeadlockError: MariaDB rolled the write back and asks for it to be sent
+		// again (a concurrent insert of the same client name loses this way,
+		// erpnext-recorded-connector/R03). Once, fenced anew; what comes back next is looked up.
+		if err = w.fence(ctx); err != nil {
+			return result{}, err
+		}
+		err = send()
 	}
 	if err != nil {
 		return w.writeFailed(ctx, pl, err)
+	}
+	if pl.Action == ExplainCreate {
+		b.Doctype, b.Name = pl.Doctype, out.Name
 	}
 	if err := c.record(ctx, w.ev, b); err != nil {
 		return result{}, err
@@ -93,9 +106,12 @@ func (w *writeClaim) write(ctx context.Context, pl *Plan) (result, error) {
 	return result{status: StatusDone, doctype: b.Doctype, name: b.Name, note: pl.Note}, nil
 }
 
-// writeFailed handles a failed POST/PUT: an ambiguous one keeps the claim until its fence; a
-// 409 under erpnext.name_entries_by_payment_id means ERPNext's own key found the entry, which
-// the lookup then records (never a second insert); anything else fails with op.
+// writeFailed handles a failed POST/PUT: an ambiguous one keeps the claim until its fence. A
+// 409 (the client name exists, erpnext.name_entries_by_payment_id) is looked up again with the
+// plan's own lookup (refind). For a Payment Entry, a refusal (417, e.g. "has already been fully
+// paid." after another store or a lost race booked this very payment) or a deadlock that the
+// second send met again is looked up by reference_no too: an entry submitted meanwhile is
+// recorded and the event is done, never parked or booked twice. Anything else fails with op.
 func (w *writeClaim) writeFailed(ctx context.Context, pl *Plan, err error) (result, error) {
 	c, op := w.c, pl.op
 	f := FailureOf(err)
@@ -107,7 +123,7 @@ func (w *writeClaim) writeFailed(ctx context.Context, pl *Plan, err error) (resu
 			next = b.FenceUntil
 		}
 		return result{}, &ambiguousError{op: op, key: w.b.BusinessKey, cause: f, fence: next}
-	case f != nil && f.Kind == FailConflict && c.cfg.ERPNext.NameEntriesByPaymentID:
+	case f != nil && (f.Kind == FailConflict || pl.refind == nil && (f.Kind == FailRejected || isDeadlock(err))):
 		refind := pl.refind
 		if refind == nil {
 			refind = func(ctx context.Context) (string, error) {
@@ -115,7 +131,11 @@ func (w *writeClaim) writeFailed(ctx context.Context, pl *Plan, err error) (resu
 				return found.submitted, err
 			}
 		}
-		if name, ferr := refind(ctx); ferr == nil && name != "" {
+		name, ferr := refind(ctx)
+		if ferr != nil {
+			return result{}, failed(op+" (refused: "+f.reason()+"), then", ferr)
+		}
+		if name != "" {
 			b := w.b
 			b.Doctype, b.Name = pl.Doctype, name
 			if b.Doctype == "" {
@@ -124,10 +144,20 @@ func (w *writeClaim) writeFailed(ctx context.Context, pl *Plan, err error) (resu
 			if err := c.record(ctx, w.ev, b); err != nil {
 				return result{}, err
 			}
-			return result{status: StatusDone, doctype: b.Doctype, name: b.Name, note: "409: already booked under its id"}, nil
+			note := fmt.Sprintf("booked meanwhile as %s (ERPNext answered the insert %s)", name, f.reason())
+			if f.Kind == FailConflict {
+				note = "409: already booked under its id as " + name
+			}
+			return result{status: StatusDone, doctype: b.Doctype, name: b.Name, note: note}, nil
 		}
 	}
 	return result{}, failed(op, err)
+}
+
+// isDeadlock reports whether err is Frappe's 500 QueryDeadlockError (MariaDB 1213).
+func isDeadlock(err error) bool {
+	var fe *frappe.Error
+	return errors.As(err, &fe) && fe.ExcType == "QueryDeadlockError"
 }
 
 // record marks the business key booked as b's document and turns the key's other parked rows

@@ -205,33 +205,64 @@ func (k *checker) permissions(ctx context.Context) {
 	}
 	readable("erpnext.permission.sales_invoice", frappe.DoctypeSalesInvoice, &[]map[string]any{}, "give the API user the Accounts User role")
 	if readable("erpnext.permission.payment_entry", frappe.DoctypePaymentEntry, &pes, "give the API user the Accounts User role") {
+		docname := "" // no Payment Entry yet: the role permissions of the doctype (frappe.has_permission without a document)
+		if len(pes) > 0 {
+			docname = pes[0].Name
+		}
 		for _, ptype := range []string{"create", "submit"} {
-			item := "erpnext.permission.payment_entry_" + ptype
-			if len(pes) == 0 {
-				k.add(item, CheckWarn, "cannot test "+ptype+" permission before the first Payment Entry exists",
-					"confirm the API user has a role with Create and Submit on Payment Entry (Accounts User has both)")
-				continue
-			}
-			var res struct {
-				HasPermission bool `json:"has_permission"`
-			}
-			err := k.erp.Call(ctx, "frappe.client.has_permission", map[string]any{"doctype": frappe.DoctypePaymentEntry, "docname": pes[0].Name, "perm_type": ptype}, &res)
-			switch {
-			case err != nil:
-				k.unreadable(item, "frappe.client.has_permission", err, "confirm the API user has a role with Create and Submit on Payment Entry (Accounts User has both)")
-			case !res.HasPermission:
-				k.add(item, CheckFail, "the API user may not "+ptype+" Payment Entries", "give the API user the Accounts User role (Create and Submit on Payment Entry)")
-			default:
-				k.add(item, CheckOK, "the API user may "+ptype+" Payment Entries", "")
-			}
+			k.mayPaymentEntry(ctx, ptype, docname)
 		}
 	}
+	k.integrationRequests(ctx)
+}
+
+// mayPaymentEntry asks frappe.client.has_permission whether the API user may ptype Payment
+// Entries (recorded R12: {"has_permission": true}).
+func (k *checker) mayPaymentEntry(ctx context.Context, ptype, docname string) {
+	const fix = "give the API user the Accounts User role (Create and Submit on Payment Entry)"
+	item := "erpnext.permission.payment_entry_" + ptype
+	var res struct {
+		HasPermission bool `json:"has_permission"`
+	}
+	err := k.erp.Call(ctx, frappe.MethodHasPermission, map[string]any{"doctype": frappe.DoctypePaymentEntry, "docname": docname, "perm_type": ptype}, &res)
+	switch {
+	case err != nil:
+		k.unreadable(item, frappe.MethodHasPermission, err, fix)
+	case !res.HasPermission:
+		k.add(item, CheckFail, k.who()+" may not "+ptype+" Payment Entries: no receipt can be booked", fix)
+	default:
+		k.add(item, CheckOK, k.who()+" may "+ptype+" Payment Entries", "")
+	}
+}
+
+// integrationRequests checks the one permission beyond Accounts User + Sales User the
+// configuration can ask for: Read on Integration Request, which reconcile's sweep of ERPNext's
+// own checkout needs (System Manager has it; recorded 45-*, R13).
+func (k *checker) integrationRequests(ctx context.Context) {
+	const item = "erpnext.permission.integration_request"
 	if !k.cfg.Reconcile.IntegrationRequests {
-		k.add("erpnext.permission.integration_request", CheckOK, "not needed (reconcile.integration_requests: false)", "")
+		k.add(item, CheckOK, "not needed (reconcile.integration_requests: false): reconcile does not sweep ERPNext's own checkout for payments it never booked", "")
 		return
 	}
-	readable("erpnext.permission.integration_request", frappe.DoctypeIntegrationRequest, &[]map[string]any{},
-		"reconcile reads Integration Requests to find checkout payments ERPNext never booked: give the API user read on Integration Request (Role Permissions Manager, or the System Manager role), or set reconcile.integration_requests: false")
+	var rows []map[string]any
+	err := k.erp.List(ctx, frappe.DoctypeIntegrationRequest, frappe.ListOptions{Fields: []string{"name"}, Limit: 1}, &rows)
+	switch {
+	case status(err) == http.StatusForbidden:
+		k.add(item, CheckFail, k.who()+" may not read Integration Request (403; Accounts User and Sales User do not grant it): reconcile's Integration Request sweep, which finds payments taken through ERPNext's own checkout that ERPNext never booked, cannot run",
+			"give one of the API user's roles Read on Integration Request (Role Permissions Manager; System Manager has it), or set reconcile.integration_requests: false")
+	case err != nil:
+		k.unreadable(item, frappe.DoctypeIntegrationRequest, err, "give one of the API user's roles Read on Integration Request, or set reconcile.integration_requests: false")
+	default:
+		k.add(item, CheckOK, k.who()+" may read Integration Request: reconcile sweeps ERPNext's own checkout", "")
+	}
+}
+
+// who names the API user in a line ("the API user" when get_logged_user did not answer).
+func (k *checker) who() string {
+	if k.user != "" {
+		return k.user
+	}
+	return "the API user"
 }
 
 func (k *checker) userPermissions(ctx context.Context) {

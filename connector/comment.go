@@ -42,7 +42,7 @@ func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.ERPNext.Timeout.D()+time.Second)
 	defer cancel()
-	res, err := c.resolveInvoice(ctx, c.namedInvoices(ev))
+	res, err := c.resolveInvoice(ctx, c.namedInvoices(ev), "")
 	invoice := res.invoice
 	if err != nil || invoice == "" {
 		if err != nil {

@@ -13,7 +13,8 @@
 //     plan.go (Plan), claim.go (the business-key claim), lock.go (lockDocument, HoldLock),
 //     site.go, synthetic.go;
 //   - stages: lookup.go (lookup before create), resolve.go, checkout.go (ERPNext's own
-//     checkout), customer.go, receipt_of.go (a refund's receipt), build.go (get_payment_entry),
+//     checkout), customer.go, receipt_of.go (a refund's receipt), invoice.go (the invoice read),
+//     entry.go (a receipt's entry from it), build.go (round-off rows, owned fields, advances, refunds),
 //     fields.go;
 //   - decide.go (→ Plan, reads only) and apply.go (the writes);
 //   - one job per route: process.go, receipt.go, refund.go, void.go;
@@ -54,11 +55,22 @@ type Connector struct {
 	metrics     *metrics
 
 	mu        sync.Mutex
+	siteReads sync.Mutex           // held while a fact of the site is first read (site.go), so it is read once
 	paidTo    map[string]string    // company → Mode of Payment account, cached after first read
 	roundOffs map[string][2]string // company → round-off account and cost center
+	// prInvoices maps a submitted Payment Request to its Sales Invoice (resolve.go), so that a
+	// payment naming it takes the invoice lock before reading anything.
+	prInvoices map[string]string
+	// templates is what receipts need of each Payment Terms Template (invoice.go).
+	templates map[string]termsTemplate
 	// apiUser is the ERPNext user the API key belongs to, cached for comments (comment.go).
 	apiUser string
 }
+
+// termsTemplate is what a receipt needs of a Payment Terms Template (invoice.go): whether it
+// allocates by term (allocate_payment_based_on_payment_terms) and whether a term offers an
+// early-payment discount (then ERPNext's get_payment_entry would deduct it: such a receipt parks).
+type termsTemplate struct{ byTerm, discount bool }
 
 // Options are the collaborators of a Connector. Now defaults to time.Now.
 type Options struct {
@@ -92,20 +104,22 @@ func New(o Options) (*Connector, error) {
 		o.ERP = erpEdge{ERPNext: o.ERP, m: m}
 	}
 	c := &Connector{
-		cfg:       o.Config,
-		store:     o.Store,
-		erp:       o.ERP,
-		rzp:       razorpayEdgeOf(o.Razorpay, m),
-		log:       o.Log,
-		now:       o.Now,
-		loc:       loc,
-		instance:  hex.EncodeToString(id[:]),
-		wake:      make(chan struct{}, 1),
-		draining:  make(chan struct{}),
-		erpSem:    make(chan struct{}, n),
-		paidTo:    map[string]string{},
-		roundOffs: map[string][2]string{},
-		metrics:   m,
+		cfg:        o.Config,
+		store:      o.Store,
+		erp:        o.ERP,
+		rzp:        razorpayEdgeOf(o.Razorpay, m),
+		log:        o.Log,
+		now:        o.Now,
+		loc:        loc,
+		instance:   hex.EncodeToString(id[:]),
+		wake:       make(chan struct{}, 1),
+		draining:   make(chan struct{}),
+		erpSem:     make(chan struct{}, n),
+		paidTo:     map[string]string{},
+		roundOffs:  map[string][2]string{},
+		prInvoices: map[string]string{},
+		templates:  map[string]termsTemplate{},
+		metrics:    m,
 	}
 	m.reg.MustRegister(newStateCollector(c))
 	return c, nil

@@ -35,12 +35,25 @@ func receiptPrecheck(e *razorpay.Event) *Plan {
 	return nil
 }
 
-// decideReceipt decides the receipt of e's payment (which receiptPrecheck passed): look up
-// before create, resolve the invoice, wait out a Payment Request's grace, lock the invoice,
-// then decide against the invoice as it is under the lock.
+// decideReceipt decides the receipt of e's payment (which receiptPrecheck passed) in as few
+// ERPNext calls as it can (issue 13: a plain booking is the lookup, one invoice read and the
+// insert): take the lock of the invoice the payment names before reading anything, look up
+// before create, resolve the invoice (the read that finds it is the read under the lock),
+// wait out a Payment Request's grace, then decide against the invoice as it is under the lock.
 func (c *Connector) decideReceipt(ctx context.Context, e *razorpay.Event, lk locker) (*Plan, error) {
 	p := e.Payment
 	pl := newPlan(e, receiptBooking(p))
+	tgt := c.targetOf(mapping.InvoiceCandidates(c.rules(""), p, e.Order, e.PaymentLink))
+	if tgt.paymentRequest != "" {
+		if w := c.checkoutWait(pl, p, tgt.paymentRequest); w != nil {
+			return w, nil
+		}
+	}
+	if tgt.invoice != "" {
+		if err := lk.lockDocument(ctx, invoiceLock(tgt.invoice), "Sales Invoice "+tgt.invoice); err != nil {
+			return nil, err
+		}
+	}
 	found, err := c.findByReference(ctx, p.ID)
 	if err != nil {
 		return nil, err
@@ -48,7 +61,7 @@ func (c *Connector) decideReceipt(ctx context.Context, e *razorpay.Event, lk loc
 	if found.submitted != "" {
 		return pl.reuse(found.submitted, "found in ERPNext by reference_no"), nil
 	}
-	paidTo, err := c.paidToAccount(ctx)
+	paidTo, err := c.paidToAccount(ctx) // read once per process
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +70,7 @@ func (c *Connector) decideReceipt(ctx context.Context, e *razorpay.Event, lk loc
 			c.cfg.Mapping.ModeOfPayment, c.cfg.Mapping.Company)), nil
 	}
 	rules := c.rules(paidTo)
-	res, order, cands, err := c.resolveReceipt(ctx, rules, e)
+	res, si, order, cands, err := c.resolveReceipt(ctx, rules, e, tgt)
 	if err != nil {
 		return nil, err
 	}
@@ -71,35 +84,75 @@ func (c *Connector) decideReceipt(ctx context.Context, e *razorpay.Event, lk loc
 		}
 		return c.decideAdvance(ctx, pl, rules, e, order, detail)
 	}
+	return c.decideLocked(ctx, pl, rules, e, order, res, si, found.draft, lk)
+}
+
+// invoiceLock is the lock row of Sales Invoice name.
+func invoiceLock(name string) string { return "invoice:" + name }
+
+// decideLocked decides against the invoice under its lock: si is the invoice read under it, or
+// nil when the invoice was found under another name (a Payment Request, another case) and must
+// be locked and read now. A payment of a Payment Request waits out its grace, and an entry
+// ERPNext's checkout made for it is recorded (checkoutPlan).
+func (c *Connector) decideLocked(ctx context.Context, pl *Plan, rules mapping.Rules, e *razorpay.Event, order *razorpay.Order, res resolution, si *frappe.SalesInvoice, draft string, lk locker) (*Plan, error) {
+	p := e.Payment
 	if res.paymentRequest != "" {
 		if w := c.checkoutWait(pl, p, res.paymentRequest); w != nil {
 			return w, nil
 		}
 	}
-	if err := lk.lockDocument(ctx, "invoice:"+res.invoice, "Sales Invoice "+res.invoice); err != nil {
-		return nil, err
+	if si == nil {
+		if err := lk.lockDocument(ctx, invoiceLock(res.invoice), "Sales Invoice "+res.invoice); err != nil {
+			return nil, err
+		}
+		var err error
+		if si, err = c.readInvoice(ctx, res.invoice); errors.Is(err, errNoInvoice) {
+			return pl.park(fmt.Sprintf("%s: Sales Invoice %s no longer exists", mapping.ReasonNoInvoice, res.invoice)), nil
+		} else if err != nil {
+			return nil, failed("read Sales Invoice "+res.invoice, err)
+		}
 	}
 	if res.paymentRequest != "" {
 		if cp, err := c.checkoutPlan(ctx, pl, p, res.paymentRequest); cp != nil || err != nil {
 			return cp, err
 		}
+		if res.request == nil { // found through the cache: read it for its outstanding
+			res.request = &paymentRequest{}
+			if err := c.erp.Get(ctx, frappe.DoctypePaymentRequest, res.paymentRequest, res.request); err != nil {
+				return nil, failed("read Payment Request "+res.paymentRequest, err)
+			}
+		}
 	}
-	return c.decideAgainstInvoice(ctx, pl, rules, e, order, res, found.draft)
+	return c.decideAgainstInvoice(ctx, pl, rules, e, order, res, si, draft)
 }
 
-// decideAgainstInvoice re-reads the invoice (its outstanding is live only under the lock),
-// plans the receipt and builds its entry, or submits a matching draft.
-func (c *Connector) decideAgainstInvoice(ctx context.Context, pl *Plan, rules mapping.Rules, e *razorpay.Event, order *razorpay.Order, res resolution, draft string) (*Plan, error) {
-	var si frappe.SalesInvoice
-	if err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, res.invoice, &si); err != nil {
-		return nil, failed("read Sales Invoice "+res.invoice, err)
-	}
-	inv, err := invoiceFacts(si)
+// decideAgainstInvoice plans the receipt against the invoice si read under its lock (its
+// outstanding is live only there) and builds its entry, or submits a matching draft.
+func (c *Connector) decideAgainstInvoice(ctx context.Context, pl *Plan, rules mapping.Rules, e *razorpay.Event, order *razorpay.Order, res resolution, si *frappe.SalesInvoice, draft string) (*Plan, error) {
+	inv, err := invoiceFacts(*si)
 	if p, ok := asPark(err); ok {
 		return pl.park(p.Error()), nil
 	}
+	if inv.RoundingAdjustment != 0 {
+		acct, cc, err := c.roundOff(ctx, inv.Company)
+		if err != nil {
+			return nil, failed("read the round-off account of "+inv.Company, err)
+		}
+		rules.RoundOff = mapping.RoundOff{Account: acct, CostCenter: cc}
+	}
 	plan, err := mapping.PlanReceipt(rules, e.Payment, order, inv, res.paymentRequest)
-	if p, ok := asPark(err); ok {
+	if p, ok := asPark(err); ok && p.Reason == mapping.ReasonInvoiceSettled {
+		// Settled since the lookup: by this very payment, booked from another store or a lost
+		// race? Look again before parking (issue 9 bug 2).
+		found, ferr := c.findByReference(ctx, e.Payment.ID)
+		if ferr != nil {
+			return nil, ferr
+		}
+		if found.submitted != "" {
+			return pl.reuse(found.submitted, "found in ERPNext by reference_no after "+res.invoice+" was settled"), nil
+		}
+		return pl.park(p.Error()), nil
+	} else if ok {
 		return pl.park(p.Error()), nil
 	} else if err != nil {
 		return nil, failed("plan", err)
@@ -107,11 +160,11 @@ func (c *Connector) decideAgainstInvoice(ctx context.Context, pl *Plan, rules ma
 	if draft != "" {
 		return c.decideDraft(ctx, pl, e.Payment, res, inv, plan, draft)
 	}
-	doc, err := c.buildEntry(ctx, &plan)
+	doc, err := c.buildEntry(ctx, &plan, *si, res.request)
 	if p, ok := asPark(err); ok {
 		return pl.park(p.Error()), nil
 	} else if err != nil {
-		return nil, failed("get_payment_entry for "+res.invoice, err)
+		return nil, failed("build the Payment Entry for "+res.invoice, err)
 	}
 	pl.Fields = c.receiptFields(e.Payment, res, inv, plan)
 	return c.create(pl, doc, receiptLedger(plan), bookingOf(plan), "insert Payment Entry for "+plan.PaymentID, "created"), nil
@@ -169,7 +222,9 @@ func bookingOf(plan mapping.Receipt) Booking {
 	amount := plan.Paid
 	if plan.SourceExchangeRate == "" {
 		for _, d := range plan.Deductions {
-			amount += d.Amount
+			if d.Kind != mapping.DeductionRoundOff { // the fee only: rounding is not money received
+				amount += d.Amount
+			}
 		}
 	}
 	return Booking{BusinessKey: plan.PaymentID, Kind: KindReceipt, AmountMinor: amount, Currency: plan.Currency, Invoice: plan.Invoice}

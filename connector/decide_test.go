@@ -94,11 +94,11 @@ func TestDecide(t *testing.T) {
 			reason: "draft differs: draft Payment Entry ACC-PAY-9 has reference_no pay_T3stDec0000011 but differs from the payment: paid_amount 99.00, expected 10.00"},
 		{name: "InvoiceReadRefusedParks", facts: func(f *fakeERP, _ connector.Store) {
 			f.invoice("SI-1", "1000.00")
-			f.fail["get Sales Invoice"] = &frappe.Error{Status: 417, ExcType: "ValidationError", Messages: []string{"Invalid naming series"}}
+			f.fail["list Sales Invoice"] = &frappe.Error{Status: 417, ExcType: "ValidationError", Messages: []string{"Invalid naming series"}}
 		}, body: pay("pay_T3stDec0000012", 1000, inv("SI-1"), nil), action: connector.ExplainPark,
 			reason: "resolve Sales Invoice: ERPNext 417 ValidationError: Invalid naming series"},
 		{name: "InvoiceForbiddenIsAConfigurationFault", facts: func(f *fakeERP, _ connector.Store) {
-			f.fail["get Sales Invoice"] = &frappe.Error{Status: 403, ExcType: "PermissionError", Messages: []string{"No permission for Sales Invoice"}}
+			f.fail["list Sales Invoice"] = &frappe.Error{Status: 403, ExcType: "PermissionError", Messages: []string{"No permission for Sales Invoice"}}
 		}, body: pay("pay_T3stDec0000021", 1000, inv("SI-1"), nil), err: "resolve Sales Invoice: frappe:  : 403 PermissionError"},
 		{name: "LookupUnreachableFails", facts: func(f *fakeERP, _ connector.Store) { f.fail["list Payment Entry"] = transport },
 			body: pay("pay_T3stDec0000013", 1000, inv("SI-1"), nil), err: "look up Payment Entry by reference_no pay_T3stDec0000013"},

@@ -37,9 +37,9 @@ type Explanation struct {
 // itself (settle).
 const ExplainRetry = "retry"
 
-// Explain is a dry run of the booking of e: Decide, printed. It reads ERPNext (lists,
-// documents, and get_payment_entry, which writes nothing), Razorpay when configured, and the
-// store when the Connector has one; it never writes to any of them. A read that fails is a
+// Explain is a dry run of the booking of e: Decide, printed. It reads ERPNext (lists and
+// documents; get_payment_entry, which writes nothing, for a refund's credit note), Razorpay
+// when configured, and the store when the Connector has one; it never writes to any of them. A read that fails is a
 // line of the explanation (ExplainRetry), not the end of the dry run (issue 14: a failed order
 // lookup made `explain` exit 1); the error is returned only when ctx ended.
 func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanation, error) {

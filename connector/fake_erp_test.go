@@ -18,7 +18,7 @@ import (
 type fakeERP struct {
 	mu     sync.Mutex
 	docs   map[string]map[string]map[string]any // doctype → name → document
-	fail   map[string]error                     // "get Sales Invoice", "list Payment Entry", "call get_payment_entry" → error
+	fail   map[string]error                     // "list Sales Invoice", "list Payment Entry", "call get_payment_entry" → error
 	writes []string
 }
 

@@ -62,13 +62,24 @@ func (c *Connector) receiptFields(p *razorpay.Payment, res resolution, inv mappi
 		f.add("source_exchange_rate", plan.SourceExchangeRate, "base_amount ÷ amount, from Razorpay (never 1)")
 	}
 	f.add("received_amount", money(plan.Received, plan.ReceivedCurrency), recvSrc)
-	f.add("references[].allocated_amount", money(plan.Allocated, plan.Currency),
-		fmt.Sprintf("what the payment settles, up to the outstanding %s of %s", money(inv.Outstanding, inv.PartyAccountCurrency), plan.Invoice))
+	allocSrc := fmt.Sprintf("what the payment settles, up to the outstanding %s of %s", money(inv.Outstanding, inv.PartyAccountCurrency), plan.Invoice)
+	if plan.Rounding != 0 {
+		allocSrc = fmt.Sprintf("the outstanding %s of %s: the payment is its grand total %s, and the rest is the invoice's rounding",
+			money(inv.Outstanding, inv.PartyAccountCurrency), plan.Invoice, money(inv.GrandTotal, inv.PartyAccountCurrency))
+	}
+	f.add("references[].allocated_amount", money(plan.Allocated, plan.Currency), allocSrc)
 	if plan.Unallocated > 0 {
 		f.add("unallocated_amount", money(plan.Unallocated, plan.Currency), "excess over the outstanding, an advance (mapping.excess unallocated)")
 	}
 	for _, d := range plan.Deductions {
-		f.add("deductions["+d.Account+"]", money(d.Amount, plan.ReceivedCurrency), d.Description+" (mapping.fees, cost center "+d.CostCenter+")")
+		src := d.Description + " (mapping.fees, cost center " + d.CostCenter + ")"
+		if d.Kind == mapping.DeductionRoundOff {
+			src = d.Description + " (the company's round_off_account, cost center " + d.CostCenter + ")"
+		}
+		f.add("deductions["+d.Account+"]", money(d.Amount, plan.ReceivedCurrency), src)
+	}
+	if r := roundingNote(inv, plan); r != "" {
+		f.add("rounding", r, "Sales Invoice "+plan.Invoice+" rounding_adjustment (a round-off row only when the payment pays its grand total)")
 	}
 	f.add("remarks", plan.Remarks, "payment id, order, method, bank references and fee from the payment")
 	return f
@@ -116,4 +127,22 @@ func receiptLedger(plan mapping.Receipt) *Ledger {
 func refundLedger(plan mapping.Refund) *Ledger {
 	return &Ledger{Currency: plan.Currency, Paid: plan.Paid, Allocated: -plan.Allocated, Unallocated: plan.Paid - plan.Allocated,
 		ReceivedCurrency: plan.Currency, Received: plan.Paid}
+}
+
+// roundingNote says what the connector made of a rounded invoice ("" when it is not rounded):
+// the round-off it books, or why there is none.
+func roundingNote(inv mapping.Invoice, plan mapping.Receipt) string {
+	if inv.RoundingAdjustment == 0 {
+		return ""
+	}
+	cur := inv.PartyAccountCurrency
+	rounded := fmt.Sprintf("grand total %s rounded to %s (rounding_adjustment %s)", money(inv.GrandTotal, cur),
+		money(inv.GrandTotal+inv.RoundingAdjustment, cur), money(inv.RoundingAdjustment, cur))
+	switch {
+	case plan.Rounding != 0:
+		return fmt.Sprintf("%s: %s on the round-off account, unallocated 0", rounded, money(plan.Rounding, plan.ReceivedCurrency))
+	case plan.SourceExchangeRate != "":
+		return rounded + ": not applied to a foreign-currency payment"
+	}
+	return rounded + ": the payment differs from the outstanding by more than the rounding (or not at all): no round-off"
 }

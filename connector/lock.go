@@ -24,9 +24,15 @@ func (dryRun) lockDocument(context.Context, string, string) error { return nil }
 // lockDocument is the one document lock (DESIGN.md §4 step 3): a row in locks, owned by the
 // claim, expiring with the write fence, so it covers every process and survives a dropped
 // connection. Held by another, the job waits without spending an attempt until the holder
-// releases it (unlock wakes the waiters, wake.go), re-polling at most every holderRecheck.
+// releases it (unlock wakes the waiters, wake.go), re-polling at most every holderRecheck. A
+// claim holds one lock: taking another (the payment named a Payment Request, or a name in
+// another case than the site's) lets the first go.
 func (w *writeClaim) lockDocument(ctx context.Context, name, what string) error {
 	c := w.c
+	if w.lock == name {
+		return nil
+	}
+	w.unlock(ctx)
 	now := c.now()
 	ok, err := c.store.AcquireLock(ctx, name, w.owner, now, now.Add(c.writeFence()))
 	if err != nil {

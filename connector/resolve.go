@@ -18,58 +18,118 @@ import (
 
 // resolution is where a payment's invoice was found.
 type resolution struct {
-	source         string // where the name was found, e.g. "notes.invoice"
-	invoice        string // Sales Invoice name; "" when none
-	paymentRequest string // the Payment Request that led to it, if any
-	note           string // why a candidate that exists was not used
+	source         string          // where the name was found, e.g. "notes.invoice"
+	invoice        string          // Sales Invoice name; "" when none
+	paymentRequest string          // the Payment Request that led to it, if any
+	request        *paymentRequest // that Payment Request as read while resolving (nil when it was not)
+	note           string          // why a candidate that exists was not used
 }
 
-// resolveReceipt resolves the invoice of the event's payment: the names the event carries,
-// the order fetched from Razorpay when they name none, then (reconcile.integration_requests)
-// the Payment Request of ERPNext's checkout. It returns the order used and the candidates
-// tried.
-func (c *Connector) resolveReceipt(ctx context.Context, rules mapping.Rules, e *razorpay.Event) (resolution, *razorpay.Order, []mapping.Candidate, error) {
+// target is what a receipt books against as far as it is known before anything is read: the
+// first name the payment gives, or, for a Payment Request resolved before (prInvoices), its
+// invoice. The invoice lock is taken on it before any read, so that a payment that must wait
+// for another spends no ERPNext call to find out (issue 13).
+type target struct{ invoice, paymentRequest, source string }
+
+// targetOf is the target of a payment naming cands (in the configured order).
+func (c *Connector) targetOf(cands []mapping.Candidate) target {
+	if len(cands) == 0 {
+		return target{}
+	}
+	first := cands[0]
+	if inv := c.prInvoice(first.Name); inv != "" {
+		return target{invoice: inv, paymentRequest: first.Name, source: first.Source}
+	}
+	return target{invoice: first.Name, source: first.Source}
+}
+
+// prInvoice is the Sales Invoice of a submitted Payment Request resolved before ("" when none):
+// its reference document never changes once it is submitted.
+func (c *Connector) prInvoice(name string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.prInvoices[name]
+}
+
+// maxPRInvoices bounds prInvoices: past it the cache starts again empty.
+const maxPRInvoices = 10000
+
+func (c *Connector) rememberPR(pr paymentRequest) {
+	if pr.Docstatus != frappe.DocstatusSubmitted {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.prInvoices) >= maxPRInvoices {
+		c.prInvoices = map[string]string{}
+	}
+	c.prInvoices[pr.Name] = pr.ReferenceName
+}
+
+// resolveReceipt resolves the invoice of the event's payment, the target (locked) first: when
+// the target is the invoice, the one read that finds it (readInvoice) is the invoice as it
+// stands under the lock and is returned too (si; nil when the invoice must be read again under its own lock).
+// Otherwise: the names the event carries, the order fetched from Razorpay when they name none,
+// then (reconcile.integration_requests) the Payment Request of ERPNext's checkout. It returns
+// the order used and the candidates tried.
+func (c *Connector) resolveReceipt(ctx context.Context, rules mapping.Rules, e *razorpay.Event, tgt target) (resolution, *frappe.SalesInvoice, *razorpay.Order, []mapping.Candidate, error) {
 	p := e.Payment
-	res, order, cands, err := c.invoiceOf(ctx, rules, p, e.Order, e.PaymentLink)
+	tried := ""
+	if tgt.invoice != "" {
+		si, err := c.readInvoice(ctx, tgt.invoice)
+		if err == nil {
+			res := resolution{source: tgt.source, invoice: si.Name, paymentRequest: tgt.paymentRequest}
+			if si.Name != tgt.invoice { // the site's collation found it under another case
+				return res, nil, e.Order, nil, nil
+			}
+			return res, si, e.Order, nil, nil
+		}
+		if !noInvoice(err) {
+			return resolution{}, nil, e.Order, nil, failed("resolve Sales Invoice", err)
+		}
+		tried = tgt.invoice
+	}
+	res, order, cands, err := c.invoiceOf(ctx, rules, p, e.Order, e.PaymentLink, tried)
 	if err != nil {
 		if f := FailureOf(err); f != nil && f.System == SystemRazorpay {
-			return res, order, cands, failed("fetch order "+p.OrderID+" from Razorpay", err)
+			return res, nil, order, cands, failed("fetch order "+p.OrderID+" from Razorpay", err)
 		}
-		return res, order, cands, failed("resolve Sales Invoice", err)
+		return res, nil, order, cands, failed("resolve Sales Invoice", err)
 	}
 	if res.invoice != "" || !c.cfg.Reconcile.IntegrationRequests {
-		return res, order, cands, nil
+		return res, nil, order, cands, nil
 	}
 	// ERPNext's own checkout: the webhook names nothing, but an Integration Request holds the
 	// payment id and its Payment Request (spec/erpnext.md §5.2).
 	pr, err := c.checkoutRequestOf(ctx, p.ID)
 	if err != nil {
-		return res, order, cands, failed("look up the Integration Request of "+p.ID, err)
+		return res, nil, order, cands, failed("look up the Integration Request of "+p.ID, err)
 	}
 	if pr != "" {
-		if res, err = c.resolveInvoice(ctx, []mapping.Candidate{{Source: "integration_request", Name: pr}}); err != nil {
-			return res, order, cands, failed("resolve Payment Request "+pr, err)
+		if res, err = c.resolveInvoice(ctx, []mapping.Candidate{{Source: "integration_request", Name: pr}}, ""); err != nil {
+			return res, nil, order, cands, failed("resolve Payment Request "+pr, err)
 		}
 	}
-	return res, order, cands, nil
+	return res, nil, order, cands, nil
 }
 
-// resolveInvoice tries each candidate as a Sales Invoice, then as a Payment Request whose
-// reference document is a Sales Invoice (DESIGN.md §4 step 6).
-func (c *Connector) resolveInvoice(ctx context.Context, cands []mapping.Candidate) (resolution, error) {
+// resolveInvoice tries each candidate as a Sales Invoice (except skip, found not to be one),
+// then as a Payment Request whose reference document is a Sales Invoice (DESIGN.md §4 step 6).
+func (c *Connector) resolveInvoice(ctx context.Context, cands []mapping.Candidate, skip string) (resolution, error) {
 	var res resolution
 	for _, cand := range cands {
-		var si frappe.SalesInvoice
-		err := c.erp.Get(ctx, frappe.DoctypeSalesInvoice, cand.Name, &si)
-		if err == nil {
-			res.invoice, res.source = si.Name, cand.Source
-			return res, nil
-		}
-		if !frappe.IsNotFound(err) {
-			return res, err
+		if cand.Name != skip {
+			si, err := c.readInvoice(ctx, cand.Name)
+			if err == nil {
+				res.invoice, res.source = si.Name, cand.Source
+				return res, nil
+			}
+			if !noInvoice(err) {
+				return res, err
+			}
 		}
 		var pr paymentRequest
-		err = c.erp.Get(ctx, frappe.DoctypePaymentRequest, cand.Name, &pr)
+		err := c.erp.Get(ctx, frappe.DoctypePaymentRequest, cand.Name, &pr)
 		if frappe.IsNotFound(err) {
 			continue
 		}
@@ -80,7 +140,8 @@ func (c *Connector) resolveInvoice(ctx context.Context, cands []mapping.Candidat
 			res.note = fmt.Sprintf("Payment Request %s is for %s %s, not a Sales Invoice", pr.Name, pr.ReferenceDoctype, pr.ReferenceName)
 			continue
 		}
-		res.invoice, res.paymentRequest, res.source = pr.ReferenceName, pr.Name, cand.Source
+		c.rememberPR(pr)
+		res.invoice, res.paymentRequest, res.source, res.request = pr.ReferenceName, pr.Name, cand.Source, &pr
 		return res, nil
 	}
 	return res, nil
@@ -98,13 +159,13 @@ type paymentRequest struct {
 	Currency          string      `json:"currency"`
 }
 
-// invoiceOf resolves the payment's invoice from what the event carries and, only when that
-// names none, order.receipt is a configured source and the event lacks the order, from the
+// invoiceOf resolves the payment's invoice from what the event carries (skip: a name already
+// found not to be a Sales Invoice) and, only when that names none, order.receipt is a configured source and the event lacks the order, from the
 // order fetched from Razorpay (so a Razorpay hiccup never stands in the way of a payment whose
 // notes name its invoice). It returns the order used and the candidates tried.
-func (c *Connector) invoiceOf(ctx context.Context, rules mapping.Rules, p *razorpay.Payment, o *razorpay.Order, l *razorpay.PaymentLink) (resolution, *razorpay.Order, []mapping.Candidate, error) {
+func (c *Connector) invoiceOf(ctx context.Context, rules mapping.Rules, p *razorpay.Payment, o *razorpay.Order, l *razorpay.PaymentLink, skip string) (resolution, *razorpay.Order, []mapping.Candidate, error) {
 	cands := mapping.InvoiceCandidates(rules, p, o, l)
-	res, err := c.resolveInvoice(ctx, cands)
+	res, err := c.resolveInvoice(ctx, cands, skip)
 	if err != nil || res.invoice != "" || o != nil {
 		return res, o, cands, err
 	}
@@ -113,7 +174,7 @@ func (c *Connector) invoiceOf(ctx context.Context, rules mapping.Rules, p *razor
 		return res, o, cands, err
 	}
 	cands = mapping.InvoiceCandidates(rules, p, fetched, l)
-	res, err = c.resolveInvoice(ctx, cands)
+	res, err = c.resolveInvoice(ctx, cands, skip)
 	return res, fetched, cands, err
 }
 
@@ -159,6 +220,30 @@ func invoiceFacts(si frappe.SalesInvoice) (mapping.Invoice, error) {
 	if err != nil {
 		return mapping.Invoice{}, &mapping.Park{Reason: mapping.ReasonCurrencyPrecision, Detail: fmt.Sprintf("Sales Invoice %s outstanding %q: %v", si.Name, si.OutstandingAmount, err)}
 	}
-	return mapping.Invoice{Name: si.Name, Customer: si.Customer, Company: si.Company, PartyAccountCurrency: cur,
-		DebitTo: si.DebitTo, Docstatus: si.Docstatus, IsReturn: si.IsReturn == 1, Outstanding: out}, nil
+	inv := mapping.Invoice{Name: si.Name, Customer: si.Customer, Company: si.Company, PartyAccountCurrency: cur,
+		DebitTo: si.DebitTo, Docstatus: si.Docstatus, IsReturn: si.IsReturn == 1, Outstanding: out}
+	inv.GrandTotal, inv.RoundingAdjustment = roundingOf(si, cur, exp)
+	return inv, nil
+}
+
+// roundingOf is the grand total and rounding adjustment of an invoice in minor units of its
+// receivable's currency cur (exponent exp): ERPNext rounds the total to whole units unless
+// rounding is disabled, then rounded_total is 0 (recorded 81-*; taxes_and_totals
+// set_rounded_total). An invoice in another currency than its receivable, or whose adjustment
+// is not a rounding (a unit or more), is never treated as rounded.
+func roundingOf(si frappe.SalesInvoice, cur string, exp int) (grand, adj int64) {
+	if si.Currency != "" && si.Currency != cur {
+		return 0, 0
+	}
+	grand, _ = razorpay.ParseDecimal(si.GrandTotal.String(), exp)
+	rounded, err1 := razorpay.ParseDecimal(si.RoundedTotal.String(), exp)
+	adj, err2 := razorpay.ParseDecimal(si.RoundingAdjustment.String(), exp)
+	unit := int64(1)
+	for i := 0; i < exp; i++ {
+		unit *= 10
+	}
+	if err1 != nil || err2 != nil || rounded == 0 || abs64(adj) >= unit || rounded != grand+adj {
+		return grand, 0
+	}
+	return grand, adj
 }

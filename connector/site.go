@@ -44,10 +44,19 @@ func (c *Connector) paidToAccount(ctx context.Context) (string, error) {
 	if c.cfg.Mapping.PaidTo != "" {
 		return c.cfg.Mapping.PaidTo, nil
 	}
-	c.mu.Lock()
-	acct, ok := c.paidTo[c.cfg.Mapping.Company]
-	c.mu.Unlock()
-	if ok {
+	cached := func() (string, bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		acct, ok := c.paidTo[c.cfg.Mapping.Company]
+		return acct, ok
+	}
+	if acct, ok := cached(); ok {
+		return acct, nil
+	}
+	// One read for all the workers that start at once (issue 13: calls per booking).
+	c.siteReads.Lock()
+	defer c.siteReads.Unlock()
+	if acct, ok := cached(); ok {
 		return acct, nil
 	}
 	var mop frappe.ModeOfPayment

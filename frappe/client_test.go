@@ -172,7 +172,10 @@ func TestGetDecodesTypedDoctypesWithoutFloat(t *testing.T) {
 		want := frappe.SalesInvoice{Name: "ACC-SINV-2026-00010", Customer: "Test Customer", Company: "Example Company",
 			Currency: "INR", PartyAccountCurrency: "INR", DebitTo: "Debtors - EC", Status: "Unpaid", DueDate: "2026-12-30",
 			PostingDate: "2026-11-30", Modified: "2026-11-30 11:56:04.313422", Docstatus: 1, GrandTotal: "1000.0",
-			RoundedTotal: "1000.0", BaseGrandTotal: "1000.0", OutstandingAmount: "1000.0", ConversionRate: "1.0", UpdateOutstandingForSelf: 1}
+			RoundedTotal: "1000.0", BaseGrandTotal: "1000.0", OutstandingAmount: "1000.0", ConversionRate: "1.0", UpdateOutstandingForSelf: 1,
+			RoundingAdjustment: "0.0", Items: []frappe.SalesInvoiceItem{{}},
+			PaymentSchedule: []frappe.PaymentSchedule{{DueDate: "2026-12-30", PaymentAmount: "1000.0", PaidAmount: "0.0", Outstanding: "1000.0",
+				Discount: "0.0", DiscountedAmount: "0.0"}}}
 		if !reflect.DeepEqual(si, want) {
 			t.Errorf("got  %+v\nwant %+v", si, want)
 		}

@@ -67,7 +67,43 @@ type SalesInvoice struct {
 	BaseGrandTotal           json.Number `json:"base_grand_total,omitempty"`
 	OutstandingAmount        json.Number `json:"outstanding_amount,omitempty"` // in the party account currency
 	ConversionRate           json.Number `json:"conversion_rate,omitempty"`
+	// RoundingAdjustment is rounded_total − grand_total in the invoice currency (0 when the
+	// site or the invoice disables rounding; 8.35 → 8.00 gives −0.35, recorded 81-*).
+	RoundingAdjustment json.Number `json:"rounding_adjustment,omitempty"`
+	// What get_payment_entry copies from the invoice into the entry (15.71 payment_entry.py):
+	// cost center, project (else the first item's), contact and letter head.
+	CostCenter    string `json:"cost_center,omitempty"`
+	Project       string `json:"project,omitempty"`
+	ContactPerson string `json:"contact_person,omitempty"`
+	LetterHead    string `json:"letter_head,omitempty"`
+	// PaymentTermsTemplate names the template the schedule came from ("" for none).
+	PaymentTermsTemplate string             `json:"payment_terms_template,omitempty"`
+	PaymentSchedule      []PaymentSchedule  `json:"payment_schedule,omitempty"`
+	Items                []SalesInvoiceItem `json:"items,omitempty"`
 }
+
+// SalesInvoiceItem is the part of an invoice line the connector reads.
+type SalesInvoiceItem struct {
+	Project string `json:"project,omitempty"`
+}
+
+// PaymentSchedule is one row of an invoice's payment_schedule (child doctype "Payment
+// Schedule"). Amounts are decimal text in the invoice currency; a term is paid through
+// reference rows naming its PaymentTerm when the template allocates by term.
+type PaymentSchedule struct {
+	PaymentTerm      string      `json:"payment_term,omitempty"`
+	DueDate          string      `json:"due_date,omitempty"`
+	PaymentAmount    json.Number `json:"payment_amount,omitempty"`
+	PaidAmount       json.Number `json:"paid_amount,omitempty"`
+	Outstanding      json.Number `json:"outstanding,omitempty"`
+	Discount         json.Number `json:"discount,omitempty"` // early-payment discount (percent or amount) until DiscountDate
+	DiscountDate     string      `json:"discount_date,omitempty"`
+	DiscountedAmount json.Number `json:"discounted_amount,omitempty"`
+}
+
+// DoctypePaymentTermsTemplate is ERPNext's Payment Terms Template; its
+// allocate_payment_based_on_payment_terms decides whether a payment is allocated term by term.
+const DoctypePaymentTermsTemplate = "Payment Terms Template"
 
 // PaymentEntry is the part of an ERPNext Payment Entry the connector reads (spec/erpnext.md §3).
 // Amounts are decimal text: PaidAmount in the paid_from account currency, ReceivedAmount in the

@@ -157,6 +157,12 @@ func (c *Client) CallGET(ctx context.Context, method string, args map[string]str
 // MethodGetLoggedUser is the whitelisted method Ping calls.
 const MethodGetLoggedUser = "frappe.auth.get_logged_user"
 
+// MethodHasPermission is Frappe's frappe.client.has_permission: args doctype, docname and
+// perm_type ("read", "create", "submit", …); "message" is {"has_permission": bool} by the
+// user's roles (recorded erpnext-recorded-connector/R12). An empty docname asks about the
+// doctype (frappe.has_permission without a document).
+const MethodHasPermission = "frappe.client.has_permission"
+
 // Ping checks that the site answers and accepts the credentials: GET
 // /api/method/frappe.auth.get_logged_user. A bad key or secret is an *Error with Status 401
 // (403 when the user may not call it); an unreachable site a *TransportError.

@@ -33,6 +33,7 @@ const (
 	ReasonAmbiguousCustomer = "ambiguous customer"
 	ReasonAmount            = "invalid amount"
 	ReasonAccount           = "another account"
+	ReasonRounding          = "rounding"
 )
 
 // Park is a reason to stop and ask a person. It is returned as an error by the planners.
@@ -64,11 +65,20 @@ type Rules struct {
 	CompanyCurrency string         // e.g. INR
 	SitePrecision   int            // decimal places the site keeps for currency (2 unless told otherwise)
 	Fees            FeeRules
+	// RoundOff is the company's round_off_account and round_off_cost_center: where the
+	// rounding of a payment of an invoice's grand total goes (RoundOffDifference).
+	RoundOff RoundOff
 	// RefundsWithoutCreditNote is "park" or "unallocated" (a Pay entry with no references).
 	RefundsWithoutCreditNote string
 	// DescriptionPattern, when set, finds an invoice name in the payment's (or link's)
 	// description: its first capture group, or the whole match.
 	DescriptionPattern *regexp.Regexp
+}
+
+// RoundOff is a company's round-off account and its cost center ("" when it has none).
+type RoundOff struct {
+	Account    string
+	CostCenter string
 }
 
 // FeeRules is mapping.fees: Mode "none" books the gross amount; "deduction" books the net

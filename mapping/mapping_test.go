@@ -24,6 +24,7 @@ func rules(t *testing.T) mapping.Rules {
 		Company: "Example Company", ModeOfPayment: "Razorpay", PaidTo: "Razorpay Clearing - EC", Location: ist(t),
 		InvoiceFrom: []string{"notes.invoice", "notes.sales_invoice", "order.receipt", "payment_link.reference_id"},
 		Excess:      "unallocated", CompanyCurrency: "INR", SitePrecision: 2,
+		RoundOff: mapping.RoundOff{Account: "Round Off - EC", CostCenter: "Main - EC"},
 	}
 }
 
@@ -158,4 +159,79 @@ func TestPlanReceiptParks(t *testing.T) {
 func withFee(p *razorpay.Payment, fee, tax int64) *razorpay.Payment {
 	p.Fee, p.Tax = &fee, &tax
 	return p
+}
+
+// TestRoundOffDifferenceOnlyForTheInvoicesOwnRounding: the round-off is outstanding − paid
+// only when it has the sign of rounding_adjustment and is no larger (recorded 81-*: 8.35 →
+// 8.00 is −0.35, 1234.56 → 1235.00 is +0.44); anything else is a partial or over-payment.
+func TestRoundOffDifferenceOnlyForTheInvoicesOwnRounding(t *testing.T) {
+	down := mapping.Invoice{Outstanding: 800, GrandTotal: 835, RoundingAdjustment: -35}
+	up := mapping.Invoice{Outstanding: 123500, GrandTotal: 123456, RoundingAdjustment: 44}
+	for _, tc := range []struct {
+		name   string
+		inv    mapping.Invoice
+		settle int64
+		want   int64
+	}{
+		{"RoundedDownPaidGrandTotal", down, 835, -35},
+		{"RoundedDownPaidWithinRounding", down, 820, -20},
+		{"RoundedDownPaidOutstanding", down, 800, 0},
+		{"RoundedDownPartial", down, 400, 0},
+		{"RoundedDownOverBeyondRounding", down, 836, 0},
+		{"RoundedUpPaidGrandTotal", up, 123456, 44},
+		{"RoundedUpPaidWithinRounding", up, 123470, 30},
+		{"RoundedUpShortBeyondRounding", up, 123455, 0},
+		{"RoundedUpOverPayment", up, 123600, 0},
+		{"LastPartOfRoundedUp", mapping.Invoice{Outstanding: 23500, GrandTotal: 123456, RoundingAdjustment: 44}, 23456, 44},
+		{"NotRounded", mapping.Invoice{Outstanding: 835, GrandTotal: 835}, 800, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := mapping.RoundOffDifference(tc.inv, tc.settle); got != tc.want {
+				t.Errorf("RoundOffDifference(outstanding %d, adjustment %d, paid %d) = %d, want %d", tc.inv.Outstanding, tc.inv.RoundingAdjustment, tc.settle, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRoundedInvoicePlans: the plan of a payment of a rounded invoice's grand total balances
+// with unallocated 0 in every fee mode; a foreign-currency payment never books a round-off; a
+// company without round_off_account parks.
+func TestRoundedInvoicePlans(t *testing.T) {
+	inv := invoice(800)
+	inv.GrandTotal, inv.RoundingAdjustment = 835, -35
+	p := captured(835)
+	p.Fee, p.Tax = fee(20), fee(3)
+	r := rules(t)
+	for _, mode := range []string{"none", "deduction"} {
+		r.Fees = mapping.FeeRules{Mode: mode, FeeAccount: "Razorpay Fees - EC", TaxAccount: "Input Tax GST - EC", CostCenter: "Main - EC"}
+		plan, err := mapping.PlanReceipt(r, p, nil, inv, "")
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		var ded int64
+		for _, d := range plan.Deductions {
+			ded += d.Amount
+		}
+		if plan.Allocated != 800 || plan.Unallocated != 0 || plan.Rounding != -35 || plan.Paid+ded != plan.Allocated+plan.Unallocated {
+			t.Errorf("%s: paid %d deductions %d allocated %d unallocated %d rounding %d", mode, plan.Paid, ded, plan.Allocated, plan.Unallocated, plan.Rounding)
+		}
+		last := plan.Deductions[len(plan.Deductions)-1]
+		if last.Kind != mapping.DeductionRoundOff || last.Account != "Round Off - EC" || last.CostCenter != "Main - EC" || last.Amount != -35 {
+			t.Errorf("%s: round-off row %+v", mode, last)
+		}
+	}
+	r.Fees = mapping.FeeRules{Mode: "none"}
+	usd := inv
+	usd.PartyAccountCurrency = "USD"
+	pu := captured(835)
+	pu.Currency, pu.BaseAmount = "USD", fee(70140)
+	if plan, err := mapping.PlanReceipt(r, pu, nil, usd, ""); err != nil || plan.Rounding != 0 || plan.Allocated != 800 || plan.Unallocated != 35 {
+		t.Errorf("USD on a rounded invoice: %+v %v; want no round-off, 0.35 unallocated", plan, err)
+	}
+	r.RoundOff = mapping.RoundOff{}
+	_, err := mapping.PlanReceipt(r, p, nil, inv, "")
+	var pk *mapping.Park
+	if !errors.As(err, &pk) || pk.Reason != mapping.ReasonRounding || !strings.Contains(pk.Detail, "has no round_off_account") {
+		t.Errorf("no round-off account: %v, want park %q", err, mapping.ReasonRounding)
+	}
 }

@@ -73,30 +73,46 @@ func BaseRoundingGap(allocations []int64, unallocated int64, currency, rate stri
 	if !ok {
 		return 0, fmt.Errorf("unknown currency %s", currency)
 	}
+	var base int64
+	for _, a := range append(allocations, unallocated) {
+		v, err := atRate(a, exp, rate, baseExp)
+		if err != nil {
+			return 0, err
+		}
+		base += v
+	}
+	return base - received - deductions, nil
+}
+
+// AtRate converts minor units of currency at rate (decimal text: baseCurrency per unit of
+// currency) to minor units of baseCurrency, rounded half to even as the site rounds.
+func AtRate(minor int64, currency, rate, baseCurrency string) (int64, error) {
+	exp, ok1 := razorpay.Exponent(currency)
+	baseExp, ok2 := razorpay.Exponent(baseCurrency)
+	if !ok1 || !ok2 {
+		return 0, fmt.Errorf("unknown currency %s or %s", currency, baseCurrency)
+	}
+	return atRate(minor, exp, rate, baseExp)
+}
+
+// atRate is AtRate with the exponents given.
+func atRate(minor int64, exp int, rate string, baseExp int) (int64, error) {
 	r, ok := new(big.Rat).SetString(rate)
 	if !ok {
 		return 0, fmt.Errorf("bad rate %q", rate)
 	}
-	toBase := func(minor int64) int64 {
-		if minor == 0 {
-			return 0
-		}
-		neg := minor < 0
-		if neg {
-			minor = -minor
-		}
-		v := new(big.Rat).Mul(new(big.Rat).SetFrac(big.NewInt(minor), pow10(exp)), r)
-		v.Mul(v, new(big.Rat).SetInt(pow10(baseExp)))
-		out := roundHalfEven(v).Int64()
-		if neg {
-			out = -out
-		}
-		return out
+	if minor == 0 {
+		return 0, nil
 	}
-	var base int64
-	for _, a := range allocations {
-		base += toBase(a)
+	neg := minor < 0
+	if neg {
+		minor = -minor
 	}
-	base += toBase(unallocated)
-	return base - received - deductions, nil
+	v := new(big.Rat).Mul(new(big.Rat).SetFrac(big.NewInt(minor), pow10(exp)), r)
+	v.Mul(v, new(big.Rat).SetInt(pow10(baseExp)))
+	out := roundHalfEven(v).Int64()
+	if neg {
+		out = -out
+	}
+	return out, nil
 }

@@ -19,16 +19,30 @@ type Invoice struct {
 	Docstatus            int
 	IsReturn             bool
 	Outstanding          int64 // minor units of PartyAccountCurrency; negative on a credit note
+	// GrandTotal and RoundingAdjustment (rounded_total − grand_total) are in minor units of
+	// PartyAccountCurrency when the invoice is in it; RoundingAdjustment is 0 for an invoice
+	// that is not rounded (or whose rounding is in another currency than its receivable).
+	GrandTotal         int64
+	RoundingAdjustment int64
 }
 
 // Deduction is one Payment Entry deduction row. Amount is in minor units of the company
 // currency (ERPNext requires deduction accounts in company currency, spec/erpnext.md §3.2 S2).
+// Kind says what it books: DeductionFee, DeductionTax or DeductionRoundOff.
 type Deduction struct {
 	Account     string
 	CostCenter  string
 	Description string
 	Amount      int64
+	Kind        string
 }
+
+// Deduction kinds.
+const (
+	DeductionFee      = "fee"       // Razorpay's fee without GST (mapping.fees.mode deduction)
+	DeductionTax      = "tax"       // the GST on the fee
+	DeductionRoundOff = "round-off" // a rounding difference, on the company's round_off_account
+)
 
 // Receipt is the plan for one customer receipt Payment Entry (DESIGN.md §5).
 type Receipt struct {
@@ -57,6 +71,10 @@ type Receipt struct {
 	SourceExchangeRate string
 	Deductions         []Deduction
 	Remarks            string
+	// Rounding is the round-off deduction of a payment of the invoice's grand total
+	// (RoundOffDifference), minor units of ReceivedCurrency; 0 when there is none. It is one of
+	// Deductions too.
+	Rounding int64
 }
 
 // PlanReceipt plans the receipt of payment p against invoice inv (paymentRequest names the
@@ -97,7 +115,18 @@ func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoic
 			inv.Name, inv.PartyAccountCurrency, razorpay.FormatMinor(inv.Outstanding, exp), p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
 	}
 	allocated := amt.settle
-	if amt.settle > inv.Outstanding {
+	rounding := int64(0)
+	if amt.rate == "" && amt.currency == company {
+		rounding = RoundOffDifference(inv, amt.settle)
+	}
+	if rounding != 0 {
+		if rules.RoundOff.Account == "" {
+			return Receipt{}, park(ReasonRounding, "payment %s of %s %s pays the grand total %s of Sales Invoice %s (rounded to %s), and Company %s has no round_off_account for the %s difference",
+				p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp), razorpay.FormatMinor(inv.GrandTotal, exp), inv.Name,
+				razorpay.FormatMinor(inv.GrandTotal+inv.RoundingAdjustment, exp), inv.Company, razorpay.FormatMinor(rounding, exp))
+		}
+		allocated = inv.Outstanding
+	} else if amt.settle > inv.Outstanding {
 		if rules.Excess == "park" {
 			return Receipt{}, park(ReasonExcess, "payment %s of %s %s exceeds the outstanding %s of Sales Invoice %s",
 				p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp), razorpay.FormatMinor(inv.Outstanding, exp), inv.Name)
@@ -118,14 +147,65 @@ func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoic
 		if amt.rate == "" {
 			// Same currency: ERPNext overwrites received with paid, so paid is the net too.
 			r.Paid -= amt.merchantFee
-			r.Unallocated = r.Paid + amt.merchantFee - r.Allocated
 		}
+	}
+	if rounding != 0 {
+		r.Rounding = rounding
+		r.Deductions = append(r.Deductions, Deduction{Account: rules.RoundOff.Account, CostCenter: rules.RoundOff.CostCenter, Amount: rounding,
+			Kind: DeductionRoundOff, Description: fmt.Sprintf("rounding of Sales Invoice %s (grand total %s, rounded %s)", inv.Name,
+				razorpay.FormatMinor(inv.GrandTotal, exp), razorpay.FormatMinor(inv.GrandTotal+inv.RoundingAdjustment, exp))})
 	}
 	if r.Paid <= 0 || r.Received <= 0 {
 		return Receipt{}, park(ReasonAmount, "payment %s leaves nothing to book after the fee (%s %s)", p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
 	}
+	if amt.rate == "" {
+		if err := r.balance(); err != nil {
+			return Receipt{}, err
+		}
+	}
 	r.Remarks = Remarks(p, o)
 	return r, nil
+}
+
+// RoundOffDifference is the part of the gap between a payment settling settle (minor units of
+// the invoice's receivable currency) and the invoice's outstanding that is the invoice's own
+// rounding: outstanding − settle when it is not 0, has the sign of the invoice's
+// rounding_adjustment and is no larger — a rounded-down invoice (8.35 → 8.00, −0.35) paid up
+// to its grand total, or a rounded-up one (1234.56 → 1235.00, +0.44) paid down to it, in one
+// payment or as the last of several. 0 otherwise: an invoice that is not rounded, a payment
+// that matches the outstanding, a partial payment or an over-payment beyond the rounding.
+//
+// ERPNext accepts such a payment with unallocated 0 only as allocated = outstanding plus one
+// deduction of exactly this amount (allocated − paid) on the company's round_off_account; it
+// never adds that row itself, and the opposite sign is accepted on a rounded-down invoice as a
+// customer advance of twice the rounding (erpnext-recorded-connector README "81").
+func RoundOffDifference(inv Invoice, settle int64) int64 {
+	adj, d := inv.RoundingAdjustment, inv.Outstanding-settle
+	if adj == 0 || d == 0 || (d > 0) != (adj > 0) {
+		return 0
+	}
+	if d > 0 && d > adj || d < 0 && d < adj {
+		return 0
+	}
+	return d
+}
+
+// balance sets Unallocated of a same-currency receipt from ERPNext's identity (spec/erpnext.md
+// §3.3: unallocated = paid + Σ deductions − allocated) and refuses a plan that would leave a
+// negative one or, when the rounding is booked, any at all: the wrong sign of a round-off row
+// is accepted by ERPNext as an advance (recorded 81-pe-deduction-plus-0.35-*).
+func (r *Receipt) balance() error {
+	var ded int64
+	for _, d := range r.Deductions {
+		ded += d.Amount
+	}
+	r.Unallocated = r.Paid + ded - r.Allocated
+	if r.Unallocated < 0 || r.Rounding != 0 && r.Unallocated != 0 {
+		exp, _ := razorpay.Exponent(r.Currency)
+		return park(ReasonAmount, "payment %s: paid %s + deductions %s − allocated %s leaves %s unallocated; not booked",
+			r.PaymentID, razorpay.FormatMinor(r.Paid, exp), razorpay.FormatMinor(ded, exp), razorpay.FormatMinor(r.Allocated, exp), razorpay.FormatMinor(r.Unallocated, exp))
+	}
+	return nil
 }
 
 // amounts is what a payment settles, before fees are applied.
@@ -216,11 +296,11 @@ func checkInvoice(rules Rules, inv Invoice) error {
 func feeDeductions(f FeeRules, paymentID string, fee, tax int64) []Deduction {
 	var d []Deduction
 	if fee-tax > 0 {
-		d = append(d, Deduction{Account: f.FeeAccount, CostCenter: f.CostCenter, Amount: fee - tax,
+		d = append(d, Deduction{Account: f.FeeAccount, CostCenter: f.CostCenter, Amount: fee - tax, Kind: DeductionFee,
 			Description: "Razorpay fee for " + paymentID})
 	}
 	if tax > 0 {
-		d = append(d, Deduction{Account: f.TaxAccount, CostCenter: f.CostCenter, Amount: tax,
+		d = append(d, Deduction{Account: f.TaxAccount, CostCenter: f.CostCenter, Amount: tax, Kind: DeductionTax,
 			Description: "GST on Razorpay fee for " + paymentID})
 	}
 	return d

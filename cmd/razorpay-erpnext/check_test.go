@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -92,4 +94,44 @@ reconcile: {integration_requests: false}`)
 			t.Error("check prints the secret")
 		}
 	})
+}
+
+// TestCheckPassesWithTheShippedExample: the API user README step 1 describes — exactly Accounts
+// User + Sales User, the simulator's default user — passes `check` with config.example.yaml as
+// shipped (only erpnext.url pointed at the site); turning the Integration Request sweep on
+// fails one line saying which permission is missing and what it costs (issue 9 bug 4).
+func TestCheckPassesWithTheShippedExample(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config.example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	example := strings.Replace(string(raw), "url: https://erp.example.com", "url: "+e.erp.URL, 1)
+	example = strings.Replace(example, "dsn: ./razorpay-erpnext.db", "dsn: "+filepath.Join(t.TempDir(), "r.db"), 1)
+	envs := map[string]string{"ERPNEXT_API_KEY": testKey, "ERPNEXT_API_SECRET": testSecret, "RAZORPAY_WEBHOOK_SECRET": testWebhook}
+	check := func(yaml string) (int, string) {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := run(t, envs, "check", "--config", path)
+		return code, out + errs
+	}
+	code, out := check(example)
+	if code != exitOK || len(failLines(out)) != 0 || !strings.Contains(out, "erpnext.permission.integration_request") {
+		t.Fatalf("the shipped example: exit %d, fails %q:\n%s", code, failLines(out), out)
+	}
+	if !strings.Contains(example, "integration_requests: false") {
+		t.Fatal("the example no longer turns the sweep off; update this test and README step 1 together")
+	}
+	t.Logf("the shipped example:\n%s", out)
+	code, out = check(strings.Replace(example, "integration_requests: false", "integration_requests: true", 1))
+	fails := failLines(out)
+	if code != exitFailure || len(fails) != 1 || !strings.Contains(fails[0], "erpnext.permission.integration_request") ||
+		!strings.Contains(fails[0], erpnextsim.APIUser+" may not read Integration Request") || !strings.Contains(fails[0], "Integration Request sweep") {
+		t.Errorf("with the sweep on: exit %d, fails %q, want the one line naming the permission and the sweep:\n%s", code, fails, out)
+	}
+	if !strings.Contains(out, "Read on Integration Request") || !strings.Contains(out, "reconcile.integration_requests: false") {
+		t.Errorf("no fix for the missing permission:\n%s", out)
+	}
 }

@@ -1,6 +1,7 @@
 package erpnextsim_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
@@ -90,5 +91,35 @@ func TestR81CompanyRoundOffReadable(t *testing.T) {
 	d := mustOK(t, h.do("GET", "/api/resource/Company/Example%20Company", nil)).data()
 	if field(d, "round_off_account") != "Round Off - EC" || field(d, "round_off_cost_center") != erpnextsim.CostCenter || field(d, "cost_center") != erpnextsim.CostCenter {
 		t.Errorf("company %v", d)
+	}
+}
+
+// TestRoundingDisabledInvoiceHasNoAdjustment: an invoice with disable_rounded_total 1 keeps its
+// grand total as outstanding with rounded_total 0 and rounding_adjustment 0 (taxes_and_totals
+// set_rounded_total returns before computing an adjustment), and its ledger has no Round Off row.
+func TestRoundingDisabledInvoiceHasNoAdjustment(t *testing.T) {
+	h := connectorHarness(t)
+	if err := h.site.AddCustomer("Test Customer"); err != nil {
+		t.Fatal(err)
+	}
+	r := mustOK(t, h.do("POST", siPath, map[string]any{"customer": "Test Customer", "posting_date": "2026-12-01", "due_date": "2026-12-01",
+		"disable_rounded_total": 1, "items": []any{map[string]any{"item_code": "RZP-ITEM", "qty": 1, "rate": "8.35"}}, "docstatus": 1}))
+	name := field(r.data(), "name")
+	inv := h.invoice(name)
+	for k, want := range map[string]string{"grand_total": "8.35", "rounded_total": "0.0", "rounding_adjustment": "0.0", "base_rounding_adjustment": "0.0", "outstanding_amount": "8.35"} {
+		if got := field(inv, k); got != want {
+			t.Errorf("%s = %s, want %s", k, got, want)
+		}
+	}
+	gl := h.do("GET", list("/api/resource/GL%20Entry", map[string]string{"filters": `[["voucher_no","=","` + name + `"]]`,
+		"fields": `["account","debit","credit"]`, "order_by": "account asc", "limit_page_length": "0"}), nil)
+	rows, _ := gl.body["data"].([]any)
+	var got []string
+	for _, x := range rows {
+		m := x.(map[string]any)
+		got = append(got, field(m, "account")+" "+field(m, "debit")+" "+field(m, "credit"))
+	}
+	if want := []string{"Debtors - EC 8.35 0.0", "Sales - EC 0.0 8.35"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("GL %v, want %v", got, want)
 	}
 }

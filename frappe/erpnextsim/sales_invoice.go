@@ -210,14 +210,15 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 	} else {
 		rounded = 0
 	}
-	grandOrRounded := rounded
+	grandOrRounded, adjustment := rounded, rounded-total
 	if si.int("disable_rounded_total") == 1 {
-		grandOrRounded = total
+		// set_rounded_total: rounded totals 0, rounding_adjustment left at 0
+		grandOrRounded, adjustment = total, 0
 	}
 	for k, v := range map[string]any{"total_qty": qtySum, "total": total, "net_total": total, "grand_total": total,
 		"base_total": total.mul(rate).round(2), "base_net_total": total.mul(rate).round(2), "base_grand_total": total.mul(rate).round(2),
-		"rounded_total": rounded, "base_rounded_total": rounded.mul(rate).round(2), "rounding_adjustment": rounded - total,
-		"base_rounding_adjustment": (rounded - total).mul(rate).round(2), "total_taxes_and_charges": dec(0),
+		"rounded_total": rounded, "base_rounded_total": rounded.mul(rate).round(2), "rounding_adjustment": adjustment,
+		"base_rounding_adjustment": adjustment.mul(rate).round(2), "total_taxes_and_charges": dec(0),
 		"base_total_taxes_and_charges": dec(0), "total_advance": dec(0), "discount_amount": dec(0), "base_discount_amount": dec(0),
 		"paid_amount": dec(0), "base_paid_amount": dec(0), "write_off_amount": dec(0), "base_write_off_amount": dec(0),
 		"amount_eligible_for_commission": total, "commission_rate": dec(0), "total_commission": dec(0)} {

@@ -23,7 +23,7 @@ var coreLayers = map[string]int{
 	"wake.go": 2,
 	// 3. stages: lookup, resolve (invoice, checkout, customer, the refund's receipt), build
 	"lookup.go": 3, "resolve.go": 3, "checkout.go": 3, "customer.go": 3, "receipt_of.go": 3,
-	"build.go": 3, "fields.go": 3,
+	"build.go": 3, "entry.go": 3, "invoice.go": 3, "fields.go": 3,
 	"settle_build.go": 3, "settle_lookup.go": 3, "settle_items.go": 3, "settle_bank.go": 3,
 	// 4. decide (→ plan) and apply (the writes)
 	"decide.go": 4, "apply.go": 4, "settle_decide.go": 4,
