@@ -12,6 +12,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
@@ -280,7 +281,7 @@ func TestReconcileAuditReportsDocumentsPaidTwice(t *testing.T) {
 	t.Parallel()
 	e := newRzpEnv(t, "sqlite", "", nil)
 	raced := e.newInvoice("Test Customer", "1000.00")
-	e.site.CommitLate(2, 300*time.Millisecond)
+	e.site.CommitTogether(2, testtime.Bound)
 	errs := make(chan error, 2)
 	for _, ref := range []string{"pay_T3stAuditRace01", "UTR-T3ST-000001"} {
 		go func(ref string) {

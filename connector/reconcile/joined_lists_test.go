@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // The paid-twice audit's lists join Payment Entry Reference (issue 9 bug 1): on a real site an
@@ -52,7 +52,7 @@ func TestPaidTwiceAuditChunksAreQualifiedOnAStrictSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.site.CommitLate(2, 200*time.Millisecond)
+	e.site.CommitTogether(2, testtime.Bound)
 	errs := make(chan error, 2)
 	for _, ref := range []string{"pay_T3stChunkLast1", "UTR-T3ST-CHUNK-02"} {
 		go func(ref string) {

@@ -13,6 +13,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
@@ -165,7 +166,7 @@ func TestReconcileAuditReports(t *testing.T) {
 	// Two entries under different references saved at once both pass ERPNext's check against
 	// a stale outstanding (spec/erpnext.md §3.7): the invoice is paid twice.
 	raced := e.invoice("1000.00")
-	e.site.CommitLate(2, 200*time.Millisecond)
+	e.site.CommitTogether(2, testtime.Bound)
 	errs := make(chan error, 2)
 	for _, ref := range []string{"pay_T3stAudRace001", "UTR-T3ST-000001"} {
 		go func(ref string) {

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // TestCaseInsensitiveReferenceNo: the site collation is case-insensitive
@@ -73,7 +73,7 @@ func TestConcurrentEntriesOverpay(t *testing.T) {
 	for _, lock := range []bool{false, true} {
 		noLock := !lock
 		h := seeded(t, erpnextsim.Options{NoInvoiceLock: &noLock})
-		h.site.CommitLate(2, 300*time.Millisecond)
+		h.site.CommitTogether(2, testtime.Bound)
 		done := make(chan resp, 2)
 		for i := 0; i < 2; i++ {
 			go func(i int) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
 // TestR03ConcurrentInsertSameNameDeadlocks: two inserts of one client-supplied name at once
@@ -22,7 +23,7 @@ func TestR03ConcurrentInsertSameNameDeadlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, _, _ := loadRecording(t, sharedFile(t, connectorFolder, "R03-concurrent-insert-same-client-name-deadlock-500.json"))
-	h.site.CommitLate(2, time.Second)
+	h.site.CommitTogether(2, testtime.Bound)
 	var wg sync.WaitGroup
 	answers := make([]resp, 2)
 	for i := range answers {

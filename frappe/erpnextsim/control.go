@@ -172,6 +172,7 @@ func (s *Site) Reset() {
 	s.fmu.Lock()
 	s.latency, s.latencyMax, s.failN, s.failSt, s.failKind, s.dropN, s.lateN, s.lateD = 0, 0, 0, 0, "", 0, 0, 0
 	s.rl = rateLimit{}
+	s.meet, s.lastMeet = nil, nil
 	s.rowLocks = nil
 	s.reqLog, s.reqTotal = nil, 0
 	s.fmu.Unlock()

@@ -4,6 +4,7 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -144,6 +145,7 @@ type faultPlan struct {
 	dropSt  int           // status of the gateway page sent instead of the answer
 	dropD   time.Duration // wait after the commit before sending it
 	late    time.Duration
+	meet    *meeting // CommitTogether: wait here after validating, before committing
 }
 
 func (s *Site) planFaults(write bool) faultPlan {
@@ -166,7 +168,74 @@ func (s *Site) planFaults(write bool) faultPlan {
 		s.lateN--
 		p.late = s.lateD
 	}
+	if write && s.meet != nil {
+		p.meet = s.meet
+		if s.meet.planned++; s.meet.planned == s.meet.n {
+			s.meet = nil
+		}
+	}
 	return p
+}
+
+// CommitTogether makes the next n writes validate, then wait until all n have validated (or
+// bound has passed since the first arrived), then commit one by one and answer: the
+// deterministic form of "two requests saved at once" (spec/erpnext.md §3.7, with
+// Options.NoInvoiceLock each commits against the outstanding it validated), which CommitLate
+// gives only when both requests arrive within its delay — not on a busy machine. A write that
+// fails validation still counts as arrived, so the others are never held for the whole bound.
+func (s *Site) CommitTogether(n int, bound time.Duration) {
+	if n < 1 {
+		return
+	}
+	s.fmu.Lock()
+	s.meet = &meeting{n: n, bound: bound, all: make(chan struct{})}
+	s.lastMeet = s.meet
+	s.fmu.Unlock()
+}
+
+// HeldToCommit is how many writes of the latest CommitTogether have validated and are held
+// waiting for the others (0 when none is held).
+func (s *Site) HeldToCommit() int {
+	s.fmu.Lock()
+	m := s.lastMeet
+	s.fmu.Unlock()
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.arrived == m.n {
+		return 0
+	}
+	return m.arrived
+}
+
+// meeting is the rendezvous of CommitTogether.
+type meeting struct {
+	n, planned int // writes that meet; writes planned into it so far (under Site.fmu)
+	bound      time.Duration
+	mu         sync.Mutex
+	arrived    int
+	all        chan struct{} // closed when the n-th write arrives
+}
+
+// arrive records one write at the rendezvous and, when wait, blocks until all have arrived or
+// the bound has passed.
+func (m *meeting) arrive(wait bool) {
+	m.mu.Lock()
+	if m.arrived++; m.arrived == m.n {
+		close(m.all)
+	}
+	m.mu.Unlock()
+	if !wait {
+		return
+	}
+	t := time.NewTimer(m.bound)
+	defer t.Stop()
+	select {
+	case <-m.all:
+	case <-t.C:
+	}
 }
 
 // injected is the answer of a FailNext request.

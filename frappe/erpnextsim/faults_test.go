@@ -64,6 +64,40 @@ func TestFaultCommitLate(t *testing.T) {
 	}
 }
 
+// CommitTogether holds a validated write until the other has validated too (so both commit
+// against what they validated, whatever the scheduling), and a write left alone is held for
+// the bound only.
+func TestFaultCommitTogether(t *testing.T) {
+	h := seeded(t)
+	h.site.CommitTogether(2, testtime.Bound)
+	first := make(chan resp, 1)
+	go func() { first <- h.do("POST", pePath, pe(map[string]any{"reference_no": "pay_meet1", "docstatus": 1})) }()
+	testtime.Until(t, "the first write to reach the rendezvous", func() bool { return h.site.HeldToCommit() == 1 })
+	select {
+	case r := <-first:
+		t.Fatalf("first write answered %d before the second validated", r.status)
+	default:
+	}
+	if n := h.entriesWithReference("pay_meet1"); n != 0 {
+		t.Fatalf("first write committed before the second arrived")
+	}
+	if r := h.do("POST", pePath, pe(map[string]any{"reference_no": "pay_meet2", "docstatus": 1})); r.status != 200 {
+		t.Fatalf("second write: %d", r.status)
+	}
+	if r := <-first; r.status != 200 || h.entriesWithReference("pay_meet1") != 1 {
+		t.Fatalf("first write: %d", r.status)
+	}
+
+	h.site.CommitTogether(2, 50*time.Millisecond)
+	start := time.Now()
+	if r := h.do("POST", pePath, pe(map[string]any{"reference_no": "pay_alone", "docstatus": 1, "references": refs("ACC-SINV-2026-00002", 1000)})); r.status != 200 {
+		t.Fatalf("lone write: %d", r.status)
+	}
+	if waited := time.Since(start); waited < 50*time.Millisecond {
+		t.Errorf("lone write answered after %v, before the bound", waited)
+	}
+}
+
 func TestFaultFailNext(t *testing.T) {
 	h := seeded(t)
 	h.site.FailNext(2, 429)

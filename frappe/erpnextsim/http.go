@@ -161,6 +161,9 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	validated := e == nil
+	if plan.meet != nil {
+		plan.meet.arrive(validated)
+	}
 	if validated {
 		if plan.late > 0 {
 			time.Sleep(plan.late) // the client may be gone; the commit still happens

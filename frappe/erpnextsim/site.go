@@ -93,6 +93,8 @@ type Site struct {
 	dropD      time.Duration
 	lateN      int
 	lateD      time.Duration
+	meet       *meeting // CommitTogether's rendezvous for the writes still to be planned
+	lastMeet   *meeting // the latest CommitTogether's, for HeldToCommit
 	reqLog     []RequestLog
 	reqTotal   int
 	rowLocks   map[string]time.Time // HoldRowLock: row → held until
