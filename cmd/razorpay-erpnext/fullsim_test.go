@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
@@ -20,7 +21,7 @@ func rzpSim(t *testing.T, d *daemon, faults razorpaysim.Faults) (*razorpaysim.Si
 	t.Helper()
 	sim := razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret-0123456789ab", AccountID: testAccount,
 		WebhookURL: "http://" + d.pub.Addr().String() + d.cfg.WebhookPath, WebhookSecret: testWebhook,
-		TimeScale: 0.001, Seed: 7, Faults: faults})
+		TimeScale: 0.001, Seed: 7, Faults: faults, DeliveryTimeout: testtime.Bound}) // see newRzpEnv
 	srv := httptest.NewServer(sim)
 	t.Cleanup(func() { srv.Close(); sim.Close() })
 	return sim, srv
@@ -200,7 +201,8 @@ func (e *env) startWithRazorpay(cfg connector.Config, seed int64) (*daemon, *raz
 	cfg.Razorpay.KeyID, cfg.Razorpay.KeySecret, cfg.Razorpay.APIURL = "rzp_test_key", "rzp-secret-0123456789ab", api.URL
 	d := e.start(cfg)
 	sim = razorpaysim.New(razorpaysim.Options{KeyID: "rzp_test_key", KeySecret: "rzp-secret-0123456789ab", AccountID: testAccount,
-		WebhookURL: "http://" + d.pub.Addr().String() + cfg.WebhookPath, WebhookSecret: testWebhook, TimeScale: 0.001, Seed: seed})
+		WebhookURL: "http://" + d.pub.Addr().String() + cfg.WebhookPath, WebhookSecret: testWebhook, TimeScale: 0.001, Seed: seed,
+		DeliveryTimeout: testtime.Bound}) // see newRzpEnv
 	e.t.Cleanup(sim.Close)
 	return d, sim
 }
