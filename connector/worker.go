@@ -184,12 +184,12 @@ func (c *Connector) recheckWait(ctx context.Context, waitFor string) {
 }
 
 // waitOver reports whether what waitFor names has ended: a claim no longer in flight (or past
-// its fence), a lock row no longer held, a receipt booked.
+// its fence), a lock row no longer held, a receipt or refund booked.
 func (c *Connector) waitOver(ctx context.Context, waitFor string) (bool, error) {
 	kind, key, _ := strings.Cut(waitFor, ":")
 	now := c.now()
 	switch kind {
-	case "booking", "receipt":
+	case "booking", "receipt", "refund":
 		b, err := c.store.GetBooking(ctx, key)
 		if errors.Is(err, ErrNotFound) {
 			return kind == "booking", nil
@@ -197,7 +197,7 @@ func (c *Connector) waitOver(ctx context.Context, waitFor string) (bool, error) 
 		if err != nil {
 			return false, err
 		}
-		if kind == "receipt" {
+		if kind != "booking" {
 			return b.State == BookingBooked, nil
 		}
 		return b.State != BookingInFlight || b.FenceUntil.Before(now), nil
