@@ -122,13 +122,14 @@ func (r *run) killMariaDB(ctx context.Context) error {
 	r.log("kill -9 MariaDB")
 	r.db.kill9()
 	r.dbKills.Add(1)
+	down := time.Now()
 	if err := waitUntil(ctx, outageSeen, r.replicasSeeStoreDown, nil); err != nil {
 		r.log("MariaDB down: not every replica reported it within %s (%v); starting it again", outageSeen, err)
 	}
 	if err := r.db.start(ctx); err != nil {
 		return fmt.Errorf("restart MariaDB: %w", err)
 	}
-	r.log("MariaDB back")
+	r.log("MariaDB back (down %.1f s, until every replica reported it)", seconds(time.Since(down)))
 	return nil
 }
 
