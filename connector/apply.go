@@ -161,8 +161,9 @@ func isDeadlock(err error) bool {
 }
 
 // record marks the business key booked as b's document and turns the key's other parked rows
-// into duplicates (DESIGN.md §8). A receipt also wakes the refunds waiting, or parked, for it
-// (issue 10 defect 5): they book now. It runs even when ctx was cancelled meanwhile: the
+// into duplicates (DESIGN.md §8). It wakes what waits for the booking: a receipt the refunds
+// waiting, or parked, for it (issue 10 defect 5) and a settlement waiting for it, a refund a
+// settlement waiting for it; they run now. It runs even when ctx was cancelled meanwhile: the
 // document exists.
 func (c *Connector) record(ctx context.Context, ev *InboxEvent, b Booking) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -173,9 +174,9 @@ func (c *Connector) record(ctx context.Context, ev *InboxEvent, b Booking) error
 	if _, err := c.store.MarkDuplicates(wctx, b.BusinessKey, ev.ID, b.Doctype+" "+b.Name, c.now()); err != nil {
 		c.log.Warn().Err(err).Str("payment_id", b.BusinessKey).Msg("mark duplicates")
 	}
-	if b.Kind == KindReceipt {
-		if n := c.wakeWaiters(wctx, waitReceipt(b.BusinessKey)); n > 0 {
-			c.log.Info().Str("payment_id", b.BusinessKey).Int("refunds", n).Msg("receipt booked: refunds waiting for it are due now")
+	if b.Kind == KindReceipt || b.Kind == KindRefund {
+		if n := c.wakeWaiters(wctx, waitBooked(b.Kind, b.BusinessKey)); n > 0 {
+			c.log.Info().Str("payment_id", b.BusinessKey).Str("kind", b.Kind).Int("waiters", n).Msg("booked: the events waiting for it are due now")
 		}
 	}
 	return nil

@@ -51,6 +51,28 @@ func wantCheck(t *testing.T, lines map[string]connector.CheckLine, item, status,
 	}
 }
 
+// A site that does not answer frappe.auth.get_logged_user (a proxy refusing the method, a
+// Frappe without it): check still passes the credentials, names "the API user", and warns
+// that it cannot look up that user's User Permissions.
+func TestCheckWithoutTheLoggedUser(t *testing.T) {
+	r := newRig(t, withFront(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if strings.HasSuffix(req.URL.Path, "/"+frappe.MethodGetLoggedUser) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = w.Write([]byte(`{"exc_type":"PermissionError","_server_messages":"[]"}`))
+				return
+			}
+			h.ServeHTTP(w, req)
+		})
+	}))
+	lines := check(t, r, r.cfg, nil)
+	if d := lines["erpnext.credentials"].Detail; d != "ERPNext accepted the API key as the API user" {
+		t.Errorf("credentials line %q, want it to name no user", d)
+	}
+	wantCheck(t, lines, "erpnext.user_permissions", connector.CheckWarn, "cannot tell which user the API key belongs to")
+}
+
 func TestCheckACorrectSite(t *testing.T) {
 	r := newRig(t, withRazorpay)
 	cfg := r.cfg
@@ -67,7 +89,10 @@ func TestCheckACorrectSite(t *testing.T) {
 		wantCheck(t, lines, item, connector.CheckOK, "")
 	}
 	wantCheck(t, lines, "mapping.timezone", connector.CheckOK, "Asia/Kolkata (today is 2026-01-16 there)")
-	wantCheck(t, lines, "erpnext.credentials", connector.CheckOK, "ERPNext accepted the API key as") // the simulator does not model get_logged_user (501): "the API user"
+	wantCheck(t, lines, "erpnext.credentials", connector.CheckOK, "ERPNext accepted the API key as "+erpnextsim.APIUser)
+	if d := lines["erpnext.credentials"].Detail; d != "ERPNext accepted the API key as "+erpnextsim.APIUser {
+		t.Errorf("credentials line %q, want the user frappe.auth.get_logged_user answered (erpnext-recorded-connector/R11)", d)
+	}
 	wantCheck(t, lines, "mapping.mode_of_payment", connector.CheckOK, `Mode of Payment "Razorpay" → `+erpnextsim.RazorpayClearing)
 	wantCheck(t, lines, "razorpay.webhook_secrets", connector.CheckOK, "2 secret(s) set (values not shown)")
 	wantCheck(t, lines, "erpnext.reference_no_index", connector.CheckWarn, "")

@@ -8,7 +8,8 @@
 //
 //   - vocabulary, ports and the client edge: status.go (Status), route.go (RouteOf, the one
 //     routing table), store.go, ports.go, failure.go and clients.go (every outbound failure
-//     classified once into a *Failure), metrics.go, connector.go;
+//     classified once into a *Failure), metrics.go, connector.go,
+//     pause.go (a configuration fault, held until a call succeeds);
 //   - mechanisms: outcome.go (settle, the one function from a job's error to an Outcome),
 //     plan.go (Plan), claim.go (the business-key claim), lock.go (lockDocument, HoldLock),
 //     site.go, synthetic.go;
@@ -45,14 +46,13 @@ type Connector struct {
 	loc      *time.Location
 	instance string
 
-	wake        chan struct{}
-	draining    chan struct{} // closed by Drain: workers stop claiming
-	drainOnce   sync.Once
-	pausedUntil atomic.Int64 // unix nanos; > now while a 401/403 from ERPNext pauses all work
-	pauseReason atomic.Value // string
-	seq         atomic.Int64
-	erpSem      chan struct{} // erpnext.max_concurrency
-	metrics     *metrics
+	wake      chan struct{}
+	draining  chan struct{} // closed by Drain: workers stop claiming
+	drainOnce sync.Once
+	pauses    *pauses // a configuration fault (pause.go), shared with the client edge
+	seq       atomic.Int64
+	erpSem    chan struct{} // erpnext.max_concurrency
+	metrics   *metrics
 
 	mu        sync.Mutex
 	siteReads sync.Mutex           // held while a fact of the site is first read (site.go), so it is read once
@@ -100,14 +100,15 @@ func New(o Options) (*Connector, error) {
 	var id [4]byte
 	_, _ = rand.Read(id[:])
 	m := newMetrics()
+	p := &pauses{}
 	if o.ERP != nil {
-		o.ERP = erpEdge{ERPNext: o.ERP, m: m}
+		o.ERP = erpEdge{ERPNext: o.ERP, m: m, p: p}
 	}
 	c := &Connector{
 		cfg:        o.Config,
 		store:      o.Store,
 		erp:        o.ERP,
-		rzp:        razorpayEdgeOf(o.Razorpay, m),
+		rzp:        razorpayEdgeOf(o.Razorpay, m, p),
 		log:        o.Log,
 		now:        o.Now,
 		loc:        loc,
@@ -119,6 +120,7 @@ func New(o Options) (*Connector, error) {
 		roundOffs:  map[string][2]string{},
 		prInvoices: map[string]string{},
 		templates:  map[string]termsTemplate{},
+		pauses:     p,
 		metrics:    m,
 	}
 	m.reg.MustRegister(newStateCollector(c))
@@ -133,20 +135,17 @@ func (c *Connector) Wake() {
 	}
 }
 
-// Paused reports whether work is paused by a configuration fault (401/403 from ERPNext) and why.
-func (c *Connector) Paused() (bool, string) {
-	if c.now().UnixNano() < c.pausedUntil.Load() {
-		r, _ := c.pauseReason.Load().(string)
-		return true, r
-	}
-	return false, ""
-}
+// Paused reports whether work is paused by a configuration fault (ERPNext 401/403, Razorpay
+// refusing the API keys) and why. A pause holds from the refusal until a call to the system
+// that refused succeeds (pause.go); worker.pause_recheck only spaces the rechecks.
+func (c *Connector) Paused() (bool, string) { return c.pauses.state() }
 
-func (c *Connector) pause(reason string) {
-	until := c.now().Add(c.cfg.Worker.PauseRecheck.D())
-	c.pausedUntil.Store(until.UnixNano())
-	c.pauseReason.Store(reason)
-	c.log.Error().Str("reason", reason).Time("until", until).Msg("configuration fault: all work paused")
+// pause pauses all work after system refused the credentials, until a call to it succeeds;
+// the workers recheck after worker.pause_recheck.
+func (c *Connector) pause(system, reason string) {
+	recheck := c.now().Add(c.cfg.Worker.PauseRecheck.D())
+	c.pauses.refused(system, reason, recheck)
+	c.log.Error().Str("reason", reason).Time("recheck_at", recheck).Msg("configuration fault: all work paused")
 }
 
 // backoff is the capped exponential delay before attempt n+1 (n ≥ 1), with jitter in [d/2, d).

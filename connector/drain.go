@@ -37,7 +37,7 @@ func (c *Connector) DrainEvents(ctx context.Context, ids []int64, progress func(
 		go func(w int) {
 			defer wg.Done()
 			for !stop.Load() && ctx.Err() == nil {
-				if paused, _ := c.Paused(); paused {
+				if _, hold := c.pauses.holding(c.now()); hold {
 					sleep(ctx, poll)
 					continue
 				}

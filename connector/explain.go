@@ -77,14 +77,14 @@ func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanatio
 
 // explainFailure is the explanation of a read that failed: the worker's outcome for it, said.
 func (c *Connector) explainFailure(e *razorpay.Event, err error) *Explanation {
-	o, pause := c.outcomeOf(&InboxEvent{}, result{}, err)
+	o, refused := c.outcomeOf(&InboxEvent{}, result{}, err)
 	x := &Explanation{Event: e.Event, Key: e.BusinessKey(), Action: ExplainRetry}
 	why := o.LastError // what the worker would record
 	if why == "" {
 		why = err.Error()
 	}
 	switch {
-	case pause != "":
+	case refused != nil:
 		x.Reason = fmt.Sprintf("%s — the worker would pause all work (spending no attempt) and test the credentials again every %s", why, c.cfg.Worker.PauseRecheck.D())
 	case o.CountAttempt:
 		x.Reason = fmt.Sprintf("%s — the worker would try again after its backoff, counting an attempt (the event is dead after %d)", why, c.cfg.Worker.MaxAttempts)

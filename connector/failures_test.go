@@ -3,7 +3,9 @@ package connector_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,8 +109,74 @@ func TestAuthFailurePausesWithoutSpendingAttempts(t *testing.T) {
 		t.Errorf("Ready = %v %q %q while paused", ok, status, reason)
 	}
 	r.clock.advance(cfg.Worker.PauseRecheck.D())
-	if paused, _ := conn.Paused(); paused {
-		t.Error("still paused after pause_recheck")
+	if paused, _ := conn.Paused(); !paused {
+		t.Error("not paused once pause_recheck has passed, before any recheck: the pause holds until a call succeeds")
+	}
+}
+
+// refusingFront answers every ERPNext call with the site's own 401 (a wrong API secret) while
+// refuse is set, as a site whose credentials were revoked and then restored.
+func refusingFront(refuse *atomic.Bool) rigOption {
+	return withFront(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if refuse.Load() {
+				req.Header.Set("Authorization", "token "+erpKey+":wrong-secret")
+			}
+			h.ServeHTTP(w, req)
+		})
+	})
+}
+
+// A configuration pause is a state, not a deadline: the lapse of worker.pause_recheck only lets
+// the workers recheck, Paused and Ready say "paused" before the recheck, through a recheck that
+// is refused again and until the first call ERPNext accepts; that call ends it, and the event
+// books having spent no attempt.
+func TestPauseHoldsUntilARecheckSucceeds(t *testing.T) {
+	var refuse atomic.Bool
+	refuse.Store(true)
+	r := newRig(t, refusingFront(&refuse))
+	inv := r.invoice("Test Customer", "1000.00")
+	r.deliver("E1", captured(t, "pay_T3stPause00001", 50000, inv, nil))
+	recheck := r.cfg.Worker.PauseRecheck.D()
+	wantPaused := func(when string) {
+		t.Helper()
+		paused, why := r.conn.Paused()
+		if !paused || !strings.HasPrefix(why, "ERPNext refused the API credentials (ERPNext 401") || strings.Contains(why, "wrong-secret") {
+			t.Errorf("%s: paused %v %q, want paused for ERPNext's 401", when, paused, why)
+		}
+		if ok, status, _ := r.conn.Ready(context.Background()); ok || status != "paused" {
+			t.Errorf("%s: Ready %v %q, want not ready, paused", when, ok, status)
+		}
+	}
+	if n := r.work(); n != 1 {
+		t.Fatalf("processed %d events, want 1", n)
+	}
+	wantPaused("after the refusal")
+	r.clock.advance(recheck)
+	wantPaused("once pause_recheck has passed, before the recheck")
+	if n := r.work(); n != 1 {
+		t.Fatalf("recheck processed %d events, want 1", n)
+	}
+	if e := r.want("E1", connector.StatusPending, "paused: look up Payment Entry by reference_no pay_T3stPause00001: ERPNext 401"); e.Attempts != 0 || !e.NextAttemptAt.Equal(r.clock.now().Add(recheck)) {
+		t.Errorf("after a refused recheck: attempts %d, next in %s; want none spent, next in %s", e.Attempts, e.NextAttemptAt.Sub(r.clock.now()), recheck)
+	}
+	wantPaused("after a refused recheck")
+	refuse.Store(false)
+	r.clock.advance(recheck / 2)
+	wantPaused("with the credentials restored, before a call")
+	r.clock.advance(recheck / 2)
+	r.work()
+	if e := r.want("E1", connector.StatusDone); e.Attempts != 0 {
+		t.Errorf("booked after %d counted attempts, want 0 (rechecks spend none)", e.Attempts)
+	}
+	if paused, why := r.conn.Paused(); paused {
+		t.Errorf("still paused (%q) after ERPNext accepted a call", why)
+	}
+	if ok, status, _ := r.conn.Ready(context.Background()); !ok || status != "ready" {
+		t.Errorf("Ready %v %q after the pause ended, want ready", ok, status)
+	}
+	if n := len(r.entries("pay_T3stPause00001")); n != 1 {
+		t.Errorf("%d Payment Entries, want 1", n)
 	}
 }
 

@@ -90,9 +90,9 @@ func failed(op string, err error) error {
 // worker.max_attempts is dead, waiting for the next reconcile run (WaitReconcile): every counted
 // retry is a failure that may pass (5xx, timeout, connection, store).
 func (c *Connector) settle(ev *InboxEvent, res result, err error) Outcome {
-	o, pause := c.outcomeOf(ev, res, err)
-	if pause != "" {
-		c.pause(pause)
+	o, refused := c.outcomeOf(ev, res, err)
+	if refused != nil {
+		c.pause(refused.System, refused.pauseReason())
 	}
 	if len(res.warnings) > 0 {
 		o.LastError = strings.TrimPrefix(o.LastError+"; "+bodyWarnings(res.warnings), "; ")
@@ -108,11 +108,11 @@ func (c *Connector) settle(ev *InboxEvent, res result, err error) Outcome {
 // free text is read as absent, and the event goes on).
 func bodyWarnings(w []string) string { return "body warnings: " + strings.Join(w, "; ") }
 
-// outcomeOf is settle without its effects: the outcome, and why all work must pause ("" when
-// it need not).
-func (c *Connector) outcomeOf(ev *InboxEvent, res result, err error) (Outcome, string) {
+// outcomeOf is settle without its effects: the outcome, and the refusal of credentials that
+// must pause all work (nil when none).
+func (c *Connector) outcomeOf(ev *InboxEvent, res result, err error) (Outcome, *Failure) {
 	if err == nil {
-		return Outcome{Status: res.status, ResultDoctype: res.doctype, ResultName: res.name, LastError: res.note}, ""
+		return Outcome{Status: res.status, ResultDoctype: res.doctype, ResultName: res.name, LastError: res.note}, nil
 	}
 	var (
 		w  *waitError
@@ -123,21 +123,21 @@ func (c *Connector) outcomeOf(ev *InboxEvent, res result, err error) (Outcome, s
 	)
 	switch {
 	case errors.As(err, &w):
-		return Outcome{Status: StatusPending, NextAttemptAt: w.until, LastError: w.reason, WaitFor: w.on}, ""
+		return Outcome{Status: StatusPending, NextAttemptAt: w.until, LastError: w.reason, WaitFor: w.on}, nil
 	case errors.As(err, &p):
-		return Outcome{Status: StatusParked, LastError: p.reason, ResultDoctype: p.doctype, ResultName: p.name, WaitFor: p.on}, ""
+		return Outcome{Status: StatusParked, LastError: p.reason, ResultDoctype: p.doctype, ResultName: p.name, WaitFor: p.on}, nil
 	case errors.As(err, &mp):
-		return Outcome{Status: StatusParked, LastError: mp.Error()}, ""
+		return Outcome{Status: StatusParked, LastError: mp.Error()}, nil
 	case errors.As(err, &d):
-		return Outcome{Status: StatusDead, LastError: d.reason}, ""
+		return Outcome{Status: StatusDead, LastError: d.reason}, nil
 	case errors.As(err, &a):
-		return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: a.fence.Add(time.Second), LastError: a.Error()}, ""
+		return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: a.fence.Add(time.Second), LastError: a.Error()}, nil
 	}
 	return c.failureOutcome(ev, err)
 }
 
 // failureOutcome is outcomeOf for a failed call: a client's *Failure, or the store's error.
-func (c *Connector) failureOutcome(ev *InboxEvent, err error) (Outcome, string) {
+func (c *Connector) failureOutcome(ev *InboxEvent, err error) (Outcome, *Failure) {
 	op, cause := "", err
 	var se *stageError
 	if errors.As(err, &se) {
@@ -146,20 +146,20 @@ func (c *Connector) failureOutcome(ev *InboxEvent, err error) (Outcome, string) 
 	f := FailureOf(cause)
 	if errors.Is(cause, context.Canceled) || f != nil && f.Kind == FailCanceled {
 		// Shutdown interrupted the call: not the event's failure, so no attempt is spent.
-		return Outcome{Status: StatusPending, NextAttemptAt: c.now(), LastError: op + "interrupted by shutdown"}, ""
+		return Outcome{Status: StatusPending, NextAttemptAt: c.now(), LastError: op + "interrupted by shutdown"}, nil
 	}
 	if f == nil {
-		return c.retryOutcome(ev, 0, op+cause.Error()), ""
+		return c.retryOutcome(ev, 0, op+cause.Error()), nil
 	}
 	switch f.Kind {
 	case FailAuth:
-		return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(c.cfg.Worker.PauseRecheck.D()), LastError: "paused: " + op + f.reason()}, f.pauseReason()
+		return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(c.cfg.Worker.PauseRecheck.D()), LastError: "paused: " + op + f.reason()}, f
 	case FailRejected, FailNotFound, FailConflict:
-		return Outcome{Status: StatusParked, LastError: op + f.parkReason()}, ""
+		return Outcome{Status: StatusParked, LastError: op + f.parkReason()}, nil
 	case FailThrottled:
-		return c.throttledOutcome(f, op), ""
+		return c.throttledOutcome(f, op), nil
 	}
-	return c.retryOutcome(ev, f.RetryAfter, op+f.reason()), ""
+	return c.retryOutcome(ev, f.RetryAfter, op+f.reason()), nil
 }
 
 // throttledOutcome is the wait after the service asked for a slower pace (ERPNext or Razorpay

@@ -75,7 +75,8 @@ func (c *Connector) decideSettlement(ctx context.Context, e *razorpay.Event, st 
 
 // itemsWait is the plan while the settlement's items are not all booked: a park when one needs
 // a person (parked, dismissed, booked differently from Razorpay's row), else a wait that
-// queues the items never seen; nil when every item is booked.
+// queues the items never seen and is woken by the booking of one of them (itemsCheck.waitFor);
+// nil when every item is booked.
 func (c *Connector) itemsWait(pl *Plan, k itemsCheck, receivedAt time.Time) *Plan {
 	id := pl.Key
 	if len(k.stuck) > 0 {
@@ -97,6 +98,9 @@ func (c *Connector) itemsWait(pl *Plan, k itemsCheck, receivedAt time.Time) *Pla
 		parts = append(parts, "never seen (every webhook lost), queued from Razorpay: "+strings.Join(ids, ", "))
 		pl.QueueItems = k.queue
 	}
+	// The booking of k.waitFor wakes the settlement; the timer only bounds a wake lost (a crash
+	// between booking and wake-up, an item that ends parked instead).
+	pl.waitFor = k.waitFor
 	waited := c.now().Sub(receivedAt)
 	delay := min(max(waited/4, c.cfg.Worker.BackoffBase.D()), c.cfg.Worker.BackoffMax.D())
 	return pl.wait(c.now().Add(delay), fmt.Sprintf("settlement %s waits for its payments and refunds to be booked first; %s",

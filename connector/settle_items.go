@@ -23,6 +23,10 @@ type itemsCheck struct {
 	queue   []QueuedItem       // never seen: to be queued from Razorpay
 	waiting []string           // on their way: "pay_… (pending)"
 	stuck   []string           // need a person first: "pay_… is parked (…)"
+	// waitFor is what the settlement's wait names (Outcome.WaitFor): the booking of the last
+	// item queued, else of the last on its way — likely the last to be booked. Its booking
+	// wakes the settlement, which looks again (and waits for the next, if any is left).
+	waitFor string
 }
 
 // settlementItemsChunk bounds the names of one `name in` list of Payment Entries.
@@ -49,6 +53,7 @@ func (c *Connector) checkItems(ctx context.Context, sp mapping.Settlement, clear
 			continue
 		case err == nil:
 			k.waiting = append(k.waiting, it.ID+" (being booked)")
+			k.waitFor = waitBooked(kind, it.ID)
 			continue
 		case !errors.Is(err, ErrNotFound):
 			return k, failed("booking of "+it.ID, err)
@@ -61,6 +66,7 @@ func (c *Connector) checkItems(ctx context.Context, sp mapping.Settlement, clear
 		case state != "":
 			if strings.HasPrefix(state, "waiting") {
 				k.waiting = append(k.waiting, it.ID+" ("+strings.TrimPrefix(state, "waiting ")+")")
+				k.waitFor = waitBooked(kind, it.ID)
 			} else {
 				k.stuck = append(k.stuck, it.ID+" "+state)
 			}
@@ -69,6 +75,9 @@ func (c *Connector) checkItems(ctx context.Context, sp mapping.Settlement, clear
 		default:
 			k.queue = append(k.queue, QueuedItem{Kind: kind, ID: it.ID})
 		}
+	}
+	if n := len(k.queue); n > 0 {
+		k.waitFor = waitBooked(k.queue[n-1].Kind, k.queue[n-1].ID)
 	}
 	if len(k.queue) > 0 || len(k.waiting) > 0 || len(k.stuck) > 0 {
 		return k, nil

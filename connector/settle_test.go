@@ -133,9 +133,44 @@ func ist(t *testing.T) *time.Location {
 	return loc
 }
 
+// A settlement whose refund was never seen (its webhook not delivered) queues it from Razorpay
+// and waits for that refund's booking, which wakes it: it posts in the same pass, the clock
+// not moving.
+func TestSettlementWokenByItsRefund(t *testing.T) {
+	r := newSetlRig(t)
+	paid := r.pay(1, 250000, false)
+	r.flush()
+	rf := r.refund(1, paid, 50000)
+	st, err := r.rzp.SettleWith(razorpaysim.SettleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range r.rzp.State().Events {
+		if ev.Event == "settlement.processed" {
+			r.deliver(ev.ID, []byte(ev.Body))
+		}
+	}
+	if did, err := r.conn.ProcessNext(context.Background(), 0); !did || err != nil {
+		t.Fatalf("ProcessNext: %v %v", did, err)
+	}
+	ev := r.want(r.settlementEvent(st).EventID, connector.StatusPending, "queued from Razorpay: "+rf)
+	if ev.WaitFor != "refund:"+rf {
+		t.Fatalf("settlement waits for %q, want refund:%s", ev.WaitFor, rf)
+	}
+	if n := r.work(); n != 2 {
+		t.Fatalf("processed %d events, want the queued refund and the settlement it wakes", n)
+	}
+	r.want("reconcile:"+rf, connector.StatusDone)
+	r.want(ev.EventID, connector.StatusDone, "posted: 1 payments, 1 refunds")
+	if js := r.journals(st.UTR); len(js) != 1 {
+		t.Fatalf("journals %v, want one", names(js))
+	}
+}
+
 // A settlement that contains a payment whose webhooks were all lost: the settlement finds it
-// with neither a booking nor an inbox row, queues it from Razorpay (reconcile:<id>) and waits;
-// the payment is booked, then the settlement.
+// with neither a booking nor an inbox row, queues it from Razorpay (reconcile:<id>) and waits
+// for its receipt; the payment is booked, and its booking wakes the settlement, which posts at
+// once — the clock does not move, the settlement's own retry is minutes away.
 func TestSettlementBooksLostPaymentFirst(t *testing.T) {
 	r := newSetlRig(t)
 	seen := r.pay(1, 250000, false)
@@ -161,14 +196,14 @@ func TestSettlementBooksLostPaymentFirst(t *testing.T) {
 	if js := r.journals(st.UTR); len(js) != 0 || ev.Attempts != 0 {
 		t.Fatalf("posted %v before the lost payment was booked (attempts %d)", names(js), ev.Attempts)
 	}
-	r.work() // the queued payment
+	if ev.WaitFor != "receipt:"+lost || !ev.NextAttemptAt.After(r.clock.now()) {
+		t.Fatalf("settlement waits for %q until %s, want the receipt of %s, later than now", ev.WaitFor, ev.NextAttemptAt, lost)
+	}
+	if n := r.work(); n != 2 { // the queued payment, then the settlement it wakes
+		t.Fatalf("processed %d events, want the queued payment and the settlement", n)
+	}
 	r.one(lost)
 	r.want("reconcile:"+lost, connector.StatusDone)
-	if js := r.journals(st.UTR); len(js) != 0 {
-		t.Fatalf("posted %v before the settlement's wait was over", names(js))
-	}
-	r.clock.advance(time.Minute)
-	r.work()
 	r.want(ev.EventID, connector.StatusDone, "posted: 2 payments")
 	je := r.journal(st.UTR)
 	put := r.intoClearing(erpnextsim.RazorpayClearing, []string{seen, lost})

@@ -70,8 +70,9 @@ type Outcome struct {
 	// WaitFor names what ends the wait, so that whoever ends it wakes the row at once
 	// (Store.WakeWaiters) instead of the row sleeping until NextAttemptAt: "booking:<key>"
 	// (another worker's claim), "lock:<name>" (another worker's lock row), "receipt:<payment
-	// id>" (a refund waiting, or parked, for its receipt) or WaitReconcile (a dead row whose
-	// last failure was transient). "" for none.
+	// id>" (a refund waiting, or parked, for its receipt; a settlement waiting for one of its
+	// payments), "refund:<refund id>" (a settlement waiting for one of its refunds) or
+	// WaitReconcile (a dead row whose last failure was transient). "" for none.
 	WaitFor string
 }
 

@@ -8,9 +8,10 @@ import (
 
 // Waits that end when something else happens (DESIGN.md §4 step 7: "the waiter runs again as
 // soon as the holder lets go"). A job that waits for another worker's claim or lock row, or a
-// refund that waits (or parks) for its payment's receipt, names what it waits for in its
-// outcome (Outcome.WaitFor). Whoever ends the wait — the holder releasing its claim or lock,
-// the receipt being booked — wakes those rows through the store, so a waiter on another replica
+// refund that waits (or parks) for its payment's receipt, or a settlement that waits for its
+// payments and refunds, names what it waits for in its outcome (Outcome.WaitFor). Whoever ends
+// the wait — the holder releasing its claim or lock, the receipt or refund being booked —
+// wakes those rows through the store, so a waiter on another replica
 // is woken too; this process's idle workers are woken at once, other replicas' within their
 // worker.poll. Until then a waiter sleeps, and it re-polls at most every holderRecheck: a wake
 // lost to a crash between the release and the wake-up costs that much, no more. A waiter looks
@@ -21,10 +22,21 @@ import (
 // longer than the holder's own work; each re-poll is a few statements of the store.
 const holderRecheck = 30 * time.Second
 
-// What a row waits for (Outcome.WaitFor).
+// What a row waits for (Outcome.WaitFor): another worker's claim or lock row, a payment's
+// receipt booked (a refund, a settlement), a refund booked (a settlement).
 func waitBooking(key string) string     { return "booking:" + key }
 func waitLock(name string) string       { return "lock:" + name }
 func waitReceipt(payment string) string { return "receipt:" + payment }
+func waitRefund(refund string) string   { return "refund:" + refund }
+
+// waitBooked is what waits for the booking of key of kind (KindReceipt or KindRefund) to be
+// recorded: record wakes it (apply.go).
+func waitBooked(kind, key string) string {
+	if kind == KindRefund {
+		return waitRefund(key)
+	}
+	return waitReceipt(key)
+}
 
 // holderWait is when a waiter for a holder whose claim or lock lasts until fence runs again:
 // at the fence or after holderRecheck, whichever comes first, plus up to a second at random.

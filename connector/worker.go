@@ -41,8 +41,8 @@ func (c *Connector) drained() bool {
 func (c *Connector) work(ctx context.Context, worker int) {
 	poll := c.cfg.Worker.Poll.D()
 	for ctx.Err() == nil && !c.drained() {
-		if paused, _ := c.Paused(); paused {
-			sleep(ctx, time.Unix(0, c.pausedUntil.Load()).Sub(c.now()))
+		if recheck, hold := c.pauses.holding(c.now()); hold {
+			c.sleepPaused(ctx, recheck.Sub(c.now()))
 			continue
 		}
 		did, err := c.ProcessNext(ctx, worker)
@@ -60,6 +60,22 @@ func (c *Connector) work(ctx context.Context, worker int) {
 		case <-t.C:
 		}
 		t.Stop()
+	}
+}
+
+// sleepPaused waits d while work is paused, or until ctx ends or Drain is called (shutdown
+// while paused does not wait for the recheck). A webhook's Wake does not end it: the pause
+// holds new events too.
+func (c *Connector) sleepPaused(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-c.draining:
+	case <-t.C:
 	}
 }
 
@@ -168,12 +184,12 @@ func (c *Connector) recheckWait(ctx context.Context, waitFor string) {
 }
 
 // waitOver reports whether what waitFor names has ended: a claim no longer in flight (or past
-// its fence), a lock row no longer held, a receipt booked.
+// its fence), a lock row no longer held, a receipt or refund booked.
 func (c *Connector) waitOver(ctx context.Context, waitFor string) (bool, error) {
 	kind, key, _ := strings.Cut(waitFor, ":")
 	now := c.now()
 	switch kind {
-	case "booking", "receipt":
+	case "booking", "receipt", "refund":
 		b, err := c.store.GetBooking(ctx, key)
 		if errors.Is(err, ErrNotFound) {
 			return kind == "booking", nil
@@ -181,7 +197,7 @@ func (c *Connector) waitOver(ctx context.Context, waitFor string) (bool, error) 
 		if err != nil {
 			return false, err
 		}
-		if kind == "receipt" {
+		if kind != "booking" {
 			return b.State == BookingBooked, nil
 		}
 		return b.State != BookingInFlight || b.FenceUntil.Before(now), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,6 +61,51 @@ func TestRunBooksThenDrains(t *testing.T) {
 			t.Errorf("invoice %s outstanding %v", name, si["outstanding_amount"])
 		}
 	}
+}
+
+// Drain ends Run promptly while work is paused by a configuration fault: a paused worker's
+// sleep until the recheck (an hour here) ends on Drain, so shutdown does not wait for it.
+func TestDrainWhilePausedReturnsPromptly(t *testing.T) {
+	var refuse atomic.Bool
+	refuse.Store(true)
+	r := newRig(t, refusingFront(&refuse), withConfig(func(c *connector.Config) {
+		c.Workers = 2
+		c.Worker.Poll = connector.Duration(10 * time.Millisecond)
+		c.Worker.PauseRecheck = connector.Duration(time.Hour)
+	}))
+	r.deliver("P1", captured(t, "pay_T3stDrainPause1", 40000, r.invoice("Test Customer", "400.00"), nil))
+	r.work()
+	if paused, _ := r.conn.Paused(); !paused {
+		t.Fatal("not paused after ERPNext's 401")
+	}
+	ran := make(chan struct{})
+	go func() { r.conn.Run(context.Background()); close(ran) }()
+	// Both workers asleep in the pause, so Drain is not merely seen at the top of their loop.
+	eventually(t, "both workers asleep in the pause", func() bool { return goroutinesIn("connector.(*Connector).sleepPaused") == 2 })
+	asked := time.Now()
+	r.conn.Drain()
+	select {
+	case <-ran:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return within 30 s of Drain while paused for an hour")
+	}
+	t.Logf("Run returned %s after Drain while paused", time.Since(asked))
+	if e := r.event("P1"); e.Status != connector.StatusPending || e.Attempts != 0 {
+		t.Errorf("event %s with %d attempts, want pending with none spent", e.Status, e.Attempts)
+	}
+}
+
+// goroutinesIn counts the goroutines with fn in their stack.
+func goroutinesIn(fn string) int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, fn) {
+			n++
+		}
+	}
+	return n
 }
 
 // DrainEvents runs the worker's loop until the given rows are final.

@@ -7,8 +7,8 @@ import (
 
 // The Today chart is inline SVG drawn from integers: bar heights are minor units scaled by
 // integer division, so no amount passes through a float. Two bars per day (booked, then
-// captured or settled); a day whose two amounts differ is listed under the chart with the
-// difference, to the paisa.
+// captured or settled); on the booked vs captured chart a day whose two amounts differ is
+// listed under the chart with the difference, to the paisa.
 
 // Chart geometry, in SVG user units (the SVG scales to its box).
 const (
@@ -38,6 +38,9 @@ type chartView struct {
 	ExtraLabel      string // e.g. the clearing balance
 	ExtraValue      string
 	DaysWithoutDiff int
+	// NoDiffs: the two series are not meant to agree day by day (a settlement pays out net of
+	// fees and refunds a day or more after the receipts), so no day is listed as differing.
+	NoDiffs bool
 }
 
 type chartBar struct {
@@ -76,13 +79,15 @@ func moneyChart(s MoneySeries, loc *time.Location) chartView {
 	return v
 }
 
-// settlementChart draws booked vs settled, with the clearing balance beside it.
+// settlementChart draws booked vs settled, with the clearing balance beside it. Its days are
+// not compared: Razorpay settles net, days later, so what must agree is the clearing balance.
 func settlementChart(s Settlements, loc *time.Location) chartView {
 	days := make([]chartDay, len(s.Days))
 	for i, d := range s.Days {
 		days[i] = chartDay{day: d.Day, first: d.BookedMinor, second: d.SettledMinor}
 	}
 	v := drawChart(s.Currency, days, true, loc, "booked", "settled")
+	v.Diffs, v.DaysWithoutDiff, v.NoDiffs = nil, 0, true
 	v.ExtraLabel, v.ExtraValue = "clearing balance ("+s.ClearingAccount+")", formatMoney(s.ClearingBalanceMinor, s.Currency)
 	if s.ClearingUnknown != "" {
 		v.ExtraValue = "not read: " + s.ClearingUnknown

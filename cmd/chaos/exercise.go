@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	mrand "math/rand/v2"
+	"net/http"
 	"path/filepath"
 	"time"
 )
@@ -110,23 +113,51 @@ func (r *run) jitter(rnd *mrand.Rand) time.Duration {
 	return d*8/10 + time.Duration(rnd.Int64N(int64(d*4/10)+1))
 }
 
-// killMariaDB kills the run's MariaDB with SIGKILL, leaves it down 2 s and starts it again.
+// killMariaDB kills the run's MariaDB with SIGKILL, leaves it down until every replica's
+// /readyz reports the store unavailable (so each one has met the outage, bounded by
+// outageSeen), and starts it again.
 func (r *run) killMariaDB(ctx context.Context) error {
 	r.actions.Lock()
 	defer r.actions.Unlock()
 	r.log("kill -9 MariaDB")
 	r.db.kill9()
 	r.dbKills.Add(1)
-	time.Sleep(2 * time.Second)
+	down := time.Now()
+	if err := waitUntil(ctx, outageSeen, r.replicasSeeStoreDown, nil); err != nil {
+		r.log("MariaDB down: not every replica reported it within %s (%v); starting it again", outageSeen, err)
+	}
 	if err := r.db.start(ctx); err != nil {
 		return fmt.Errorf("restart MariaDB: %w", err)
 	}
-	r.log("MariaDB back")
+	r.log("MariaDB back (down %.1f s, until every replica reported it)", seconds(time.Since(down)))
 	return nil
 }
 
+// outageSeen bounds how long MariaDB stays down waiting for the replicas to notice.
+const outageSeen = 20 * time.Second
+
+// replicasSeeStoreDown reports whether every replica answers /readyz 503 "store unavailable".
+func (r *run) replicasSeeStoreDown() bool {
+	hc := &http.Client{Timeout: time.Second}
+	for _, rp := range r.reps {
+		resp, err := hc.Get("http://" + rp.admin + "/readyz")
+		if err != nil {
+			return false
+		}
+		var body struct{ Status string }
+		err = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusServiceUnavailable || body.Status != "store unavailable" {
+			return false
+		}
+	}
+	return true
+}
+
 // waitIdle waits until no inbox row is pending or processing on three polls in a row, a
-// second apart, and no late commit is still on its way to ERPNext.
+// second apart (the poll's interval, not a wait for something to happen: a row a replica is
+// about to write shows as pending or processing), and no late commit is still on its way to
+// ERPNext.
 func (r *run) waitIdle(ctx context.Context) error {
 	quiet := 0
 	lastLog := time.Now()

@@ -104,7 +104,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.lateWG.Add(1)
 		go func() {
 			defer p.lateWG.Done()
-			time.Sleep(delay)
+			time.Sleep(delay) // the fault itself: the request reaches ERPNext this late (not synchronisation)
 			if resp, err := p.forward(req, body, true); err == nil {
 				resp.Body.Close()
 			}

@@ -227,7 +227,8 @@ func (r *run) startReplicas(ctx context.Context) error {
 	return nil
 }
 
-// restart starts a killed replica again, retrying while the database is still coming back.
+// restart starts a killed replica again. A start that fails (serve exits while the database is
+// still coming back) is tried again once the database answers a ping (bounded), ten tries in all.
 func (r *run) restart(ctx context.Context, rp *replica) error {
 	var err error
 	for try := 0; try < 10 && ctx.Err() == nil; try++ {
@@ -237,7 +238,9 @@ func (r *run) restart(ctx context.Context, rp *replica) error {
 			}
 			return nil
 		}
-		time.Sleep(time.Second)
+		if werr := waitUntil(ctx, 60*time.Second, func() bool { return r.poll.PingContext(ctx) == nil }, nil); werr != nil {
+			return fmt.Errorf("%w (and the database did not answer: %v)", err, werr)
+		}
 	}
 	return err
 }

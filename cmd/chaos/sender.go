@@ -143,6 +143,7 @@ func (s *sender) run(ctx context.Context, plan []delivery, parallel int) {
 	var wg sync.WaitGroup
 	for _, d := range plan {
 		if wait := time.Until(start.Add(d.At)); wait > 0 {
+			// Pacing of the load generator: each delivery goes out at its planned time.
 			select {
 			case <-ctx.Done():
 			case <-time.After(wait):
@@ -215,6 +216,7 @@ func (s *sender) deliver(ctx context.Context, e recordedEvent, first int) {
 		} else {
 			s.failed.Add(1)
 		}
+		// Pacing: a retry after a failed delivery waits as Razorpay's sender would (doubling, ≤ 2 s).
 		select {
 		case <-ctx.Done():
 		case <-time.After(pause):

@@ -59,10 +59,14 @@ reconcile: {integration_requests: false}`)
 		if err := json.Unmarshal([]byte(out), &rep); err != nil || !rep.OK {
 			t.Fatalf("json %v: %s", err, out)
 		}
-		status := map[string]string{}
+		status, detail := map[string]string{}, map[string]string{}
 		for _, c := range rep.Checks {
-			status[c.Item] = c.Status
+			status[c.Item], detail[c.Item] = c.Status, c.Detail
 			t.Logf("%-4s %-45s %s", c.Status, c.Item, c.Detail)
+		}
+		// The user the key authenticates as, from frappe.auth.get_logged_user (R11).
+		if want := "ERPNext accepted the API key as " + erpnextsim.APIUser; detail["erpnext.credentials"] != want {
+			t.Errorf("erpnext.credentials %q, want %q", detail["erpnext.credentials"], want)
 		}
 		for _, item := range []string{"erpnext.credentials", "mapping.company", "mapping.mode_of_payment", "mapping.paid_to (from the Mode of Payment)",
 			"mapping.fees.fee_account", "mapping.fees.tax_account", "mapping.fees.cost_center", "erpnext.fiscal_year", "mapping.timezone",

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/browsertest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -94,10 +95,14 @@ func TestConsoleInBrowser(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.New(t)
 	// As in the README's walkthrough: the simulated API user, like a real Accounts User, may not
-	// read Integration Requests, so that sweep is off.
+	// read Integration Requests, so that sweep is off. Settlements are posted (fees as lines of
+	// the settlement's entry), so Today shows its settlement card.
 	e := newRzpEnv(t, "sqlite", "", func(c *connector.Config) {
 		c.AdminToken, c.Reconcile.IntegrationRequests = testAdminToken, false
-	})
+		c.Settlements.Enabled = true
+		c.Settlements.BankAccount, c.Settlements.BankAccountDoc, c.Settlements.AdjustmentsAccount = setlBankGL, setlBankDoc, setlAdjust
+		c.Settlements.FeeAccount, c.Settlements.TaxAccount = erpnextsim.FeeAccount, erpnextsim.GSTInputAccount
+	}, settlementSite)
 	ist, _ := time.LoadLocation(e.cfg.Mapping.Timezone)
 	now := time.Now()
 	seedHistory(t, e, now, ist)
@@ -132,15 +137,21 @@ const hostile = `<script>window.__pwned=1</script>`
 func browserLogin(t *testing.T, ctx context.Context, base string) {
 	do(t, ctx, "log in", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="token"]`)),
 		chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), testAdminToken),
-		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "Priya (accounts)"),
+		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "Priya Sharma"),
 		chromedp.Submit(chromedp.CSS(`input[name="token"]`)), chromedp.WaitVisible(chromedp.CSS(`.tiles`)))
-	if who := text(t, ctx, ".who"); who != "Priya (accounts) (console)" {
+	if who := text(t, ctx, ".who"); who != "Priya Sharma (console)" {
 		t.Errorf("logged in as %q", who)
 	}
 	if cookie := eval[string](t, ctx, "document.cookie"); strings.Contains(cookie, "rzp_console") {
 		t.Errorf("the session cookie is readable from JavaScript: %q", cookie)
 	}
 	shot(t, ctx, base+"/", "console-today.png", `!document.body.innerText.includes("reading Razorpay")`)
+	// The settlement card: booked vs settled, the clearing account holding today's ₹12,000.00
+	// receipt, and no day called a difference (settlements pay out net, a day later).
+	if card := text(t, ctx, "#settlements"); !strings.Contains(card, "clearing balance ("+erpnextsim.RazorpayClearing+"): ₹12,000.00") ||
+		!strings.Contains(card, "settled ₹") || strings.Contains(card, "differ") {
+		t.Errorf("settlement card:\n%s", card)
+	}
 	do(t, ctx, "parked list", chromedp.Navigate(base+"/events?status=parked"), chromedp.WaitVisible(chromedp.CSS(`table.events`)))
 	list := text(t, ctx, "table.events")
 	if !strings.Contains(list, "pay_T3stBrowser002") || !strings.Contains(list, "pay_T3stBrowser003") || strings.Contains(list, "pay_T3stBrowser001") {
@@ -195,7 +206,7 @@ func browserDismiss(t *testing.T, ctx context.Context, e *rzpEnv, base string) {
 	waitStatus(t, e.d, id3, connector.StatusDismissed)
 	rows, _ := e.d.db.FindEvents(context.Background(), "pay_T3stBrowser003")
 	for _, r := range rows {
-		if r.Status != connector.StatusDismissed || r.LastError != "dismissed by Priya (accounts) (console): test payment, refunded by hand" {
+		if r.Status != connector.StatusDismissed || r.LastError != "dismissed by Priya Sharma (console): test payment, refunded by hand" {
 			t.Errorf("%s %s after dismiss: %s %q", r.EventID, r.Event, r.Status, r.LastError)
 		}
 	}
@@ -256,6 +267,19 @@ func seedHistory(t *testing.T, e *rzpEnv, now time.Time, loc *time.Location) {
 		}
 		b.Doctype, b.Name = "Payment Entry", fmt.Sprintf("ACC-PAY-OLD-%05d", back)
 		if err := e.d.db.FinishBooking(context.Background(), b, at.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		// Razorpay settled it the next morning, net of its 2 % fee and the GST on it, and the
+		// connector posted the settlement's Journal Entry.
+		fee := amount * 2 / 100
+		setl := connector.Booking{BusinessKey: fmt.Sprintf("setl_T3stHist%06d", back), Kind: connector.KindSettlement, Owner: "seed",
+			FenceUntil: at.Add(24 * time.Hour), AmountMinor: amount - fee - fee*18/100, Currency: "INR"}
+		posted := time.Date(y, m, d-back+1, 10, 15, 0, 0, loc)
+		if _, _, err := e.d.db.ClaimBooking(context.Background(), setl, posted); err != nil {
+			t.Fatal(err)
+		}
+		setl.Doctype, setl.Name = "Journal Entry", fmt.Sprintf("ACC-JV-OLD-%05d", back)
+		if err := e.d.db.FinishBooking(context.Background(), setl, posted); err != nil {
 			t.Fatal(err)
 		}
 	}

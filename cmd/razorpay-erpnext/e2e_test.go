@@ -376,9 +376,8 @@ func TestERPNextAuthFailurePausesWithoutSpendingAttempts(t *testing.T) {
 	// The pause outlasts the test here, so /readyz is read inside it, never in the moment
 	// between a pause running out and the recheck's 401 renewing it.
 	t.Run("NotReadyWhilePaused", func(t *testing.T) {
-		// A paused worker sleeps through a drain until its pause ends (Connector.work, worker.go,
-		// does not watch Drain there), so shutdown would wait the whole drain grace.
-		e, d := startWithWrongSecret(t, time.Hour, func(d *daemon) { d.grace = 0 })
+		// A paused worker's sleep ends on Drain, so shutdown inside the hour does not wait for it.
+		e, d := startWithWrongSecret(t, time.Hour)
 		testtime.Until(t, "the event paused", func() bool {
 			rows, _ := d.db.FindEvents(context.Background(), "T3stEvtAuth001")
 			return len(rows) == 1 && strings.Contains(rows[0].LastError, "paused")
@@ -422,18 +421,17 @@ func (e *env) refusals() int {
 	return n
 }
 
-// The pause must hold until a recheck succeeds. Today Connector.Paused reads only pausedUntil,
-// which lapses one PauseRecheck after the 401 while the recheck (claim, call, 401) is still
-// under way: /readyz answers 200 in that moment, every recheck (4 of ~900 reads without -race,
-// 16 of ~450 with it, on a quiet machine; more under load). Unskip with the fix (branch core).
+// The pause holds until a recheck succeeds: /readyz stays 503 through every recheck, also in
+// the moment between the recheck time and the recheck's 401 (when Connector.Paused read only
+// the recheck time, it answered 200 there: 4 of ~900 reads without -race, 16 of ~450 with it).
 func TestReadyStaysUnreadyAcrossPauseRechecks(t *testing.T) {
 	t.Parallel()
-	t.Skip("known connector bug: /readyz answers 200 between a pause lapsing and its recheck's 401 (connector/connector.go Paused)")
-	_, d := startWithWrongSecret(t, 100*time.Millisecond)
+	e, d := startWithWrongSecret(t, 100*time.Millisecond)
 	testtime.Until(t, "the event paused", func() bool {
 		rows, _ := d.db.FindEvents(context.Background(), "T3stEvtAuth001")
 		return len(rows) == 1 && strings.Contains(rows[0].LastError, "paused")
 	})
+	before := e.refusals()
 	ready := 0
 	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
 		resp, err := http.Get("http://" + d.adm.Addr().String() + "/readyz")
@@ -445,8 +443,12 @@ func TestReadyStaysUnreadyAcrossPauseRechecks(t *testing.T) {
 			ready++
 		}
 	}
+	rechecks := e.refusals() - before
 	if ready > 0 {
-		t.Errorf("/readyz answered 200 %d times in 2 s of wrong credentials (about 20 rechecks)", ready)
+		t.Errorf("/readyz answered 200 %d times in 2 s of wrong credentials (%d rechecks)", ready, rechecks)
+	}
+	if rechecks < 2 {
+		t.Errorf("%d rechecks refused in 2 s at a 100 ms pause_recheck: the reads did not span rechecks", rechecks)
 	}
 }
 

@@ -1,0 +1,102 @@
+package connector
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A configuration fault (DESIGN.md §4 step 7: ERPNext answering 401/403, Razorpay refusing the
+// API keys) pauses all work. The pause is a state, not a deadline: it is held, per system, until
+// a call to the system that refused succeeds — a call begun after the refusal, so that an answer
+// already on its way when the refusal came does not end it. recheckAt only schedules the next
+// recheck: until then the workers claim nothing; from then on they claim events again, and the
+// first call to the refusing system ends the pause (it succeeds) or renews it (refused again, a
+// new recheckAt). So /readyz and the fault gauge say "paused" from the first refusal until the
+// credentials are seen to work, also while a recheck is under way (they used to answer ready
+// between a pause lapsing and its recheck's 401).
+
+// pauses is the configuration-fault state of a Connector. The zero value is not paused.
+type pauses struct {
+	gen  atomic.Int64 // bumped by each refusal; a call reads it when it starts (begin)
+	held atomic.Int32 // number of systems paused, read without the lock after every call
+
+	mu        sync.Mutex
+	by        map[string]pauseOf // system (SystemERPNext, SystemRazorpay) → its pause
+	recheckAt time.Time
+}
+
+// pauseOf is one system's pause: why, and the generation of the refusal that set it.
+type pauseOf struct {
+	reason string
+	gen    int64
+}
+
+// begin is what a call records when it starts, for succeeded.
+func (p *pauses) begin() int64 { return p.gen.Load() }
+
+// refused pauses system for reason (replacing an earlier reason of the same system) and
+// schedules the next recheck at recheckAt.
+func (p *pauses) refused(system, reason string, recheckAt time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.by == nil {
+		p.by = map[string]pauseOf{}
+	}
+	p.by[system] = pauseOf{reason: reason, gen: p.gen.Add(1)}
+	p.held.Store(int32(len(p.by)))
+	p.recheckAt = recheckAt
+}
+
+// succeeded ends system's pause after a call to it succeeded, when that call began (begin's
+// value gen) after the refusal that set the pause. It reports whether a pause ended.
+func (p *pauses) succeeded(system string, gen int64) bool {
+	if p.held.Load() == 0 {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q, ok := p.by[system]
+	if !ok || q.gen > gen {
+		return false
+	}
+	delete(p.by, system)
+	p.held.Store(int32(len(p.by)))
+	return true
+}
+
+// state reports whether work is paused and why: the reasons of the paused systems, in the
+// order of their names, joined by "; ".
+func (p *pauses) state() (bool, string) {
+	if p.held.Load() == 0 {
+		return false, ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.by) == 0 {
+		return false, ""
+	}
+	systems := make([]string, 0, len(p.by))
+	for s := range p.by {
+		systems = append(systems, s)
+	}
+	sort.Strings(systems)
+	reasons := make([]string, len(systems))
+	for i, s := range systems {
+		reasons[i] = p.by[s].reason
+	}
+	return true, strings.Join(reasons, "; ")
+}
+
+// holding reports whether workers must not claim at now — work is paused and its next recheck
+// is still ahead — and when that recheck is due.
+func (p *pauses) holding(now time.Time) (time.Time, bool) {
+	if p.held.Load() == 0 {
+		return time.Time{}, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.recheckAt, len(p.by) > 0 && now.Before(p.recheckAt)
+}
