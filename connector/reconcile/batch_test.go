@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -136,5 +137,40 @@ func insertRow(t *testing.T, db *store.DB, eventID, event, key string, status co
 		Status: status, LastError: reason, RawBody: []byte("{}")}
 	if _, err := db.InsertEvent(context.Background(), &r); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The report lists at most ListLimit items of each kind and says how many more it counted;
+// the rows left out of Queued are drained and counted all the same.
+func TestReconcileListsAreBounded(t *testing.T) {
+	reconcile.SetListLimit(t, 3)
+	e := newReconcileEnv(t, nil)
+	e.cfg.Reconcile.DrainTimeout = connector.Duration(30 * time.Second)
+	for i := 0; i < 5; i++ { // none names an invoice: each parks when drained
+		if _, err := e.sim.CreatePayment(razorpay.Payment{ID: payID(i), Amount: 50000, Currency: "INR", Method: "upi",
+			CreatedAt: e.now.Add(-time.Duration(10-i) * time.Minute).Unix()}, razorpaysim.PaymentOptions{Lose: true, NoOrder: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dry := e.reconcile(e.connector(), reconcile.Request{DryRun: true})
+	if dry.Payments.Queued != 5 || len(dry.Queued) != 3 || len(dry.Warnings) != 1 ||
+		dry.Warnings[0] != "2 more items queued (dry run: would queue) are counted but not listed (a report lists at most 3 of each kind); events list --status pending shows the inbox rows" {
+		t.Errorf("dry run: %d would queue, %d listed, warnings %q", dry.Payments.Queued, len(dry.Queued), dry.Warnings)
+	}
+	rep := e.reconcile(e.connector(), reconcile.Request{Drain: true})
+	if p := rep.Payments; p.Queued != 5 || p.Parked != 5 || p.Booked != 0 || p.Pending != 0 || len(rep.Queued) != 3 || len(rep.Parked) != 3 {
+		t.Errorf("payments %+v, %d listed queued, %d listed parked; want 5 queued and 5 parked, 3 of each listed", p, len(rep.Queued), len(rep.Parked))
+	}
+	for _, it := range rep.Parked {
+		if it.Status != string(connector.StatusParked) || !strings.Contains(it.Reason, "no invoice matched") {
+			t.Errorf("parked item %+v", it)
+		}
+	}
+	if w := strings.Join(rep.Warnings, "\n"); !strings.Contains(w, "2 more items queued") || !strings.Contains(w, "2 more items parked are counted but not listed") {
+		t.Errorf("warnings %q", rep.Warnings)
+	}
+	runs, err := e.db.ListReconcileRuns(context.Background(), 1)
+	if err != nil || len(runs) != 1 || runs[0].Parked != 5 || runs[0].Booked != 0 || runs[0].Scanned != 5 {
+		t.Errorf("run record %+v %v: want 5 scanned, 5 parked, none booked", runs, err)
 	}
 }

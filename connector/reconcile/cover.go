@@ -141,10 +141,10 @@ func (r *reconcileRun) judgeCovered(it Item, cv covered) bool {
 		cnt.InInbox++
 	case covParked:
 		cnt.Parked++
-		r.rep.Parked = append(r.rep.Parked, it)
+		r.listParked(it)
 	case covNotBooked:
 		cnt.NotBooked++
-		r.rep.NotBooked = append(r.rep.NotBooked, it)
+		r.listNotBooked(it)
 	case covDismissed:
 		cnt.AlreadyBooked++ // a person decided; nothing to do
 	default:

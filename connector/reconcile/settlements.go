@@ -84,7 +84,7 @@ func (r *reconcileRun) requeue(ctx context.Context, it Item, row *connector.Inbo
 		r.c.Wake()
 	}
 	cnt.Queued++
-	r.rep.Queued = append(r.rep.Queued, it)
+	r.listQueued(it)
 	return nil
 }
 

@@ -34,7 +34,7 @@ func (r *reconcileRun) enqueue(ctx context.Context, it Item, event string, body 
 	if r.req.DryRun {
 		it.Status = "would queue"
 		cnt.Queued++
-		r.rep.Queued = append(r.rep.Queued, it)
+		r.listQueued(it)
 		return nil
 	}
 	now := r.c.now().UTC()
@@ -56,7 +56,7 @@ func (r *reconcileRun) enqueue(ctx context.Context, it Item, event string, body 
 	}
 	it.rowID, it.Status = ev.ID, string(connector.StatusPending)
 	cnt.Queued++
-	r.rep.Queued = append(r.rep.Queued, it)
+	r.listQueued(it)
 	r.c.Wake()
 	return nil
 }
