@@ -178,6 +178,15 @@ type Store interface {
 	// BookingsForDocument returns the rows that name the ERPNext document doctype/name (a
 	// Payment Entry must account for one payment id only).
 	BookingsForDocument(ctx context.Context, doctype, name string) ([]Booking, error)
+	// BookingsByBusinessKeys is GetBooking for many keys at once (reconcile looks a page of
+	// payments up in one statement): the rows of keys in any state, keyed by business key; a
+	// key without a row is absent, and empty or repeated keys are ignored.
+	BookingsByBusinessKeys(ctx context.Context, keys []string) (map[string]Booking, error)
+	// EventsByBusinessKeys returns the inbox rows whose business_key is one of keys, grouped by
+	// key, each group oldest first (received_at, then id); keys without rows are absent. Only
+	// the status columns are read: RawBody is nil. Unlike FindEvents, an event id equal to a key
+	// does not match.
+	EventsByBusinessKeys(ctx context.Context, keys []string) (map[string][]InboxEvent, error)
 
 	// AcquireLock takes the named lock row for owner until expiresAt, or takes over an expired
 	// one, in one statement; re-acquiring one's own lock extends it. false when another owner

@@ -5,7 +5,7 @@
 // direct client, and one reconcile of 100,000 payments. Every figure is the median of several
 // runs; the output names the machine and the settings.
 //
-//	go run ./cmd/benchmark [--json] [--short] [--mariadb-dsn DSN] [--only LIST]
+//	go run ./cmd/benchmark [--json] [--short] [--mariadb-dsn DSN] [--only LIST] [--reconcile-payments N]
 //
 // MariaDB comes from --mariadb-dsn or TEST_MARIADB_DSN (a database is created per run and
 // dropped after); SQLite files live in a temporary directory. The daemon, the ERPNext
@@ -89,6 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 0, "runs per figure (median); default 3, 1 with --short")
 	only := fs.String("only", strings.Join(measurements, ","), "measurements to run: "+strings.Join(measurements, ","))
 	noSQLite := fs.Bool("no-sqlite", false, "leave SQLite out of (1)-(3)")
+	reconcileN := fs.Int("reconcile-payments", 0, "captured payments in (6); default 100000, 2000 with --short")
 	table := fs.String("table", "", "print the table of a report saved with --json from FILE; measure nothing")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -107,7 +108,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "benchmark: no MariaDB: set TEST_MARIADB_DSN or --mariadb-dsn (e.g. root@tcp(127.0.0.1:3306)/x?parseTime=true)")
 		return 2
 	}
+	if *reconcileN < 0 || *reconcileN > 0 && *reconcileN < 100 {
+		fmt.Fprintln(stderr, "benchmark: --reconcile-payments: want at least 100 (1 % of them are left unbooked)")
+		return 2
+	}
 	b := newBench(*short, *runs, stderr)
+	if *reconcileN > 0 {
+		b.reconcileN = *reconcileN
+	}
 	rep, err := b.run(ctx, *dsn, *bin, !*noSQLite, chosen)
 	if rep != nil {
 		if *asJSON {

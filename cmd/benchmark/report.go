@@ -111,7 +111,7 @@ func (r *Report) judgeTargets() {
 		judge(goal{"reconcile_100k_seconds", true, 60, ""}, r.Reconcile100kSeconds, r.Reconcile != nil),
 	}
 	if r.Reconcile != nil && !r.Reconcile100kMeasured {
-		r.Targets[len(r.Targets)-1].Note = fmt.Sprintf("scaled linearly from %d payments (--short): indicative only", r.Settings.ReconcilePayments)
+		r.Targets[len(r.Targets)-1].Note = fmt.Sprintf("scaled linearly from %d payments (--short or --reconcile-payments): indicative only", r.Settings.ReconcilePayments)
 	}
 }
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 )
@@ -122,5 +124,17 @@ func TestReportWithoutMeasurementsKeepsEveryFigure(t *testing.T) {
 	r.printTable(&table)
 	if !strings.Contains(table.String(), "NOT MEASURED") {
 		t.Fatalf("table:\n%s", table.String())
+	}
+}
+
+// A reconcile size under 100 cannot leave 1 % unbooked: the flag is refused (exit 2) before
+// anything is measured or built.
+func TestReconcilePaymentsFlag(t *testing.T) {
+	for _, arg := range []string{"-1", "99"} {
+		var stderr strings.Builder
+		if code := run(context.Background(), []string{"--reconcile-payments", arg, "--mariadb-dsn", "x"}, io.Discard, &stderr); code != 2 ||
+			!strings.Contains(stderr.String(), "--reconcile-payments: want at least 100") {
+			t.Errorf("--reconcile-payments %s: exit %d, %q; want 2 and the reason", arg, code, stderr.String())
+		}
 	}
 }

@@ -13,12 +13,16 @@ import (
 // reads how each ended and counts it: booked (done, or duplicate of a booking made meanwhile),
 // parked or dead (with the reason), skipped (not booked by this version), or still pending. A
 // retried row is not counted in the sweeps; one that ended parked or dead is listed as parked.
+// Queued rows left out of Report.Queued (ListLimit) are drained and counted all the same.
 func (r *reconcileRun) drain(ctx context.Context) error {
 	var ids []int64
 	for _, it := range append(append([]Item(nil), r.rep.Queued...), r.rep.Retried...) {
 		if it.rowID != 0 {
 			ids = append(ids, it.rowID)
 		}
+	}
+	for _, u := range r.unlisted.queuedRows {
+		ids = append(ids, u.id)
 	}
 	timeout := r.c.cfg.Reconcile.DrainTimeout.D()
 	if timeout <= 0 {
@@ -45,11 +49,12 @@ func (r *reconcileRun) drain(ctx context.Context) error {
 		}
 		it.Status, it.Reason, it.Result = string(ev.Status), ev.LastError, resultOf(ev)
 		if ev.Status == connector.StatusParked || ev.Status == connector.StatusDead {
-			r.rep.Parked = append(r.rep.Parked, *it)
+			r.listParked(*it)
 		}
 	}
-	for i := range r.rep.Queued {
-		it := &r.rep.Queued[i]
+	queued := r.rep.Queued // listParked and listNotBooked never touch it
+	for i := range queued {
+		it := &queued[i]
 		if it.rowID == 0 {
 			continue
 		}
@@ -58,19 +63,31 @@ func (r *reconcileRun) drain(ctx context.Context) error {
 			return fmt.Errorf("drain: read event %s: %w", it.EventID, err)
 		}
 		it.Status, it.Reason, it.Result = string(ev.Status), ev.LastError, resultOf(ev)
-		cnt := r.counts(it)
-		switch ev.Status {
-		case connector.StatusDone, connector.StatusDuplicate:
-			cnt.Booked++
-		case connector.StatusParked, connector.StatusDead:
-			cnt.Parked++
-			r.rep.Parked = append(r.rep.Parked, *it)
-		case connector.StatusSkipped, connector.StatusDismissed:
-			cnt.NotBooked++
-			r.rep.NotBooked = append(r.rep.NotBooked, *it)
-		default:
-			cnt.Pending++
+		r.ended(*it, ev.Status, r.counts(it))
+	}
+	for _, u := range r.unlisted.queuedRows {
+		ev, err := r.c.store.GetEvent(rctx, u.id)
+		if err != nil {
+			return fmt.Errorf("drain: read event %d: %w", u.id, err)
 		}
+		r.ended(itemOfRow(ev), ev.Status, u.cnt)
 	}
 	return nil
+}
+
+// ended counts a drained row by the status it ended in, and lists it when it needs a person
+// (parked or dead) or was not booked.
+func (r *reconcileRun) ended(it Item, status connector.Status, cnt *SweepCounts) {
+	switch status {
+	case connector.StatusDone, connector.StatusDuplicate:
+		cnt.Booked++
+	case connector.StatusParked, connector.StatusDead:
+		cnt.Parked++
+		r.listParked(it)
+	case connector.StatusSkipped, connector.StatusDismissed:
+		cnt.NotBooked++
+		r.listNotBooked(it)
+	default:
+		cnt.Pending++
+	}
 }

@@ -72,14 +72,15 @@ func (r *reconcileRun) integrationRequest(ctx context.Context, ir connector.Inte
 	if r.handled[d.PaymentID] {
 		return nil // a second Integration Request naming the same payment
 	}
-	cov, _, _, err := r.cover(ctx, d.PaymentID, connector.RouteReceipt)
+	cv, err := r.cover(ctx, d.PaymentID, connector.RouteReceipt)
 	if err != nil {
 		return err
 	}
-	if cov != uncovered {
+	if cv.cov != uncovered {
 		r.rep.IntegrationRequests.Scanned++
-		_, _, err := r.judge(ctx, base, connector.RouteReceipt)
-		return err
+		r.handled[d.PaymentID] = true
+		r.judgeCovered(base, cv)
+		return nil
 	}
 	var p *razorpay.Payment
 	err = r.retry(ctx, "get payment "+d.PaymentID, func() (err error) {

@@ -37,11 +37,15 @@ func (c *core) backoff(attempts int) time.Duration { return c.conn.Backoff(attem
 
 // reconcileRun is the state of one run.
 type reconcileRun struct {
-	c       *core
-	req     Request
-	rep     *Report
-	since   time.Time
-	handled map[string]bool // business keys this run queued or judged, across sweeps
+	c     *core
+	req   Request
+	rep   *Report
+	since time.Time
+	// handled are the business keys a sweep judged that a later sweep lists again (the
+	// payments of Integration Requests, settlements): those count once.
+	handled map[string]bool
+	// unlisted counts what the report's lists left out (ListLimit).
+	unlisted unlisted
 	// settlements are the processed settlements the settlement sweep listed, for the report.
 	settlements []razorpay.Settlement
 }
@@ -111,7 +115,7 @@ func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, 
 	if req.Drain {
 		run.Booked = t.Booked
 	}
-	run.Parked = len(rep.Parked) + len(rep.Authorized) + len(rep.Anomalies)
+	run.Parked = len(rep.Parked) + r.unlisted.parked + len(rep.Authorized) + len(rep.Anomalies)
 	finished := c.now()
 	run.FinishedAt = &finished
 	if runErr != nil {
@@ -157,8 +161,10 @@ func (r *reconcileRun) run(ctx context.Context) error {
 	return r.reportSettlements(ctx)
 }
 
-// summarise sets NeedsAttention: something is parked, authorized past its age, or anomalous.
+// summarise warns of items left out of the lists and sets NeedsAttention: something is
+// parked, authorized past its age, or anomalous.
 func (r *reconcileRun) summarise() {
+	r.warnUnlisted()
 	rep := r.rep
 	rep.NeedsAttention = len(rep.Parked) > 0 || len(rep.Authorized) > 0 || len(rep.Anomalies) > 0
 }

@@ -50,12 +50,12 @@ func (r *reconcileRun) settlement(ctx context.Context, st *razorpay.Settlement) 
 		return nil
 	}
 	r.settlements = append(r.settlements, *st)
-	cov, row, _, err := r.cover(ctx, st.ID, connector.RouteSettlement)
+	cv, err := r.cover(ctx, st.ID, connector.RouteSettlement)
 	if err != nil {
 		return err
 	}
-	if cov == covNotBooked && row != nil {
-		return r.requeue(ctx, it, row)
+	if cv.cov == covNotBooked && cv.row != nil {
+		return r.requeue(ctx, it, cv.row)
 	}
 	need, anyRow, err := r.judge(ctx, it, connector.RouteSettlement)
 	if err != nil || !need {
@@ -84,7 +84,7 @@ func (r *reconcileRun) requeue(ctx context.Context, it Item, row *connector.Inbo
 		r.c.Wake()
 	}
 	cnt.Queued++
-	r.rep.Queued = append(r.rep.Queued, it)
+	r.listQueued(it)
 	return nil
 }
 
@@ -139,13 +139,13 @@ func (r *reconcileRun) settlementLine(ctx context.Context, st *razorpay.Settleme
 	if r.c.cfg.Settlements.BankAccountDoc != "" {
 		line.Bank.State = connector.BankNotPosted
 	}
-	cov, row, _, err := r.cover(ctx, st.ID, connector.RouteSettlement)
+	cv, err := r.cover(ctx, st.ID, connector.RouteSettlement)
 	if err != nil {
 		return line, err
 	}
-	if row != nil {
+	if row := cv.row; row != nil {
 		line.Status, line.Reason = string(row.Status), row.LastError
-	} else if r.req.DryRun && cov == uncovered {
+	} else if r.req.DryRun && cv.cov == uncovered {
 		line.Status = "would queue"
 	}
 	b, err := r.c.store.GetBooking(ctx, st.ID)

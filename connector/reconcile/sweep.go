@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -20,99 +19,6 @@ const (
 	SourceIntegrationRequest = "integration_request"
 )
 
-// coverage is what the store already holds for a business key.
-type coverage int
-
-const (
-	uncovered coverage = iota
-	covDismissed
-	covNotBooked // a row the worker skipped (e.g. "not booked by this version")
-	covParked    // a parked or dead row: needs a person
-	covQueued    // a row pending or processing, or an in_flight claim
-	covBooked    // a booking, or a row done or duplicate
-)
-
-// cover reports how far key is on its way: the bookings row first, then the inbox rows of key
-// whose event has that route. row is the inbox row that decided (nil for a booking); anyRow
-// is true when some inbox row has key at all (then InsertEventIfNoKey would refuse, and a
-// synthetic row is inserted by its own event id instead).
-func (r *reconcileRun) cover(ctx context.Context, key string, route connector.Route) (cov coverage, row *connector.InboxEvent, anyRow bool, err error) {
-	b, err := r.c.store.GetBooking(ctx, key)
-	switch {
-	case err == nil && (b.State == connector.BookingBooked || b.State == connector.BookingVoid):
-		return covBooked, nil, true, nil
-	case err == nil:
-		cov = covQueued
-	case !errors.Is(err, connector.ErrNotFound):
-		return uncovered, nil, false, fmt.Errorf("read booking %s: %w", key, err)
-	}
-	rows, err := r.c.store.FindEvents(ctx, key)
-	if err != nil {
-		return uncovered, nil, false, fmt.Errorf("find inbox rows of %s: %w", key, err)
-	}
-	for i := range rows {
-		ev := &rows[i]
-		if ev.BusinessKey != key {
-			continue
-		}
-		anyRow = true
-		if connector.RouteOf(ev.Event) != route {
-			continue
-		}
-		var c coverage
-		switch ev.Status {
-		case connector.StatusDone, connector.StatusDuplicate:
-			c = covBooked
-		case connector.StatusPending, connector.StatusProcessing:
-			c = covQueued
-		case connector.StatusParked, connector.StatusDead:
-			c = covParked
-		case connector.StatusSkipped:
-			c = covNotBooked
-		case connector.StatusDismissed:
-			c = covDismissed
-		}
-		if c > cov {
-			cov, row = c, ev
-		}
-	}
-	return cov, row, anyRow, nil
-}
-
-// judge counts key by its coverage and returns true when it needs a synthetic row.
-func (r *reconcileRun) judge(ctx context.Context, it Item, route connector.Route) (need, anyRow bool, err error) {
-	cnt := r.counts(&it)
-	if r.handled[it.ID] {
-		cnt.InInbox++ // queued or judged earlier in this run, by another sweep
-		return false, true, nil
-	}
-	cov, row, anyRow, err := r.cover(ctx, it.ID, route)
-	if err != nil {
-		return false, false, err
-	}
-	r.handled[it.ID] = true
-	if row != nil {
-		it.EventID, it.Status, it.Reason, it.Result = row.EventID, string(row.Status), row.LastError, resultOf(row)
-	}
-	switch cov {
-	case covBooked:
-		cnt.AlreadyBooked++
-	case covQueued:
-		cnt.InInbox++
-	case covParked:
-		cnt.Parked++
-		r.rep.Parked = append(r.rep.Parked, it)
-	case covNotBooked:
-		cnt.NotBooked++
-		r.rep.NotBooked = append(r.rep.NotBooked, it)
-	case covDismissed:
-		cnt.AlreadyBooked++ // a person decided; nothing to do
-	default:
-		return true, anyRow, nil
-	}
-	return false, anyRow, nil
-}
-
 func resultOf(ev *connector.InboxEvent) string {
 	if ev.ResultName == "" {
 		return ""
@@ -128,7 +34,7 @@ func (r *reconcileRun) enqueue(ctx context.Context, it Item, event string, body 
 	if r.req.DryRun {
 		it.Status = "would queue"
 		cnt.Queued++
-		r.rep.Queued = append(r.rep.Queued, it)
+		r.listQueued(it)
 		return nil
 	}
 	now := r.c.now().UTC()
@@ -150,7 +56,7 @@ func (r *reconcileRun) enqueue(ctx context.Context, it Item, event string, body 
 	}
 	it.rowID, it.Status = ev.ID, string(connector.StatusPending)
 	cnt.Queued++
-	r.rep.Queued = append(r.rep.Queued, it)
+	r.listQueued(it)
 	r.c.Wake()
 	return nil
 }
@@ -167,45 +73,112 @@ func (r *reconcileRun) beforeSince(unix int64) bool {
 
 // sweepPayments pages Razorpay's payment list from the window start minus the lookback to the
 // window end (the list filters on created_at; a payment captured inside the window may have
-// been created up to 3 days before it) and queues every captured payment not yet on its way.
+// been created up to 3 days before it) and queues every captured payment not yet on its way,
+// looking each page up in the store at once (payments).
 func (r *reconcileRun) sweepPayments(ctx context.Context) error {
+	list := func(each func(*razorpay.Payment) error) error {
+		return r.c.rzp.ListPayments(ctx, r.rep.ListedFrom, r.rep.WindowTo, each)
+	}
+	return sweepPaged(ctx, r, "payments", list, func(p *razorpay.Payment) string { return p.ID }, captured,
+		func(page []*razorpay.Payment) error { return r.payments(ctx, page, SourceRazorpay, "", "") })
+}
+
+// sweepPaged runs a Razorpay listing (retried as a whole by retry; an entity passed twice
+// counts once) and hands the entities keep accepts to flush in pages of razorpay.PageSize, the
+// last one shorter: flush looks a page up in the store with one batched statement per table,
+// and only a page is held in memory. A flush error stops the listing and is returned.
+func sweepPaged[T any](ctx context.Context, r *reconcileRun, phase string, list func(each func(*T) error) error,
+	id func(*T) string, keep func(*T) bool, flush func([]*T) error) error {
 	seen := map[string]bool{}
-	n := 0
-	return r.retry(ctx, "list payments", func() error {
-		return r.c.rzp.ListPayments(ctx, r.rep.ListedFrom, r.rep.WindowTo, func(p *razorpay.Payment) error {
-			if seen[p.ID] || p.ID == "" || !captured(p) {
+	page := make([]*T, 0, razorpay.PageSize)
+	send := func() error {
+		if len(page) == 0 {
+			return nil
+		}
+		err := flush(page)
+		clear(page)
+		page = page[:0]
+		return err
+	}
+	return r.retry(ctx, "list "+phase, func() error {
+		err := list(func(v *T) error {
+			k := id(v)
+			if k == "" || seen[k] || !keep(v) {
 				return nil
 			}
-			seen[p.ID] = true
-			n++
-			r.progress("payments", n, 0)
-			return r.payment(ctx, p, SourceRazorpay, "", "")
+			seen[k] = true
+			r.progress(phase, len(seen), 0)
+			if page = append(page, v); len(page) == razorpay.PageSize {
+				return send()
+			}
+			return nil
 		})
+		if ferr := send(); ferr != nil {
+			return ferr
+		}
+		return err
 	})
 }
 
-// payment judges one captured payment and queues it when needed. paymentRequest, when set, is
-// put into the payment's notes as "payment_request" (the booking engine's Payment Request path).
+// payment judges one captured payment and queues it when needed (payments).
 func (r *reconcileRun) payment(ctx context.Context, p *razorpay.Payment, source, ir, paymentRequest string) error {
-	it := Item{Kind: KindPayment, ID: p.ID, Source: source, AmountMinor: p.Amount, Currency: p.Currency,
-		CreatedAt: time.Unix(p.CreatedAt, 0).UTC(), IntegrationRequest: ir, PaymentRequest: paymentRequest}
-	cnt := r.counts(&it)
-	cnt.Scanned++
-	if r.beforeSince(p.CreatedAt) {
-		cnt.BeforeSince++
-		return nil
+	return r.payments(ctx, []*razorpay.Payment{p}, source, ir, paymentRequest)
+}
+
+// payments judges captured payments, looked up in the store together (coverKeys: two
+// statements for the lot), and queues those not yet on their way. paymentRequest, when set, is
+// put into each payment's notes as "payment_request" (the booking engine's Payment Request
+// path). A payment of an Integration Request is remembered (handled), so that the list sweep
+// counts it once.
+func (r *reconcileRun) payments(ctx context.Context, ps []*razorpay.Payment, source, ir, paymentRequest string) error {
+	items, keys, kept := make([]Item, 0, len(ps)), make([]string, 0, len(ps)), make([]*razorpay.Payment, 0, len(ps))
+	for _, p := range ps {
+		it := Item{Kind: KindPayment, ID: p.ID, Source: source, AmountMinor: p.Amount, Currency: p.Currency,
+			CreatedAt: time.Unix(p.CreatedAt, 0).UTC(), IntegrationRequest: ir, PaymentRequest: paymentRequest}
+		if r.count(it, p.CreatedAt) {
+			items, keys, kept = append(items, it), append(keys, it.ID), append(kept, p)
+		}
 	}
-	need, anyRow, err := r.judge(ctx, it, connector.RouteReceipt)
-	if err != nil || !need {
+	covs, err := r.coverKeys(ctx, keys, connector.RouteReceipt)
+	if err != nil {
 		return err
 	}
-	var body []byte
-	if !r.req.DryRun {
-		if body, err = r.paymentEnvelope(ctx, p, paymentRequest); err != nil {
+	for i, it := range items {
+		if source == SourceIntegrationRequest {
+			r.handled[it.ID] = true
+		}
+		cv := covs[it.ID]
+		if !r.judgeCovered(it, cv) {
+			continue
+		}
+		var body []byte
+		if !r.req.DryRun {
+			if body, err = r.paymentEnvelope(ctx, kept[i], paymentRequest); err != nil {
+				return err
+			}
+		}
+		if err := r.enqueue(ctx, it, "payment.captured", body, cv.anyRow); err != nil {
 			return err
 		}
 	}
-	return r.enqueue(ctx, it, "payment.captured", body, anyRow)
+	return nil
+}
+
+// count counts it as scanned and reports whether it is to be looked up: not when it was
+// created before reconcile.since, nor when another sweep of this run judged it already (then
+// it counts as in the inbox).
+func (r *reconcileRun) count(it Item, createdAt int64) bool {
+	cnt := r.counts(&it)
+	cnt.Scanned++
+	switch {
+	case r.beforeSince(createdAt):
+		cnt.BeforeSince++
+		return false
+	case r.handled[it.ID]:
+		cnt.InInbox++ // queued or judged earlier in this run, by another sweep
+		return false
+	}
+	return true
 }
 
 // paymentEnvelope builds the body of a synthetic payment.captured row from the API entity,
@@ -235,54 +208,64 @@ func (r *reconcileRun) paymentEnvelope(ctx context.Context, p *razorpay.Payment,
 }
 
 // sweepRefunds queues every processed refund in the listed range not yet on its way, as a
-// synthetic refund.processed row carrying the refund and its payment.
+// synthetic refund.processed row carrying the refund and its payment, a page at a time.
 func (r *reconcileRun) sweepRefunds(ctx context.Context) error {
-	seen := map[string]bool{}
-	n := 0
-	return r.retry(ctx, "list refunds", func() error {
-		return r.c.rzp.ListRefunds(ctx, r.rep.ListedFrom, r.rep.WindowTo, func(rf *razorpay.Refund) error {
-			if seen[rf.ID] || rf.ID == "" || rf.Status != "processed" {
-				return nil
-			}
-			seen[rf.ID] = true
-			n++
-			r.progress("refunds", n, 0)
-			return r.refund(ctx, rf)
-		})
-	})
+	list := func(each func(*razorpay.Refund) error) error {
+		return r.c.rzp.ListRefunds(ctx, r.rep.ListedFrom, r.rep.WindowTo, each)
+	}
+	return sweepPaged(ctx, r, "refunds", list, func(rf *razorpay.Refund) string { return rf.ID },
+		func(rf *razorpay.Refund) bool { return rf.Status == "processed" }, func(page []*razorpay.Refund) error { return r.refunds(ctx, page) })
 }
 
-func (r *reconcileRun) refund(ctx context.Context, rf *razorpay.Refund) error {
-	it := Item{Kind: KindRefund, ID: rf.ID, Source: SourceRazorpay, AmountMinor: rf.Amount, Currency: rf.Currency,
-		CreatedAt: time.Unix(rf.CreatedAt, 0).UTC()}
-	cnt := r.counts(&it)
-	cnt.Scanned++
-	if r.beforeSince(rf.CreatedAt) {
-		cnt.BeforeSince++
-		return nil
+// refunds judges processed refunds, looked up in the store together, and queues those not
+// yet on their way (fetching each one's payment for the envelope).
+func (r *reconcileRun) refunds(ctx context.Context, rfs []*razorpay.Refund) error {
+	items, keys := make([]Item, 0, len(rfs)), make([]string, 0, len(rfs))
+	byID := make(map[string]*razorpay.Refund, len(rfs))
+	for _, rf := range rfs {
+		it := Item{Kind: KindRefund, ID: rf.ID, Source: SourceRazorpay, AmountMinor: rf.Amount, Currency: rf.Currency,
+			CreatedAt: time.Unix(rf.CreatedAt, 0).UTC()}
+		if r.count(it, rf.CreatedAt) {
+			items, keys, byID[rf.ID] = append(items, it), append(keys, it.ID), rf
+		}
 	}
-	need, anyRow, err := r.judge(ctx, it, connector.RouteRefund)
-	if err != nil || !need {
+	covs, err := r.coverKeys(ctx, keys, connector.RouteRefund)
+	if err != nil {
 		return err
 	}
-	var body []byte
-	if !r.req.DryRun {
-		var p *razorpay.Payment
-		if rf.PaymentID != "" {
-			err := r.retry(ctx, "get payment "+rf.PaymentID, func() (err error) {
-				p, err = r.c.rzp.GetPayment(ctx, rf.PaymentID)
+	for _, it := range items {
+		cv := covs[it.ID]
+		if !r.judgeCovered(it, cv) {
+			continue
+		}
+		var body []byte
+		if !r.req.DryRun {
+			if body, err = r.refundEnvelope(ctx, byID[it.ID]); err != nil {
 				return err
-			})
-			if err != nil {
-				p = nil
-				r.warn("refund %s: payment %s not fetched (%v); queued without it", rf.ID, rf.PaymentID, err)
 			}
 		}
-		if body, err = connector.SyntheticEvent(r.c.cfg.Razorpay.AccountID, "refund.processed", r.c.now(), p, nil, rf); err != nil {
+		if err := r.enqueue(ctx, it, "refund.processed", body, cv.anyRow); err != nil {
 			return err
 		}
 	}
-	return r.enqueue(ctx, it, "refund.processed", body, anyRow)
+	return nil
+}
+
+// refundEnvelope builds the body of a synthetic refund.processed row, with the refund's
+// payment as Razorpay answers it now (left out, with a warning, when it cannot be fetched).
+func (r *reconcileRun) refundEnvelope(ctx context.Context, rf *razorpay.Refund) ([]byte, error) {
+	var p *razorpay.Payment
+	if rf.PaymentID != "" {
+		err := r.retry(ctx, "get payment "+rf.PaymentID, func() (err error) {
+			p, err = r.c.rzp.GetPayment(ctx, rf.PaymentID)
+			return err
+		})
+		if err != nil {
+			p = nil
+			r.warn("refund %s: payment %s not fetched (%v); queued without it", rf.ID, rf.PaymentID, err)
+		}
+	}
+	return connector.SyntheticEvent(r.c.cfg.Razorpay.AccountID, "refund.processed", r.c.now(), p, nil, rf)
 }
 
 // reconcileReadAttempts bounds the retries of one Razorpay read (429, 5xx, transport).

@@ -1,0 +1,154 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
+// coverage is what the store already holds for a business key.
+type coverage int
+
+const (
+	uncovered coverage = iota
+	covDismissed
+	covNotBooked // a row the worker skipped (e.g. "not booked by this version")
+	covParked    // a parked or dead row: needs a person
+	covQueued    // a row pending or processing, or an in_flight claim
+	covBooked    // a booking, or a row done or duplicate
+)
+
+// covered is how far one business key is on its way. row is the inbox row that decided (nil
+// for a booking); anyRow is true when some inbox row has the key at all (then
+// InsertEventIfNoKey would refuse, and a synthetic row is inserted by its own event id instead).
+type covered struct {
+	cov    coverage
+	row    *connector.InboxEvent
+	anyRow bool
+}
+
+// coverKeys looks keys up in the store with at most two batched statements for the whole set
+// (each chunked by the store at 500 keys): the bookings rows, then, for the keys not booked or
+// void, their inbox rows (status columns only, never raw_body). A key that is booked or void is
+// covBooked whatever its inbox rows; otherwise its rows of route decide (coverOf). Every key
+// is in the map returned. Errors are the store's (ErrStoreUnavailable), wrapped.
+func (r *reconcileRun) coverKeys(ctx context.Context, keys []string, route connector.Route) (map[string]covered, error) {
+	out := make(map[string]covered, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	bookings, err := r.c.store.BookingsByBusinessKeys(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("read bookings of %d keys from %s: %w", len(keys), keys[0], err)
+	}
+	rest := make([]string, 0, len(keys))
+	for _, k := range keys {
+		b, ok := bookings[k]
+		switch {
+		case ok && (b.State == connector.BookingBooked || b.State == connector.BookingVoid):
+			out[k] = covered{cov: covBooked, anyRow: true}
+		case ok:
+			out[k] = covered{cov: covQueued} // an in_flight claim
+			rest = append(rest, k)
+		default:
+			out[k] = covered{}
+			rest = append(rest, k)
+		}
+	}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	rows, err := r.c.store.EventsByBusinessKeys(ctx, rest)
+	if err != nil {
+		return nil, fmt.Errorf("find inbox rows of %d keys from %s: %w", len(rest), rest[0], err)
+	}
+	for _, k := range rest {
+		out[k] = coverOf(out[k], k, rows[k], route)
+	}
+	return out, nil
+}
+
+// cover is coverKeys for one key.
+func (r *reconcileRun) cover(ctx context.Context, key string, route connector.Route) (covered, error) {
+	m, err := r.coverKeys(ctx, []string{key}, route)
+	if err != nil {
+		return covered{}, err
+	}
+	return m[key], nil
+}
+
+// coverOf raises cv by key's inbox rows: any row makes anyRow true; the rows of route count,
+// the furthest one deciding (done or duplicate > pending or processing > parked or dead >
+// skipped > dismissed).
+func coverOf(cv covered, key string, rows []connector.InboxEvent, route connector.Route) covered {
+	for i := range rows {
+		ev := &rows[i]
+		if ev.BusinessKey != key {
+			continue
+		}
+		cv.anyRow = true
+		if connector.RouteOf(ev.Event) != route {
+			continue
+		}
+		var c coverage
+		switch ev.Status {
+		case connector.StatusDone, connector.StatusDuplicate:
+			c = covBooked
+		case connector.StatusPending, connector.StatusProcessing:
+			c = covQueued
+		case connector.StatusParked, connector.StatusDead:
+			c = covParked
+		case connector.StatusSkipped:
+			c = covNotBooked
+		case connector.StatusDismissed:
+			c = covDismissed
+		}
+		if c > cv.cov {
+			cv.cov, cv.row = c, ev
+		}
+	}
+	return cv
+}
+
+// judge looks it up and counts it by its coverage (judgeCovered); it returns true when it
+// needs a synthetic row. A key judged earlier in this run by another sweep counts as in the
+// inbox and is not looked up again.
+func (r *reconcileRun) judge(ctx context.Context, it Item, route connector.Route) (need, anyRow bool, err error) {
+	if r.handled[it.ID] {
+		r.counts(&it).InInbox++ // queued or judged earlier in this run, by another sweep
+		return false, true, nil
+	}
+	cv, err := r.cover(ctx, it.ID, route)
+	if err != nil {
+		return false, false, err
+	}
+	r.handled[it.ID] = true
+	return r.judgeCovered(it, cv), cv.anyRow, nil
+}
+
+// judgeCovered counts it by cv and lists it when it needs a person (parked) or was skipped;
+// true when it needs a synthetic row.
+func (r *reconcileRun) judgeCovered(it Item, cv covered) bool {
+	cnt := r.counts(&it)
+	if row := cv.row; row != nil {
+		it.EventID, it.Status, it.Reason, it.Result = row.EventID, string(row.Status), row.LastError, resultOf(row)
+	}
+	switch cv.cov {
+	case covBooked:
+		cnt.AlreadyBooked++
+	case covQueued:
+		cnt.InInbox++
+	case covParked:
+		cnt.Parked++
+		r.listParked(it)
+	case covNotBooked:
+		cnt.NotBooked++
+		r.listNotBooked(it)
+	case covDismissed:
+		cnt.AlreadyBooked++ // a person decided; nothing to do
+	default:
+		return true
+	}
+	return false
+}
