@@ -17,7 +17,7 @@ const auditChunk = 100
 // Payment posted since the listed range's start that share one reference_no (compared with
 // exact case, spec/erpnext.md §3.6: ERPNext never checks), Sales Invoices and Payment Requests
 // paid beyond their total under different references (auditPaidTwice), and bookings made since then whose
-// ERPNext document is cancelled or gone. Failures become warnings: the audit never stops a run.
+// ERPNext document (Payment Entry or settlement Journal Entry) is cancelled or gone. Failures become warnings: the audit never stops a run.
 func (r *reconcileRun) audit(ctx context.Context) {
 	r.progress("audit", 0, 0)
 	if err := r.auditDuplicateReferences(ctx); err != nil {
@@ -67,54 +67,70 @@ func (r *reconcileRun) auditDuplicateReferences(ctx context.Context) error {
 	return nil
 }
 
+// auditedDoctypes are the documents a booking can name: Payment Entries (receipts, refunds)
+// and Journal Entries (settlements, issue 12).
+var auditedDoctypes = []string{frappe.DoctypePaymentEntry, frappe.DoctypeJournalEntry}
+
+// auditCancelledBookings reports each booking made since the listed range's start whose ERPNext
+// document (Payment Entry or Journal Entry) is cancelled (docstatus 2) or gone: one list call
+// per auditChunk names of a doctype.
 func (r *reconcileRun) auditCancelledBookings(ctx context.Context) error {
 	bookings, err := r.c.store.ListBookings(ctx, r.rep.ListedFrom)
 	if err != nil {
 		return err
 	}
 	byName := map[string]connector.Booking{}
-	var names []string
+	names := map[string][]string{}
 	for _, b := range bookings {
-		if b.Doctype != frappe.DoctypePaymentEntry || b.Name == "" {
+		if b.Name == "" {
 			continue
 		}
-		byName[b.Name] = b
-		names = append(names, b.Name)
+		byName[b.Doctype+"\x00"+b.Name] = b
+		names[b.Doctype] = append(names[b.Doctype], b.Name)
 	}
-	for start := 0; start < len(names); start += auditChunk {
-		chunk := names[start:min(start+auditChunk, len(names))]
-		var rows []struct {
-			Name      string `json:"name"`
-			Docstatus int    `json:"docstatus"`
-		}
-		err := r.c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
-			Fields:  []string{"name", "docstatus"},
-			Filters: []frappe.Filter{{"name", "in", chunk}},
-			All:     true,
-		}, &rows)
-		if err != nil {
-			return err
-		}
-		state := map[string]int{}
-		for _, row := range rows {
-			state[row.Name] = row.Docstatus
-		}
-		for _, name := range chunk {
-			b := byName[name]
-			ds, found := state[name]
-			what := ""
-			switch {
-			case !found:
-				what = "deleted"
-			case ds == frappe.DocstatusCancelled:
-				what = "cancelled"
-			default:
-				continue
+	for _, doctype := range auditedDoctypes {
+		all := names[doctype]
+		for start := 0; start < len(all); start += auditChunk {
+			if err := r.auditCancelledChunk(ctx, doctype, all[start:min(start+auditChunk, len(all))], byName); err != nil {
+				return err
 			}
-			r.rep.Anomalies = append(r.rep.Anomalies, Anomaly{Kind: AnomalyBookingCancelled, Documents: []string{name},
-				Detail: fmt.Sprintf("%s %s booked for %s was %s in ERPNext; it is not re-booked automatically (replay the event after checking the money)",
-					b.Doctype, name, b.BusinessKey, what)})
 		}
+	}
+	return nil
+}
+
+func (r *reconcileRun) auditCancelledChunk(ctx context.Context, doctype string, chunk []string, byName map[string]connector.Booking) error {
+	var rows []struct {
+		Name      string `json:"name"`
+		Docstatus int    `json:"docstatus"`
+	}
+	err := r.c.erp.List(ctx, doctype, frappe.ListOptions{
+		Fields:  []string{"name", "docstatus"},
+		Filters: []frappe.Filter{{"name", "in", chunk}},
+		All:     true,
+	}, &rows)
+	if err != nil {
+		return err
+	}
+	state := map[string]int{}
+	for _, row := range rows {
+		state[row.Name] = row.Docstatus
+	}
+	for _, name := range chunk {
+		b := byName[doctype+"\x00"+name]
+		ds, found := state[name]
+		what := ""
+		switch {
+		case !found:
+			what = "deleted"
+		case ds == frappe.DocstatusCancelled:
+			what = "cancelled"
+		default:
+			continue
+		}
+		r.rep.Anomalies = append(r.rep.Anomalies, Anomaly{Kind: AnomalyBookingCancelled, Documents: []string{name},
+			Detail: fmt.Sprintf("%s %s booked for %s was %s in ERPNext; it is not re-booked automatically (replay the event after checking the money)",
+				b.Doctype, name, b.BusinessKey, what)})
 	}
 	return nil
 }

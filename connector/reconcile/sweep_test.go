@@ -148,6 +148,28 @@ func TestReconcileAuditReports(t *testing.T) {
 	if err := e.db.FinishBooking(ctx, connector.Booking{BusinessKey: "pay_T3stAudit00002", Doctype: frappe.DoctypePaymentEntry, Name: cancelled}, e.now); err != nil {
 		t.Fatal(err)
 	}
+	// A settlement's Journal Entry cancelled in ERPNext, and one deleted (issue 12).
+	var je struct {
+		Name string `json:"name"`
+	}
+	if err := erp.Insert(ctx, frappe.DoctypeJournalEntry, map[string]any{"voucher_type": "Journal Entry", "company": erpnextsim.DefaultCompany,
+		"posting_date": today, "docstatus": 1, "accounts": []map[string]any{
+			{"account": erpnextsim.DefaultBank, "debit_in_account_currency": 100},
+			{"account": erpnextsim.CashAccount, "credit_in_account_currency": 100}}}, &je); err != nil {
+		t.Fatal(err)
+	}
+	if err := erp.Call(ctx, "frappe.client.cancel", map[string]any{"doctype": frappe.DoctypeJournalEntry, "name": je.Name}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, kn := range [][2]string{{"setl_T3stAudit0001", je.Name}, {"setl_T3stAudit0002", "ACC-JV-2026-99999"}} {
+		key, name := kn[0], kn[1]
+		if _, _, err := e.db.ClaimBooking(ctx, connector.Booking{BusinessKey: key, Kind: connector.KindSettlement, Owner: "t", FenceUntil: e.now}, e.now); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.FinishBooking(ctx, connector.Booking{BusinessKey: key, Doctype: frappe.DoctypeJournalEntry, Name: name}, e.now); err != nil {
+			t.Fatal(err)
+		}
+	}
 	before := len(e.site.Docs(frappe.DoctypePaymentEntry))
 	rep := e.reconcile(e.connector(), reconcile.Request{})
 	kinds := map[string][]reconcile.Anomaly{}
@@ -157,8 +179,10 @@ func TestReconcileAuditReports(t *testing.T) {
 	if d := kinds[reconcile.AnomalyDuplicateReference]; len(d) != 1 || strings.Join(d[0].Documents, ",") != a+","+b {
 		t.Errorf("duplicate reference_no %+v: want %s and %s", d, a, b)
 	}
-	if c := kinds[reconcile.AnomalyBookingCancelled]; len(c) != 1 || c[0].Documents[0] != cancelled || !strings.Contains(c[0].Detail, "was cancelled in ERPNext") {
-		t.Errorf("cancelled booking %+v", c)
+	if c := kinds[reconcile.AnomalyBookingCancelled]; len(c) != 3 || c[0].Documents[0] != cancelled || !strings.Contains(c[0].Detail, "was cancelled in ERPNext") ||
+		c[1].Documents[0] != je.Name || c[1].Detail != "Journal Entry "+je.Name+" booked for setl_T3stAudit0001 was cancelled in ERPNext; it is not re-booked automatically (replay the event after checking the money)" ||
+		c[2].Documents[0] != "ACC-JV-2026-99999" || !strings.Contains(c[2].Detail, "Journal Entry ACC-JV-2026-99999 booked for setl_T3stAudit0002 was deleted in ERPNext") {
+		t.Errorf("cancelled bookings %+v: want the Payment Entry, then the Journal Entry cancelled and the one deleted", c)
 	}
 	if after := len(e.site.Docs(frappe.DoctypePaymentEntry)); after != before || !rep.NeedsAttention {
 		t.Errorf("the audit changed ERPNext (%d → %d) or needs no attention", before, after)
