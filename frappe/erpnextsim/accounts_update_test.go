@@ -1,6 +1,7 @@
 package erpnextsim_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,47 @@ func TestClearingTypeDecidesClearance(t *testing.T) {
 	mustOK(t, h.do("PUT", clearingPath, map[string]any{"account_type": "Bank"}, as(limitedUser)...))
 	if got := settle("UTR00000000000002", "setl_00000000000002", "ACC-BTN-2026-00002", "ACC-JV-2026-00002"); got != nil {
 		t.Errorf("Bank-type clearing: clearance_date %v, want none", got)
+	}
+}
+
+// POST /__sim/setup/settlements makes what a settlement needs beyond the default chart, as the
+// System Manager made it on the recorded site (60-*), which the API user may not (a Bank: 403);
+// its answer names every account for config `settlements`; a second call creates nothing.
+func TestSetUpSettlementsControl(t *testing.T) {
+	h := newHarness(t, erpnextsim.Options{ClearingAccountType: "Cash"})
+	h.do("POST", "/api/resource/Bank", map[string]any{"bank_name": "HDFC Bank"}).expectError(t, 403, "PermissionError")
+	r := mustOK(t, h.do("POST", "/__sim/setup/settlements", nil, "Authorization", ""))
+	want := map[string]any{"bank": "HDFC Bank", "bank_account": "HDFC Bank - EC", "bank_account_doc": "HDFC Current - HDFC Bank",
+		"adjustments_account": "Razorpay Adjustments - EC", "fee_account": "Razorpay Fees - EC", "tax_account": "Input Tax GST - EC",
+		"clearing_account": "Razorpay Clearing - EC", "clearing_account_type": "Cash",
+		"created": []any{"Account HDFC Bank - EC", "Bank HDFC Bank", "Bank Account HDFC Current - HDFC Bank", "Account Razorpay Adjustments - EC"}}
+	if len(r.body) != len(want) {
+		t.Errorf("answer %s, want the keys of %v", r.raw, want)
+	}
+	for k, v := range want {
+		if fmt.Sprint(r.body[k]) != fmt.Sprint(v) {
+			t.Errorf("%s = %v, want %v", k, r.body[k], v)
+		}
+	}
+	ba := mustOK(t, h.do("GET", "/api/resource/Bank%20Account/HDFC%20Current%20-%20HDFC%20Bank", nil)).data()
+	if field(ba, "account") != erpnextsim.PayoutAccount || field(ba, "bank") != erpnextsim.PayoutBank || field(ba, "is_company_account") != "1" ||
+		field(ba, "company") != erpnextsim.DefaultCompany {
+		t.Errorf("Bank Account as the API user reads it: %v", ba)
+	}
+	for name, typ := range map[string]string{erpnextsim.PayoutAccount: "Bank", erpnextsim.AdjustmentsAccount: ""} {
+		a := mustOK(t, h.do("GET", "/api/resource/Account/"+strings.ReplaceAll(name, " ", "%20"), nil)).data()
+		if field(a, "account_type") != typ || field(a, "is_group") != "0" {
+			t.Errorf("%s: %v, want account_type %q", name, a, typ)
+		}
+	}
+	if a, _ := h.site.Doc("Account", erpnextsim.AdjustmentsAccount); field(a, "root_type") != "Expense" {
+		t.Errorf("adjustments account %v, want an Expense account", a)
+	}
+	again := mustOK(t, h.do("POST", "/__sim/setup/settlements", nil))
+	if fmt.Sprint(again.body["created"]) != "[]" || again.body["bank_account_doc"] != erpnextsim.PayoutBankAccount {
+		t.Errorf("second call: %s", again.raw)
+	}
+	if r := h.do("GET", "/__sim/setup/settlements", nil); r.status != 405 {
+		t.Errorf("GET: %d %s", r.status, r.raw)
 	}
 }
