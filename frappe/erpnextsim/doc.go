@@ -72,7 +72,9 @@
 // as a bank statement import makes them; get_linked_payments, reconcile_vouchers (with
 // ERPNext's rule that an entry is cleared only when every Bank-type GL row of it is allocated)
 // and get_balance_on; Payment Entries of type Internal Transfer. A test or the demo seeds a
-// Bank Account and imports Bank Transactions through the REST API, as a user would.
+// Bank Account and imports Bank Transactions through the REST API, as a user would;
+// SetUpSettlements (POST /__sim/setup/settlements) makes the recorded set-up in one call, and
+// PUT /api/resource/Account changes an account's type (accounts_update.go).
 //
 // # Money
 //
