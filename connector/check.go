@@ -77,6 +77,7 @@ func Check(ctx context.Context, cfg Config, erp ERPNext, rzp RazorpayLister, now
 		paidTo := k.modeOfPayment(ctx)
 		k.accounts(ctx, paidTo)
 		k.settlements(ctx, paidTo)
+		k.clearingType(ctx, paidTo)
 		k.costCenter(ctx)
 		k.fiscalYear(ctx)
 		k.frozen(ctx)
@@ -190,7 +191,7 @@ func (k *checker) modeOfPayment(ctx context.Context) string {
 	switch {
 	case acct == "" && m.PaidTo == "":
 		k.add("mapping.mode_of_payment", CheckFail, fmt.Sprintf("Mode of Payment %q has no account for company %q", m.ModeOfPayment, m.Company),
-			"add a row for the company with the Razorpay clearing (Bank) account in the Mode of Payment's Accounts table, or set mapping.paid_to")
+			"add a row for the company with the Razorpay clearing account (of type Cash) in the Mode of Payment's Accounts table, or set mapping.paid_to")
 	case acct == "":
 		k.add("mapping.mode_of_payment", CheckOK, fmt.Sprintf("Mode of Payment %q exists; it has no account for %q, mapping.paid_to is used", m.ModeOfPayment, m.Company), "")
 	default:

@@ -11,7 +11,12 @@ import (
 // existing ones, the Bank Account document, and the clearing account's type. A Journal Entry
 // is cleared by a bank reconciliation only when no other row of it is on a Bank-type account
 // (erpnext-recorded-settlement/70-je-get-after-reconcile, 72-je-get-after-reconcile-non-bank-
-// clearing), so a clearing account of type Bank with statement matching on is a warning.
+// clearing), so a clearing account of type Bank is a warning, with settlements on or off (the
+// receipts booked into it today are what a settlement entry later moves out of it), as the
+// README and config.example.yaml say: make it of type Cash. Cash is the one type that suits
+// both halves: `check` wants a receipt's paid_to of type Bank or Cash (ERPNext's own Payment
+// Entry and Mode of Payment forms offer only those), and only a non-Bank one lets the
+// settlement entry clear.
 
 func (k *checker) settlements(ctx context.Context, clearing string) {
 	s := k.cfg.Settlements
@@ -39,7 +44,6 @@ func (k *checker) settlements(ctx context.Context, clearing string) {
 			"set settlements.bank_account to the bank's own GL account; the clearing account is mapping.paid_to (or the Mode of Payment's account)")
 	}
 	k.bankAccountDoc(ctx)
-	k.clearingType(ctx, clearing)
 }
 
 // bankAccountDoc checks settlements.bank_account_doc: an ERPNext Bank Account of the company
@@ -70,21 +74,30 @@ func (k *checker) bankAccountDoc(ctx context.Context) {
 	}
 }
 
-// clearingType warns when the clearing account is of type Bank while statement matching is on.
+// clearingType warns when the clearing account (the receipts' paid_to) is of type Bank: with
+// settlements on, their Journal Entries are never cleared; with them off, they would not be once
+// turned on. A clearing account that does not exist was reported by the paid_to check already.
 func (k *checker) clearingType(ctx context.Context, clearing string) {
 	const key = "settlements (clearing account)"
 	if clearing == "" {
 		return
 	}
 	var a frappe.Account
-	if err := k.erp.Get(ctx, frappe.DoctypeAccount, clearing, &a); err != nil {
+	err := k.erp.Get(ctx, frappe.DoctypeAccount, clearing, &a)
+	switch {
+	case frappe.IsNotFound(err):
+		return
+	case err != nil:
 		k.unreadable(key, "Account "+clearing, err, "give the API user the Accounts User role")
 		return
 	}
-	if a.AccountType == "Bank" && k.cfg.Settlements.BankAccountDoc != "" {
-		k.add(key, CheckWarn, fmt.Sprintf("the clearing account %q is of type Bank: ERPNext never sets the clearance date of a settlement's Journal Entry while another of its rows is on a Bank-type account, so matched settlements stay uncleared in the Bank Reconciliation Statement", clearing),
-			"change the clearing account's Account Type to Cash (or none) in the Chart of Accounts; the Mode of Payment may keep it")
-		return
+	const fix = "change the clearing account's Account Type to Cash in the Chart of Accounts (README \"Accounts to create\"); receipts book the same and the Mode of Payment may keep it"
+	switch {
+	case a.AccountType == "Bank" && k.cfg.Settlements.Enabled:
+		k.add(key, CheckWarn, fmt.Sprintf("the clearing account %q is of type Bank: ERPNext never sets the clearance date of a settlement's Journal Entry while another of its rows is on a Bank-type account, so settlements stay uncleared in the Bank Reconciliation Statement even when matched with their bank line", clearing), fix)
+	case a.AccountType == "Bank":
+		k.add(key, CheckWarn, fmt.Sprintf("the clearing account %q is of type Bank: once settlements are on, their Journal Entries would never be cleared in the bank reconciliation (another of their rows is on a Bank-type account)", clearing), fix)
+	default:
+		k.add(key, CheckOK, fmt.Sprintf("the clearing account %q is of type %q: matched settlement entries are cleared", clearing, a.AccountType), "")
 	}
-	k.add(key, CheckOK, fmt.Sprintf("the clearing account %q is of type %q: matched settlement entries are cleared", clearing, a.AccountType), "")
 }

@@ -262,6 +262,9 @@ func TestSettlementMatchesBankStatement(t *testing.T) {
 	})
 	t.Run("AwaitingThenMatchedByReconcile", func(t *testing.T) {
 		r := newSetlRig(t)
+		if err := r.site.SetAccountType(erpnextsim.RazorpayClearing, "Bank"); err != nil { // the recorded site's
+			t.Fatal(err)
+		}
 		r.pay(1, 100000, false)
 		r.flush()
 		st := r.settle(razorpaysim.SettleOptions{})

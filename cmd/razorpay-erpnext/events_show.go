@@ -77,7 +77,11 @@ func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEv
 	}
 	if r.BusinessKey != "" {
 		if b, err := db.GetBooking(ctx, r.BusinessKey); err == nil {
-			field("booking", fmt.Sprintf("%s %s %s %s (%s)", b.State, b.Kind, b.Doctype, b.Name, b.Invoice))
+			line := fmt.Sprintf("%s %s %s %s", b.State, b.Kind, b.Doctype, b.Name)
+			if b.Invoice != "" { // a settlement's booking pays no invoice
+				line += " (" + b.Invoice + ")"
+			}
+			field("booking", line)
 		}
 	}
 	switch {

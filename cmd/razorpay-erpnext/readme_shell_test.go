@@ -25,7 +25,8 @@ type readmeShell struct {
 	stdin io.WriteCloser
 	lines chan string
 	steps int
-	bg    int // background steps started
+	bg    int               // background steps started
+	procs map[string]string // command of a background step → its pid file, while it may run
 }
 
 // startShell starts bash in dir with a clean environment: PATH, HOME, TMPDIR and the Go
@@ -53,7 +54,7 @@ func startShell(t *testing.T, dir string) *readmeShell {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &readmeShell{t: t, dir: dir, cmd: cmd, stdin: stdin, lines: make(chan string, 1024)}
+	s := &readmeShell{t: t, dir: dir, cmd: cmd, stdin: stdin, lines: make(chan string, 1024), procs: map[string]string{}}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -104,12 +105,22 @@ func (s *readmeShell) run(text string) []string {
 
 // background starts a step that keeps running (a simulator, the daemon) with its output in a
 // log file, as in a terminal of its own, and returns its output once done accepts it, the
-// process ended, or testtime.Bound passed.
+// process ended, or testtime.Bound passed. When the same command runs already, it is stopped
+// first, as a person presses Ctrl-C in its terminal before starting it again (SIGTERM by its
+// pid: bash starts background commands with SIGINT ignored), and waited for.
 func (s *readmeShell) background(text string, done func([]string) bool) []string {
 	s.t.Helper()
+	command := strings.TrimSpace(stripComments(text))
+	if pidFile, ok := s.procs[command]; ok {
+		s.run(fmt.Sprintf("kill -TERM \"$(cat %s)\" 2>/dev/null; true", pidFile))
+		if !testtime.Poll(testtime.Bound, func() bool { return !s.alive(pidFile) }) {
+			s.t.Fatalf("%s did not stop within %s of SIGTERM, to be started again", command, testtime.Bound)
+		}
+		s.run("rm -f " + pidFile) // stop() at the end must not signal a pid the system reuses
+	}
 	s.bg++
 	log := filepath.Join(s.dir, fmt.Sprintf("step-%d.log", s.bg))
-	command := strings.TrimSpace(stripComments(text))
+	s.procs[command] = log + ".pid"
 	s.run(fmt.Sprintf("%s </dev/null >%s 2>&1 &\necho $! >%s.pid", command, log, log))
 	var lines []string
 	testtime.Poll(testtime.Bound, func() bool {
@@ -121,7 +132,8 @@ func (s *readmeShell) background(text string, done func([]string) bool) []string
 }
 
 // alive reports whether the process whose pid is in file still runs (kill -0 through bash
-// would race the steps; /proc is enough on Linux, and elsewhere it is assumed alive).
+// would race the steps; /proc is enough on Linux, and elsewhere it is assumed alive). A
+// zombie bash has not reaped yet has ended.
 func (s *readmeShell) alive(file string) bool {
 	pid, err := os.ReadFile(file)
 	if err != nil {
@@ -130,8 +142,13 @@ func (s *readmeShell) alive(file string) bool {
 	if _, err := os.Stat("/proc"); err != nil {
 		return true
 	}
-	_, err = os.Stat("/proc/" + strings.TrimSpace(string(pid)))
-	return err == nil
+	stat, err := os.ReadFile("/proc/" + strings.TrimSpace(string(pid)) + "/stat")
+	if err != nil {
+		return false
+	}
+	// "pid (comm) state …": the state follows the last ')'.
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
 // stop ends the background processes the walkthrough started (SIGTERM, each by its pid, then

@@ -16,16 +16,18 @@ import (
 
 // The README's walkthrough, run as written: every ```sh block the README marks with
 // <!-- walkthrough --> ("Trying `serve` against the simulator", the reconcile try-it, the
-// console try-it), in README order, in one bash, with its ports swapped for free ones. Each
-// command's output is checked against the `#>` lines the README shows under it (a command
-// with none must print nothing), so the walkthrough cannot drift from what the binary does.
+// settlement try-it of "For accountants: settlements", the console try-it), in README order,
+// in one bash, with its ports swapped for free ones. Each command's output is checked against
+// the `#>` lines the README shows under it (a command with none must print nothing), so the
+// walkthrough cannot drift from what the binary does.
 
 const walkthroughMarker = "<!-- walkthrough -->"
 
 // readmeUnit is one step of a walkthrough block: the shell text up to the next `#>` lines,
 // and those lines (what it prints). A step that starts `./rzp simulate` or `./rzp serve`
-// keeps running ("in its own terminal"): it runs in the background and its first lines of
-// output are checked.
+// keeps running ("in its own terminal"): it is a step of its own, runs in the background and
+// its first lines of output are checked. Starting a command that already runs in the
+// background stands for stopping it in its terminal (Ctrl-C) and starting it again.
 type readmeUnit struct {
 	text       string
 	want       []string
@@ -33,25 +35,38 @@ type readmeUnit struct {
 	line       int // in README.md, for messages
 }
 
+// walkthroughSections are the README sections ("## " headings) whose try-its the walkthrough
+// must run: a marker taken off one of them fails the test instead of letting it rot.
+var walkthroughSections = []string{"Trying `serve` against the simulator", "Reconcile: nothing silently missing",
+	"For accountants: settlements", "Console"}
+
+// keepsRunning reports whether a step's first command is one that runs in its own terminal.
+func keepsRunning(text string) bool {
+	first := strings.TrimSpace(stripComments(text))
+	return strings.HasPrefix(first, "./rzp simulate ") || strings.HasPrefix(first, "./rzp serve ")
+}
+
 // walkthroughUnits splits the marked blocks of readme into units.
 func walkthroughUnits(t *testing.T, readme string) []readmeUnit {
 	t.Helper()
 	lines := strings.Split(readme, "\n")
 	var units []readmeUnit
-	blocks := 0
+	section, marked := "", map[string]bool{}
 	for i := 0; i < len(lines); i++ {
+		if h, ok := strings.CutPrefix(lines[i], "## "); ok {
+			section = strings.TrimSpace(h)
+		}
 		if strings.TrimSpace(lines[i]) != walkthroughMarker {
 			continue
 		}
+		marked[section] = true
 		if i+1 >= len(lines) || strings.TrimSpace(lines[i+1]) != "```sh" {
 			t.Fatalf("README.md:%d: %s must be followed by a ```sh block", i+1, walkthroughMarker)
 		}
-		blocks++
 		var u readmeUnit
 		flush := func() {
 			if strings.TrimSpace(stripComments(u.text)) != "" {
-				first := strings.TrimSpace(stripComments(u.text))
-				u.background = strings.HasPrefix(first, "./rzp simulate ") || strings.HasPrefix(first, "./rzp serve ")
+				u.background = keepsRunning(u.text)
 				units = append(units, u)
 			}
 			u = readmeUnit{}
@@ -62,7 +77,7 @@ func walkthroughUnits(t *testing.T, readme string) []readmeUnit {
 				u.want = append(u.want, strings.TrimPrefix(out, " "))
 				continue
 			}
-			if len(u.want) > 0 {
+			if len(u.want) > 0 || (keepsRunning(l) && strings.TrimSpace(stripComments(u.text)) != "") {
 				flush()
 			}
 			if u.text == "" {
@@ -72,8 +87,10 @@ func walkthroughUnits(t *testing.T, readme string) []readmeUnit {
 		}
 		flush()
 	}
-	if blocks < 3 {
-		t.Fatalf("README.md marks %d blocks with %s; the walkthrough, the reconcile and the console try-its are expected", blocks, walkthroughMarker)
+	for _, want := range walkthroughSections {
+		if !marked[want] {
+			t.Fatalf("README.md marks no block of section %q with %s; the try-its of %q are expected", want, walkthroughMarker, walkthroughSections)
+		}
 	}
 	return units
 }

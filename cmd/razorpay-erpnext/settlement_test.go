@@ -184,6 +184,10 @@ func TestSettlementThroughTheDaemon(t *testing.T) {
 		if len(statuses) != 2 || statuses["reconcile:"+st.ID] != "done Journal Entry "+name {
 			t.Errorf("settlement rows in events list: %v; want reconcile:%s done Journal Entry %s and the webhook a duplicate", statuses, st.ID, name)
 		}
+		code, out, _ = run(t, e.secret, "events", "show", "--config", path, st.ID)
+		if want := "\nbooking:         booked settlement Journal Entry " + name + "\n"; code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("events show %s: exit %d, want %q (no invoice in brackets):\n%s", st.ID, code, want, out)
+		}
 		rowsOf, err := e.d.db.FindEvents(context.Background(), st.ID)
 		if err != nil || len(rowsOf) != 2 || rowsOf[1].Status != connector.StatusDuplicate {
 			t.Errorf("rows of %s: %+v %v", st.ID, rowsOf, err)

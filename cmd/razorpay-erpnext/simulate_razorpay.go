@@ -104,7 +104,7 @@ account with captured payments, without webhooks, for reconcile at scale.`,
 	f.StringVar(&secret, "secret", "", "webhook secret that signs every body (razorpay.webhook_secrets)")
 	f.StringVar(&account, "account-id", "", "account_id of every envelope (razorpay.account_id); default random")
 	f.Float64Var(&scale, "time-scale", 1, "compress the ~24 h webhook retry ladder: 0.001 runs it in ~82 s")
-	f.Int64Var(&seed, "seed", 0, "seed for ids, shuffles and injected errors")
+	f.Int64Var(&seed, "seed", 0, "seed for ids, shuffles and injected errors (the same seed, the same ids); 0: random per start")
 	f.Float64Var(&errorRate, "error-rate", 0, "fault: chance (0..1) that an API request is answered 500, 502 or 504")
 	f.DurationVar(&listLag, "list-lag", 0, "fault: payments, refunds and settlements younger than this are missing from the lists")
 	f.IntVar(&seedPayments, "seed-payments", 0, "start with N captured INR payments (₹500.00) spread over the last 24 h, without webhooks")

@@ -279,7 +279,9 @@ reconcile: {since: 2026-01-01}
 	for _, want := range []string{
 		"settlements.bank_account: required when settlements.enabled",
 		"settlements.adjustments_account: required",
-		"settlements.fee_account, settlements.tax_account: required when settlements.enabled and mapping.fees.mode is none",
+		"settlements.fee_account, settlements.tax_account: required when settlements.enabled and mapping.fees.mode is none " +
+			"(the fee and its GST are booked with the settlement): set settlements.fee_account and settlements.tax_account, " +
+			"or mapping.fees.fee_account and mapping.fees.tax_account (used when the settlements keys are empty)",
 		"settlements.enabled: needs razorpay.key_id and razorpay.key_secret",
 		"settlements.since: 2025-12-31 is before reconcile.since 2026-01-01",
 		"settlements.window: must be positive",
@@ -296,6 +298,24 @@ reconcile: {since: 2026-01-01}
 	}
 	if fee, tax := cfg.Settlements.Fees(cfg.Mapping); fee != "Razorpay Fees - EC" || tax != "Input Tax GST - EC" {
 		t.Errorf("fee accounts %q %q", fee, tax)
+	}
+
+	// The other way the message names: mapping.fees' accounts with fees.mode none.
+	complete := "settlements: {enabled: true, bank_account: HDFC Bank - EC, adjustments_account: Razorpay Adjustments - EC}\n"
+	cfg, _, err = config.Parse([]byte(strings.Replace(base, "mapping: {company: Example Company}",
+		`mapping: {company: Example Company, fees: {mode: none, fee_account: Razorpay Fees - EC, tax_account: Input Tax GST - EC}}`, 1)+complete), vars)
+	if err != nil {
+		t.Fatalf("fees mode none with mapping.fees' accounts: %v", err)
+	}
+	if fee, tax := cfg.Settlements.Fees(cfg.Mapping); fee != "Razorpay Fees - EC" || tax != "Input Tax GST - EC" {
+		t.Errorf("fee accounts from mapping.fees: %q %q", fee, tax)
+	}
+	// Only the GST account missing: only it is named, both ways.
+	_, _, err = config.Parse([]byte(base+strings.Replace(complete, "}", ", fee_account: Razorpay Fees - EC}", 1)), vars)
+	want := "settlements.tax_account: required when settlements.enabled and mapping.fees.mode is none (the fee and its GST are booked " +
+		"with the settlement): set settlements.tax_account, or mapping.fees.tax_account (used when the settlements keys are empty)"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "settlements.fee_account") {
+		t.Errorf("only the tax account missing: %v\nwant %q and no settlements.fee_account", err, want)
 	}
 }
 

@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Settlements is config `settlements` (DESIGN.md §5, §7): each processed Razorpay settlement
 // becomes one Journal Entry (Bank Entry) moving its money from the clearing account (the
@@ -71,8 +75,8 @@ func (s Settlements) validate(c Config) []string {
 	if s.AdjustmentsAccount == "" {
 		p.add("settlements.adjustments_account: required when settlements.enabled (Razorpay adjustments and dispute deductions)")
 	}
-	if fee, tax := s.Fees(c.Mapping); fee == "" || tax == "" {
-		p.add("settlements.fee_account, settlements.tax_account: required when settlements.enabled and mapping.fees.mode is none (the fee and its GST are booked with the settlement)")
+	if msg := s.missingFeeAccounts(c.Mapping); msg != "" {
+		p.add("%s", msg)
 	}
 	if c.Razorpay.KeyID == "" || c.Razorpay.KeySecret == "" {
 		p.add("settlements.enabled: needs razorpay.key_id and razorpay.key_secret (a settlement's rows are read from Razorpay's API)")
@@ -81,4 +85,24 @@ func (s Settlements) validate(c Config) []string {
 		p.add("settlements.since: %s is before reconcile.since %s; a settlement would wait for payments the connector never books", s.Since, c.Reconcile.Since)
 	}
 	return p
+}
+
+// missingFeeAccounts is the problem of a fee or GST account that neither settlements nor
+// mapping.fees names, naming both ways to set each missing one (the settlement's accounts
+// default to mapping.fees'); "" when both are known.
+func (s Settlements) missingFeeAccounts(m Mapping) string {
+	fee, tax := s.Fees(m)
+	var ours, theirs []string
+	if fee == "" {
+		ours, theirs = append(ours, "settlements.fee_account"), append(theirs, "mapping.fees.fee_account")
+	}
+	if tax == "" {
+		ours, theirs = append(ours, "settlements.tax_account"), append(theirs, "mapping.fees.tax_account")
+	}
+	if len(ours) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: required when settlements.enabled and mapping.fees.mode is none (the fee and its GST are booked with the settlement): "+
+		"set %s, or %s (used when the settlements keys are empty)",
+		strings.Join(ours, ", "), strings.Join(ours, " and "), strings.Join(theirs, " and "))
 }

@@ -3,8 +3,10 @@ package erpnextsim
 import "strings"
 
 // chart is the recorded site's chart of accounts in tree order (recording
-// 03-list-limit-page-length-0-account), plus GSTInputAccount. One account per
-// line, indented by depth: "name|G(roup)|root_type|account_type".
+// 03-list-limit-page-length-0-account), plus GSTInputAccount, with one change:
+// "Razorpay Clearing" is of type Cash, as the README tells a site to make it (the
+// recorded site's was Bank: Options.ClearingAccountType). One account per line,
+// indented by depth: "name|G(roup)|root_type|account_type".
 const chart = `
 Application of Funds (Assets)|G|Asset|
  Current Assets|G||
@@ -13,7 +15,7 @@ Application of Funds (Assets)|G|Asset|
    Debtors USD|||Receivable
   Bank Accounts|G||Bank
    Bank Account|||Bank
-   Razorpay Clearing|||Bank
+   Razorpay Clearing|||Cash
   Cash In Hand|G||Cash
    Cash|||Cash
   Loans and Advances (Assets)|G||

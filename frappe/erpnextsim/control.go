@@ -19,6 +19,9 @@ import (
 //	                    as GET returns it: reference_doctype, reference_name, content, comment_email, comment_by, …]},
 //	                    sorted by name
 //	POST /__sim/reset   back to the state New built (default company and chart, no customers)
+//	POST /__sim/setup/settlements  SetUpSettlements: the Bank, the Bank-type GL account, its
+//	                    company Bank Account and the adjustments account a settlement needs;
+//	                    answers the SettlementSetup (every name for config `settlements`)
 //	GET  /__sim/requests the request log: {"total": requests handled since New or Reset,
 //	                    "requests": [{"method", "path", "query", "status", "at", "committed"}]},
 //	                    oldest first, the last Options.RequestLogLimit of them
@@ -72,6 +75,17 @@ func (s *Site) control(w http.ResponseWriter, r *http.Request) {
 		}
 		s.Reset()
 		reply(http.StatusOK, map[string]string{"status": "reset"})
+	case "/__sim/setup/settlements":
+		if r.Method != http.MethodPost {
+			reply(http.StatusMethodNotAllowed, map[string]string{"error": "POST only"})
+			return
+		}
+		out, err := s.SetUpSettlements()
+		if err != nil {
+			reply(http.StatusInternalServerError, map[string]string{"error": err.Error()})
+			return
+		}
+		reply(http.StatusOK, out)
 	case "/__sim/requests":
 		reply(http.StatusOK, map[string]any{"total": s.RequestCount(), "requests": s.Requests()})
 	case "/__sim/faults":

@@ -36,7 +36,9 @@
 // the standard Indian chart of accounts of the recording plus
 // "Input Tax GST - EC", cost center "Main - EC", a fiscal year April–March
 // containing the simulator's today, Modes of Payment "Razorpay" (Bank →
-// "Razorpay Clearing - EC") and "Cash" (→ "Cash - EC"), and one API user
+// "Razorpay Clearing - EC", an account of type Cash, as the README recommends;
+// Options.ClearingAccountType "Bank" makes it the recorded site's) and "Cash"
+// (→ "Cash - EC"), and one API user
 // (roles Accounts User + Sales User). There are no customers and
 // no invoices: add them with AddCustomer, AddSalesInvoice, LoadSeed or over
 // REST (POST /api/resource/Customer, POST /api/resource/Sales Invoice).
@@ -70,7 +72,9 @@
 // as a bank statement import makes them; get_linked_payments, reconcile_vouchers (with
 // ERPNext's rule that an entry is cleared only when every Bank-type GL row of it is allocated)
 // and get_balance_on; Payment Entries of type Internal Transfer. A test or the demo seeds a
-// Bank Account and imports Bank Transactions through the REST API, as a user would.
+// Bank Account and imports Bank Transactions through the REST API, as a user would;
+// SetUpSettlements (POST /__sim/setup/settlements) makes the recorded set-up in one call, and
+// PUT /api/resource/Account changes an account's type (accounts_update.go).
 //
 // # Money
 //
@@ -89,7 +93,7 @@ const (
 	DefaultReceivable = "Debtors - EC"           // Receivable; company default_receivable_account
 	ReceivableUSD     = "Debtors USD - EC"       // Receivable in USD, for USD customers (recordings 48-*, 49-*)
 	DefaultBank       = "Bank Account - EC"      // Bank; company default_bank_account (made by the 15.71 setup wizard)
-	RazorpayClearing  = "Razorpay Clearing - EC" // Bank; Mode of Payment "Razorpay" default account
+	RazorpayClearing  = "Razorpay Clearing - EC" // Cash (Bank on the recorded site); Mode of Payment "Razorpay" default account
 	FeeAccount        = "Razorpay Fees - EC"     // Expense (Indirect Expenses); for fee deductions
 	GSTInputAccount   = "Input Tax GST - EC"     // Tax (Tax Assets); GST charged on the fee
 	CashAccount       = "Cash - EC"              // Cash; company default_cash_account, Mode of Payment "Cash"

@@ -33,6 +33,9 @@ func newHarness(t *testing.T, opt erpnextsim.Options) *harness {
 	if opt.Now == nil {
 		opt.Now = func() time.Time { return recordedNow }
 	}
+	if opt.ClearingAccountType == "" {
+		opt.ClearingAccountType = "Bank" // the recorded site's, which these tests answer like
+	}
 	s := erpnextsim.New(opt)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)

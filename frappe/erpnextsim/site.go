@@ -55,6 +55,13 @@ type Options struct {
 	// requests, so a long run at 100,000 documents does not grow without limit: 0 means
 	// DefaultRequestLogLimit, a negative value keeps none (RequestCount still counts).
 	RequestLogLimit int
+	// ClearingAccountType is the account_type of RazorpayClearing: "" means "Cash", what the
+	// README tells a site to use (a settlement's Journal Entry is then cleared when it is
+	// reconciled with its Bank Transaction, erpnext-recorded-settlement/72-*); "Bank" is the
+	// recorded site's (erpnext-recorded README "Site data"), whose entries stay uncleared
+	// (70-je-get-after-reconcile) and whose receipts need a reference no and date (V9). Any
+	// other account type is taken as given. PUT /api/resource/Account changes it later.
+	ClearingAccountType string
 }
 
 // DefaultSiteURL is the recorded site's base URL as it appears in message links.
@@ -285,6 +292,9 @@ func (s *Site) setupDefaults() {
 	add("Cost Center", DefaultCompany, map[string]any{"cost_center_name": DefaultCompany, "company": DefaultCompany, "is_group": int64(1), "lft": int64(1), "rgt": int64(4)})
 	add("Cost Center", CostCenter, map[string]any{"cost_center_name": "Main", "company": DefaultCompany, "is_group": int64(0), "parent_cost_center": DefaultCompany, "lft": int64(2), "rgt": int64(3)})
 	s.addChart(add, DefaultCompany, DefaultAbbr)
+	if t := s.opt.ClearingAccountType; t != "" {
+		s.get("Account", RazorpayClearing).f["account_type"] = t
+	}
 	s.setupAccountsSettings()
 	s.setupSystemSettings()
 	t := s.now().In(ist)

@@ -76,7 +76,8 @@ var minimums = map[string]struct {
 
 // CreatePayment adds a payment to the account and emits its webhooks (spec/razorpay.md §1.6,
 // checklist items 12–13). Zero fields get defaults: id pay_+14 chars, currency INR, status
-// captured, method card, created_at now (unix s), a contact in one of Razorpay's mixed formats.
+// captured, method card, created_at now (unix s), a contact in one of Razorpay's mixed formats
+// (contactFormats).
 // Status must be authorized, captured, failed or created. An order is created (unless
 // opt.NoOrder) or an existing OrderID joined; fee and tax (INR paise, fee includes 18 % GST) are
 // set for captured payments unless given; non-INR payments get base_amount in INR paise and
@@ -165,7 +166,7 @@ func (s *Sim) fillPayment(p *razorpay.Payment) error {
 		p.Email = "void@razorpay.com"
 	}
 	if p.Contact == "" {
-		p.Contact = []string{"+919000090000", "9000090000", "+9000090000", "++919900000000"}[s.rnd.IntN(4)]
+		p.Contact = s.contact()
 	}
 	p.Notes = maps.Clone(p.Notes)
 	if p.Notes == nil {
@@ -384,4 +385,20 @@ func badRequest(desc, fieldName string) *razorpay.APIError {
 // notFound is Razorpay's answer for an unknown id (spec/razorpay.md §5.2).
 func notFound() *razorpay.APIError {
 	return badRequest("The id provided does not exist", "")
+}
+
+// contactFormats are the ways Razorpay writes one Indian phone number in a payment's contact
+// (spec/razorpay.md §3: with +91, bare, with a + and no country code); doublePlusContact is the
+// typo of Razorpay's doc samples that Quirks.DoublePlusContact adds.
+var contactFormats = []string{"+919000090000", "9000090000", "+9000090000"}
+
+const doublePlusContact = "++919900000000"
+
+// contact returns a generated payment's contact; the caller holds s.mu.
+func (s *Sim) contact() string {
+	formats := contactFormats
+	if s.opt.Quirks.DoublePlusContact {
+		formats = append(formats[:len(formats):len(formats)], doublePlusContact)
+	}
+	return formats[s.rnd.IntN(len(formats))]
 }

@@ -2,6 +2,8 @@ package razorpaysim
 
 import (
 	"context"
+	cryptorand "crypto/rand"
+	"encoding/binary"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -10,7 +12,7 @@ import (
 )
 
 // Options configures a Sim. The zero value is usable: an API without authentication, no
-// webhook delivery, real time, time.Now and seed 0.
+// webhook delivery, real time, time.Now and ids random per Sim.
 type Options struct {
 	// KeyID and KeySecret are the API credentials checked with HTTP Basic auth
 	// (spec/razorpay.md §5.1); when both are empty the API accepts any request.
@@ -46,7 +48,10 @@ type Options struct {
 	// Now is the simulator's clock for created_at values, list lag and settlement dates;
 	// default time.Now. Delivery waits always use real (scaled) time.
 	Now func() time.Time
-	// Seed makes ids, shuffles, contact formats and injected 5xx answers reproducible.
+	// Seed makes ids, shuffles, contact formats and injected 5xx answers reproducible: two
+	// Sims with the same non-zero Seed and the same calls make the same ids. 0 (the default)
+	// draws a seed per Sim from crypto/rand, so two simulators started one after the other
+	// never hand out the same payment ids.
 	Seed int64
 	// DeliveryTimeout is the success deadline of one webhook attempt (spec/razorpay.md §1.4);
 	// default 5 s of real time, not scaled.
@@ -73,11 +78,16 @@ type Options struct {
 // Quirks selects optional oddities of Razorpay's JSON (spec/razorpay.md §3 typing rules,
 // checklist item 4). Notes rendered as [] when empty (null on payment links), 0 instead of null
 // on link timestamps, "" in card payments' error fields and user_id, and mixed contact formats
-// are always on.
+// ("+919000090000", "9000090000", "+9000090000") are always on.
 type Quirks struct {
 	CapturedAsString bool `json:"captured_as_string"` // "captured": "1"/"0" instead of true/false
 	EscapeSlashes    bool `json:"escape_slashes"`     // every "/" in raw JSON written as "\/"
 	ExtraFields      bool `json:"extra_fields"`       // unknown extras: reward, provider, gateway_provider
+	// DoublePlusContact adds "++919900000000" to the formats a generated contact is drawn
+	// from: the typo that appears in Razorpay's own documentation samples (spec/razorpay.md §3,
+	// "contact is free text"). Off by default: it is an oddity to test a decoder against, not
+	// what a payment normally carries.
+	DoublePlusContact bool `json:"double_plus_contact"`
 }
 
 // Ordering is the order in which the events of one business fact are first delivered
@@ -176,6 +186,10 @@ func newMode(opt Options, mode string) *Sim {
 	if scale <= 0 {
 		scale = 1
 	}
+	seed := uint64(opt.Seed)
+	if seed == 0 {
+		seed = randomSeed()
+	}
 	stream := uint64(0x5eed)
 	if mode == "live" {
 		stream = 0x11fe
@@ -189,7 +203,7 @@ func newMode(opt Options, mode string) *Sim {
 		ctx:      ctx,
 		cancel:   cancel,
 		mode:     mode,
-		rnd:      rand.New(rand.NewPCG(uint64(opt.Seed), stream)),
+		rnd:      rand.New(rand.NewPCG(seed, stream)),
 		faults:   opt.Faults,
 		payments: map[string]*payRec{},
 		payList: newListing(func(r *payRec) (int64, int64) { return r.p.CreatedAt, r.seq },
@@ -293,6 +307,13 @@ func (s *Sim) sleep(d time.Duration) bool {
 	case <-s.ctx.Done():
 		return false
 	}
+}
+
+// randomSeed is a seed for a Sim without Options.Seed, never 0.
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = cryptorand.Read(b[:]) // never fails on Linux, macOS or Windows (crypto/rand.Read)
+	return binary.LittleEndian.Uint64(b[:]) | 1
 }
 
 const idChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
