@@ -42,9 +42,14 @@ func TestChaos300Payments(t *testing.T) {
 		t.Fatalf("violations: %v\n%s", rep.Violations, js)
 	}
 	f, b := rep.Figures, rep.Figures.Books
-	if b.ReceiptsBooked != 300 || b.ReceiptsExpected != 300 || b.DuplicateEntries != 0 || b.Missing != 0 || b.AmountDifference != 0 {
-		t.Fatalf("books: %d of %d receipts, %d duplicate entries, %d missing, difference %s\n%s",
-			b.ReceiptsBooked, b.ReceiptsExpected, b.DuplicateEntries, b.Missing, rupees(int64(b.AmountDifference)), js)
+	// Every receipt is booked, except on an over-paid invoice a payment that arrives after the
+	// others have paid it in full: it parks "invoice already settled" (whether one does depends
+	// on the order the payments happen to book in; the checker has already verified that the
+	// booked ones cover the invoice's total and that the park is counted in the bank side).
+	if b.ReceiptsBooked+b.PaymentsParked != 300 || b.ReceiptsExpected != 300 || b.PaymentsParked > f.Scenario.OverpaidInvoices ||
+		b.DuplicateEntries != 0 || b.Missing != 0 || b.AmountDifference != 0 {
+		t.Fatalf("books: %d of %d receipts (%d parked on settled invoices), %d duplicate entries, %d missing, difference %s\n%s",
+			b.ReceiptsBooked, b.ReceiptsExpected, b.PaymentsParked, b.DuplicateEntries, b.Missing, rupees(int64(b.AmountDifference)), js)
 	}
 	if b.RefundsBooked != b.RefundsExpected || b.RefundsBooked+b.RefundsParked+b.RefundsNoReceipt != f.Scenario.Refunds {
 		t.Fatalf("refunds: %d booked of %d expected (credit note, receipt booked), %d parked without a credit note, %d for want of the receipt, of %d\n%s",
