@@ -27,20 +27,35 @@ func Public(c *connector.Connector, webhookPath string) http.Handler {
 
 // Webhook answers (DESIGN.md §4 steps 1–2):
 //   - 405 for anything but POST;
+//   - 503 with "Retry-After: 1" at once, the body unread and nothing stored, when
+//     c.MaxInFlight() webhook requests are already being served by this handler (server.max_in_flight;
+//     counted as outcome "overloaded"): an overloaded process sheds load instead of queueing
+//     without limit, and Razorpay retries (spec/razorpay.md §1.4);
 //   - 413 for a body over connector.MaxWebhookBody;
 //   - 401 when X-Razorpay-Signature is missing or matches no configured secret (nothing stored);
-//   - 400 when X-Razorpay-Event-Id is missing or longer than 64 characters;
-//   - 503 when the store cannot record the event (Razorpay retries);
+//   - 400 when X-Razorpay-Event-Id is missing or not a Razorpay event id (connector.ErrBadEventID);
+//   - 503 when the store cannot record the event (Razorpay retries), also when the sender
+//     disconnected meanwhile (connector.ErrSenderGone; nobody reads that answer);
 //   - 200 {"status":"accepted"} when stored, 200 {"status":"duplicate"} when the
 //     (account id, event id) pair was stored before. A body that verifies but does not parse is
 //     stored as dead with the reason and also answered 200.
 //
 // Nothing is sent to ERPNext or Razorpay inside the request.
 func Webhook(c *connector.Connector) http.Handler {
+	slots := make(chan struct{}, max(c.MaxInFlight(), 1))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method not allowed"})
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		default:
+			c.RefuseOverloaded()
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "too many webhooks in flight, retry later"})
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, connector.MaxWebhookBody))
