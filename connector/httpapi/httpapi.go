@@ -58,7 +58,7 @@ func Webhook(c *connector.Connector) http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "too many webhooks in flight, retry later"})
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, connector.MaxWebhookBody))
+		body, err := readBody(w, r)
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
@@ -73,15 +73,15 @@ func Webhook(c *connector.Connector) http.Handler {
 			EventID: r.Header.Get("X-Razorpay-Event-Id"), Remote: r.RemoteAddr})
 		switch {
 		case errors.Is(err, connector.ErrBadSignature):
-			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "signature verification failed"})
+			writeRaw(w, http.StatusUnauthorized, answerBadSignature)
 		case errors.Is(err, connector.ErrBadEventID):
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "missing or invalid X-Razorpay-Event-Id header"})
+			writeRaw(w, http.StatusBadRequest, answerBadEventID)
 		case err != nil:
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "store unavailable, retry later"})
+			writeRaw(w, http.StatusServiceUnavailable, answerUnavailable)
 		case dup:
-			writeJSON(w, http.StatusOK, map[string]string{"status": "duplicate"})
+			writeRaw(w, http.StatusOK, answerDuplicate)
 		default:
-			writeJSON(w, http.StatusOK, map[string]string{"status": "accepted"})
+			writeRaw(w, http.StatusOK, answerAccepted)
 		}
 	})
 }
@@ -127,6 +127,43 @@ func RequireToken(token string, h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// The webhook's answers, encoded once (as writeJSON would encode them).
+var (
+	answerAccepted     = []byte(`{"status":"accepted"}` + "\n")
+	answerDuplicate    = []byte(`{"status":"duplicate"}` + "\n")
+	answerBadSignature = []byte(`{"error":"signature verification failed"}` + "\n")
+	answerBadEventID   = []byte(`{"error":"missing or invalid X-Razorpay-Event-Id header"}` + "\n")
+	answerUnavailable  = []byte(`{"error":"store unavailable, retry later"}` + "\n")
+)
+
+// readBody reads the request body, at most connector.MaxWebhookBody bytes (a longer one is a
+// *http.MaxBytesError), into one buffer sized from Content-Length when the sender gave it.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	src := http.MaxBytesReader(w, r.Body, connector.MaxWebhookBody)
+	n := r.ContentLength
+	if n <= 0 || n > connector.MaxWebhookBody {
+		return io.ReadAll(src)
+	}
+	buf := make([]byte, n, n+1)
+	if _, err := io.ReadFull(src, buf); err != nil {
+		return nil, err
+	}
+	var extra [1]byte // a body longer than it said: read the rest the ordinary way
+	if k, err := src.Read(extra[:]); k > 0 {
+		rest, err := io.ReadAll(src)
+		return append(append(buf, extra[0]), rest...), err
+	} else if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return buf, nil
+}
+
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
