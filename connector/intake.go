@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -105,8 +106,14 @@ func (c *Connector) Receive(ctx context.Context, d Delivery) (duplicate bool, er
 }
 
 // MaxInFlight is server.max_in_flight: how many webhook requests the HTTP edge serves at once
-// before it answers 503 (RefuseOverloaded).
-func (c *Connector) MaxInFlight() int { return c.cfg.Server.MaxInFlight }
+// before it answers 503 (RefuseOverloaded); config.DefaultMaxInFlight when the Config leaves it
+// at 0 (one built without config.Defaults).
+func (c *Connector) MaxInFlight() int {
+	if n := c.cfg.Server.MaxInFlight; n > 0 {
+		return n
+	}
+	return config.DefaultMaxInFlight
+}
 
 // RefuseOverloaded counts a webhook the HTTP edge answered 503 without reading it, because
 // MaxInFlight requests were already being served.
