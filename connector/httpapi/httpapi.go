@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/net/netutil"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 )
@@ -25,9 +27,19 @@ func Public(c *connector.Connector, webhookPath string) http.Handler {
 	return mux
 }
 
+// PublicListener bounds l, the public listener, to 2 × c.MaxInFlight() open connections: past
+// that, new connections wait in the kernel's accept queue (bounded by its backlog) instead of
+// each holding a goroutine and its buffers in the process (about 30 KiB each, which is what an
+// overloaded daemon's memory was made of). Idle keep-alive connections count until the
+// server's idle timeout closes them.
+func PublicListener(l net.Listener, c *connector.Connector) net.Listener {
+	return netutil.LimitListener(l, 2*c.MaxInFlight())
+}
+
 // Webhook answers (DESIGN.md §4 steps 1–2):
 //   - 405 for anything but POST;
-//   - 503 with "Retry-After: 1" at once, the body unread and nothing stored, when
+//   - 503 with "Retry-After: 1" at once, the body unread, nothing stored and the connection
+//     closed after the answer, when
 //     c.MaxInFlight() webhook requests are already being served by this handler (server.max_in_flight;
 //     counted as outcome "overloaded"): an overloaded process sheds load instead of queueing
 //     without limit, and Razorpay retries (spec/razorpay.md §1.4);
@@ -55,6 +67,7 @@ func Webhook(c *connector.Connector) http.Handler {
 		default:
 			c.RefuseOverloaded()
 			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Connection", "close") // an idle keep-alive connection holds memory too
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "too many webhooks in flight, retry later"})
 			return
 		}
