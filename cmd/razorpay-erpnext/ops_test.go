@@ -133,12 +133,12 @@ func TestEventsDismissAndUsage(t *testing.T) {
 	e.waitIdle(d)
 	for _, c := range [][]string{
 		{"events", "dismiss", "T3stEvDismiss1", "--config", path},                           // no reason
-		{"events", "replay", "--config", path},                                               // neither ID nor status
-		{"events", "replay", "x", "--status", "parked", "--config", path},                    // both
-		{"events", "list", "--status", "bogus", "--config", path},                            // unknown status
-		{"events", "list", "--since", "yesterday-ish", "--config", path},                     // bad time
-		{"events", "replay", "--status", "done", "--config", path},                           // not replayable
-		{"events", "show", "--config", path},                                                 // no ID
+		{"events", "replay", "--config", path},                                              // neither ID nor status
+		{"events", "replay", "x", "--status", "parked", "--config", path},                   // both
+		{"events", "list", "--status", "bogus", "--config", path},                           // unknown status
+		{"events", "list", "--since", "yesterday-ish", "--config", path},                    // bad time
+		{"events", "replay", "--status", "done", "--config", path},                          // not replayable
+		{"events", "show", "--config", path},                                                // no ID
 		{"events", "dismiss", "T3stEvDismiss1", "--reason", "x", "--config", path, "extra"}, // two IDs
 	} {
 		if code, _, errs := run(t, envs, c...); code != exitUsage {
