@@ -290,7 +290,7 @@ func TestStatesDisputesAndUnknownEvents(t *testing.T) {
 	r.deliver("U1", envelope(t, "invoice.paid"))
 	r.work()
 	r.want("A1", connector.StatusSkipped, "recorded: payment pay_T3stState00001 was authorized in this snapshot; a capture books it")
-	r.want("F1", connector.StatusSkipped, "was failed in this snapshot", "(furthest state known: authorized, from A1)")
+	r.want("F1", connector.StatusSkipped, "was failed in this snapshot", "(furthest state known: authorized, from "+headerID("A1")+")")
 	r.want("D1", connector.StatusParked, "dispute: payment.dispute.created disp_T3stDisp00001 on payment pay_T3stState00001: INR 50.00, phase chargeback, status open")
 	r.want("U1", connector.StatusSkipped, "event invoice.paid is not booked by this version")
 	st, err := r.db.GetPaymentState(context.Background(), "pay_T3stState00001")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -13,14 +14,19 @@ import (
 // bodies (413) before they reach Receive.
 const MaxWebhookBody = 1 << 20
 
-const maxEventIDLen = 64
-
 // Errors of Receive; the HTTP edge (connector/httpapi) maps each to its status.
 var (
 	// ErrBadSignature: X-Razorpay-Signature is missing or matches no configured secret (401).
 	ErrBadSignature = errors.New("signature verification failed")
-	// ErrBadEventID: X-Razorpay-Event-Id is missing or longer than 64 characters (400).
+	// ErrBadEventID: X-Razorpay-Event-Id is missing or not a Razorpay event id: after trimming
+	// spaces, exactly razorpay.EventIDLen (14) ASCII letters and digits (spec/razorpay.md
+	// §1.2); any other length, punctuation, the reconcile form or bytes that are not valid
+	// UTF-8 (the header is not signed) are refused (400).
 	ErrBadEventID = errors.New("missing or invalid X-Razorpay-Event-Id header")
+	// ErrSenderGone: the webhook's sender disconnected (its request context was canceled)
+	// before the event was stored; nothing is known to be stored and nobody reads the answer.
+	// Razorpay retries the delivery.
+	ErrSenderGone = errors.New("webhook sender disconnected before the event was stored")
 )
 
 // Delivery is one webhook request as intake needs it.
@@ -36,7 +42,9 @@ type Delivery struct {
 // inbox keyed by (account id, event id), then wake a worker. A body that verifies but does not
 // parse is stored as dead with the reason. It returns duplicate=true when the pair was stored
 // before. Errors: ErrBadSignature, ErrBadEventID (nothing stored), or the store's error (the
-// event is not stored; Razorpay must retry). Nothing is sent to ERPNext or Razorpay.
+// event is not stored; Razorpay must retry), or ErrSenderGone when ctx was canceled while the
+// store worked (counted in MetricWebhooksAbandoned, not as store_unavailable). Nothing is sent
+// to ERPNext or Razorpay.
 func (c *Connector) Receive(ctx context.Context, d Delivery) (duplicate bool, err error) {
 	if err := razorpay.VerifySignature(d.Body, d.Signature, c.cfg.Razorpay.WebhookSecrets); err != nil {
 		c.countWebhook("", "bad_signature")
@@ -44,7 +52,7 @@ func (c *Connector) Receive(ctx context.Context, d Delivery) (duplicate bool, er
 		return false, ErrBadSignature
 	}
 	eventID := strings.TrimSpace(d.EventID)
-	if eventID == "" || len(eventID) > maxEventIDLen {
+	if !razorpay.ValidEventID(eventID) || razorpay.IsReconcileEventID(eventID) {
 		c.countWebhook("", "malformed")
 		return false, ErrBadEventID
 	}
@@ -72,6 +80,10 @@ func (c *Connector) Receive(ctx context.Context, d Delivery) (duplicate bool, er
 	}
 	inserted, err := c.store.InsertEvent(ctx, row)
 	switch {
+	case err != nil && errors.Is(ctx.Err(), context.Canceled):
+		c.metrics.abandoned.Inc()
+		c.log.Info().Str("event_id", eventID).Str("remote", d.Remote).Msg("webhook sender gone before the event was stored; Razorpay retries")
+		return false, ErrSenderGone
 	case err != nil:
 		c.countWebhook(row.Event, "store_unavailable")
 		c.log.Error().Err(err).Str("event_id", eventID).Msg("webhook not stored: store unavailable")
@@ -92,6 +104,20 @@ func (c *Connector) Receive(ctx context.Context, d Delivery) (duplicate bool, er
 	}
 	return false, nil
 }
+
+// MaxInFlight is server.max_in_flight: how many webhook requests the HTTP edge serves at once
+// before it answers 503 (RefuseOverloaded); config.DefaultMaxInFlight when the Config leaves it
+// at 0 (one built without config.Defaults).
+func (c *Connector) MaxInFlight() int {
+	if n := c.cfg.Server.MaxInFlight; n > 0 {
+		return n
+	}
+	return config.DefaultMaxInFlight
+}
+
+// RefuseOverloaded counts a webhook the HTTP edge answered 503 without reading it, because
+// MaxInFlight requests were already being served.
+func (c *Connector) RefuseOverloaded() { c.countWebhook("", "overloaded") }
 
 // RefuseTooLarge counts a webhook the HTTP edge refused for a body over MaxWebhookBody.
 func (c *Connector) RefuseTooLarge() { c.countWebhook("", "too_large") }

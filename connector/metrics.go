@@ -21,7 +21,9 @@ const scrapeTimeout = 2 * time.Second
 // event names come from Razorpay's fixed list (unknown ones are counted as "other").
 type metrics struct {
 	reg         *prometheus.Registry
-	webhooks    *prometheus.CounterVec   // event, outcome
+	webhooks    *prometheus.CounterVec // event, outcome
+	webhookBy   sync.Map               // [2]string{event label, outcome} → webhooks' child, resolved on first use
+	abandoned   prometheus.Counter
 	outcomes    *prometheus.CounterVec   // event, status
 	bookings    *prometheus.CounterVec   // kind, outcome
 	lastOK      prometheus.Gauge         // last accepted webhook
@@ -48,7 +50,10 @@ type metrics struct {
 
 // Metric names, exported so deploy/alerts.yml can be checked against what the code registers.
 const (
-	MetricWebhooks          = MetricNamespace + "_webhooks_received_total"
+	MetricWebhooks = MetricNamespace + "_webhooks_received_total"
+	// MetricWebhooksAbandoned counts webhooks whose sender disconnected while the event was
+	// being stored (issue 10 defect 4): not a store fault, and not in MetricWebhooks.
+	MetricWebhooksAbandoned = MetricNamespace + "_webhooks_abandoned_total"
 	MetricLastWebhook       = MetricNamespace + "_last_accepted_webhook_timestamp_seconds"
 	MetricEventOutcomes     = MetricNamespace + "_event_outcomes_total"
 	MetricBookings          = MetricNamespace + "_bookings_total"
@@ -88,7 +93,7 @@ func newMetrics() *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		webhooks: counter(MetricWebhooks,
-			"Webhook requests by event and outcome (accepted, duplicate, bad_signature, malformed, too_large, store_unavailable). Event is \"unknown\" before the body is verified.",
+			"Webhook requests by event and outcome (accepted, duplicate, bad_signature, malformed, too_large, overloaded, store_unavailable). Event is \"unknown\" before the body is verified.",
 			"event", "outcome"),
 		outcomes: counter(MetricEventOutcomes,
 			"Processed inbox events by event name and resulting status (done, parked, pending = retry, dead, skipped, duplicate).",
@@ -124,10 +129,12 @@ func newMetrics() *metrics {
 			"Bank statement matches of posted settlements, by state (matched, awaiting bank statement, ambiguous, failed).", "state"),
 		settleUnmatched: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricSettlementOldestUnmatched,
 			Help: "Unix time (created_at) of the oldest posted settlement the last reconcile of this process found not matched to a bank statement line (0 when none)."}),
+		abandoned: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricWebhooksAbandoned,
+			Help: "Webhooks whose sender disconnected before the event was stored (Razorpay retries them); not counted in " + MetricWebhooks + "."}),
 		deadRetried: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricDeadRetried,
 			Help: "Dead events whose last failure was transient (5xx, timeout, connection, store) that reconcile runs of this process sent back to pending."}),
 	}
-	m.reg.MustRegister(m.webhooks, m.outcomes, m.bookings, m.lastOK, m.lag, m.erpDuration, m.erpErrors,
+	m.reg.MustRegister(m.abandoned, m.webhooks, m.outcomes, m.bookings, m.lastOK, m.lag, m.erpDuration, m.erpErrors,
 		m.rzpDuration, m.rzpErrors, m.recRuns, m.recPayments, m.purged, m.comments, m.disputes,
 		m.settleQueued, m.settleMatches, m.settleUnmatched, m.deadRetried,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -316,7 +323,12 @@ func eventLabel(event string) string {
 
 // countWebhook counts one webhook request by event and outcome.
 func (c *Connector) countWebhook(event, outcome string) {
-	c.metrics.webhooks.WithLabelValues(eventLabel(event), outcome).Inc()
+	key := [2]string{eventLabel(event), outcome}
+	ch, ok := c.metrics.webhookBy.Load(key)
+	if !ok {
+		ch, _ = c.metrics.webhookBy.LoadOrStore(key, c.metrics.webhooks.WithLabelValues(key[0], key[1]))
+	}
+	ch.(prometheus.Counter).Inc()
 	if outcome == "accepted" {
 		c.metrics.lastOK.SetToCurrentTime()
 	}

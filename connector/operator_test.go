@@ -23,11 +23,11 @@ func TestReplayAndDismiss(t *testing.T) {
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("FindEvents(business key) = %d rows, %v", len(rows), err)
 	}
-	if rows, err := r.conn.FindEvents(ctx, "P1"); err != nil || len(rows) != 1 || rows[0].EventID != "P1" {
+	if rows, err := r.conn.FindEvents(ctx, headerID("P1")); err != nil || len(rows) != 1 || rows[0].EventID != headerID("P1") {
 		t.Errorf("FindEvents(event id) = %+v, %v", rows, err)
 	}
 	byID, err := r.conn.FindEvents(ctx, "#"+itoa(p1.ID))
-	if err != nil || len(byID) != 1 || byID[0].EventID != "P1" {
+	if err != nil || len(byID) != 1 || byID[0].EventID != headerID("P1") {
 		t.Errorf("FindEvents(#row) = %+v, %v", byID, err)
 	}
 	if _, err := r.conn.FindEvents(ctx, "nothing-like-it"); err == nil || !strings.Contains(err.Error(), `no inbox event has event id or business key "nothing-like-it"`) {
@@ -40,14 +40,14 @@ func TestReplayAndDismiss(t *testing.T) {
 		t.Fatalf("invoice %s", inv)
 	}
 	a, err := r.conn.Replay(ctx, p1, false, "hand")
-	if err != nil || !a.Changed || a.Message != "P1: parked → pending" {
+	if err != nil || !a.Changed || a.Message != headerID("P1")+": parked → pending" {
 		t.Fatalf("Replay = %+v, %v", a, err)
 	}
 	replayed := r.event("P1")
 	if replayed.Status != connector.StatusPending || replayed.Attempts != 0 || !strings.HasPrefix(replayed.LastError, "replayed by hand (was parked: no invoice matched") {
 		t.Errorf("replayed row %s attempts %d %q", replayed.Status, replayed.Attempts, replayed.LastError)
 	}
-	if a, _ := r.conn.Replay(ctx, replayed, false, "hand"); a.Changed || a.Refused || a.Message != "P1: already pending" {
+	if a, _ := r.conn.Replay(ctx, replayed, false, "hand"); a.Changed || a.Refused || a.Message != headerID("P1")+": already pending" {
 		t.Errorf("Replay of a pending row = %+v", a)
 	}
 	r.work()
@@ -55,7 +55,7 @@ func TestReplayAndDismiss(t *testing.T) {
 	if a, _ := r.conn.Replay(ctx, done, false, "hand"); !a.Refused || !strings.Contains(a.Message, "not replayed: it is done (Payment Entry ") {
 		t.Errorf("Replay of a done row = %+v", a)
 	}
-	if a, _ := r.conn.Dismiss(ctx, done, "priya", "typo"); !a.Refused || a.Message != "P1: not dismissed: it is done" {
+	if a, _ := r.conn.Dismiss(ctx, done, "priya", "typo"); !a.Refused || a.Message != headerID("P1")+": not dismissed: it is done" {
 		t.Errorf("Dismiss of a done row = %+v", a)
 	}
 	r.want("P2", connector.StatusDuplicate)
@@ -69,7 +69,7 @@ func TestDismissPaymentDismissesEveryRowOfIt(t *testing.T) {
 	r.deliver("D3", captured(t, "pay_T3stDism000002", 50000, "", nil))
 	r.work()
 	a, err := r.conn.DismissPayment(ctx, r.event("D1"), "priya", "test payment, refunded by hand")
-	if err != nil || !a.Changed || a.Message != "D1: parked → dismissed; D2: parked → dismissed" {
+	if err != nil || !a.Changed || a.Message != headerID("D1")+": parked → dismissed; "+headerID("D2")+": parked → dismissed" {
 		t.Fatalf("DismissPayment = %+v, %v", a, err)
 	}
 	for _, id := range []string{"D1", "D2"} {
@@ -95,11 +95,11 @@ func TestRowsBeingProcessedAreLeftAlone(t *testing.T) {
 		t.Fatal(claimed, err)
 	}
 	row := r.event("B1")
-	if a, _ := r.conn.Dismiss(ctx, row, "priya", "x"); !a.Refused || a.Message != "B1: not dismissed: it is processing" {
+	if a, _ := r.conn.Dismiss(ctx, row, "priya", "x"); !a.Refused || a.Message != headerID("B1")+": not dismissed: it is processing" {
 		t.Errorf("Dismiss of a processing row = %+v", a)
 	}
 	row.Status = connector.StatusParked // as listed a moment before the worker claimed it
-	if a, err := r.conn.Dismiss(ctx, row, "priya", "x"); err != nil || !a.Busy || a.Message != "B1: not dismissed: it is being processed right now; try again" {
+	if a, err := r.conn.Dismiss(ctx, row, "priya", "x"); err != nil || !a.Busy || a.Message != headerID("B1")+": not dismissed: it is being processed right now; try again" {
 		t.Errorf("Dismiss of a leased row = %+v, %v", a, err)
 	}
 	if a, err := r.conn.Replay(ctx, row, false, "priya"); err != nil || !a.Busy {

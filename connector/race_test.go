@@ -56,14 +56,14 @@ func (r *rig) otherStore(cfg connector.Config, front func(http.Handler) http.Han
 // book delivers body as eventID to the other store and processes it; it returns the inbox row.
 // It may run on another goroutine than the test's, so it reports with Errorf.
 func (o *otherStore) book(t *testing.T, eventID string, body []byte) connector.InboxEvent {
-	if _, err := o.conn.Receive(context.Background(), connector.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: eventID}); err != nil {
+	if _, err := o.conn.Receive(context.Background(), connector.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID(eventID)}); err != nil {
 		t.Errorf("receive %s: %v", eventID, err)
 		return connector.InboxEvent{}
 	}
 	if _, err := o.conn.ProcessNext(context.Background(), 0); err != nil {
 		t.Errorf("process %s: %v", eventID, err)
 	}
-	rows, err := o.db.FindEvents(context.Background(), eventID)
+	rows, err := o.db.FindEvents(context.Background(), headerID(eventID))
 	if err != nil || len(rows) != 1 {
 		t.Errorf("inbox rows of %s: %v %v", eventID, rows, err)
 		return connector.InboxEvent{}

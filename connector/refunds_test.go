@@ -190,7 +190,7 @@ func TestRefundOfAParkedReceiptParksAtOnce(t *testing.T) {
 	r.want("C", connector.StatusParked, "invoice already settled")
 	r.deliver("R", refundBody(t, "refund.processed", "rfnd_T3stSettled01", "pay_T3stSettledC01", 10000, "processed"))
 	r.work()
-	e := r.want("R", connector.StatusParked, "receipt not booked: payment pay_T3stSettledC01 is not booked; its receipt event C is parked (invoice already settled")
+	e := r.want("R", connector.StatusParked, "receipt not booked: payment pay_T3stSettledC01 is not booked; its receipt event "+headerID("C")+" is parked (invoice already settled")
 	if e.WaitFor != "receipt:pay_T3stSettledC01" || e.Attempts != 0 {
 		t.Errorf("wait_for %q attempts %d", e.WaitFor, e.Attempts)
 	}

@@ -197,7 +197,7 @@ func TestReceive(t *testing.T) {
 		t.Errorf("long event id: %v", err)
 	}
 	bad := []byte(`{"entity":"event","event":1}`)
-	if _, err := r.conn.Receive(ctx, connector.Delivery{Body: bad, Signature: razorpay.Sign(secretNew, bad), EventID: "E3"}); err != nil {
+	if _, err := r.conn.Receive(ctx, connector.Delivery{Body: bad, Signature: razorpay.Sign(secretNew, bad), EventID: headerID("E3")}); err != nil {
 		t.Errorf("unparseable but signed: %v", err)
 	}
 	if e := r.want("E3", connector.StatusDead, "webhook body does not parse"); e.AccountID != account {
@@ -213,7 +213,7 @@ func TestReceive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Receive(ctx, connector.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: "E4"}); err == nil {
+	if _, err := c.Receive(ctx, connector.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID("E4")}); err == nil {
 		t.Error("a closed store accepted the webhook")
 	}
 	if ok, status, _ := c.Ready(ctx); ok || status != "store unavailable" {

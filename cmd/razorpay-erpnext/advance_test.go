@@ -115,7 +115,7 @@ func TestAdvanceForAForeignCurrencyCustomerParks(t *testing.T) {
 	cfg := e.config()
 	cfg.Mapping.WithoutInvoice = "advance"
 	d := e.start(cfg)
-	e.deliver(d, "T3stEvtAdvUsd01", envelope(t, "payment.captured", "payment",
+	e.deliver(d, "T3stEvAdvUsd01", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stAdvUsd0001", 50000, map[string]any{"notes": map[string]any{"customer": "USD Customer"}})))
 	e.waitIdle(d)
 	ev := e.statusOf("pay_T3stAdvUsd0001")

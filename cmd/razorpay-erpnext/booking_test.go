@@ -128,7 +128,7 @@ func TestFeeDeductionBooksNetAndFeeRows(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	inv := e.newInvoice("Test Customer", "1180.00")
 	d := e.start(feeConfig(e.config()))
-	e.deliver(d, "T3stEvtFee00001", envelope(t, "payment.captured", "payment",
+	e.deliver(d, "T3stEvFee00001", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stFee0000001", 118000, map[string]any{"fee": 2360, "tax": 360, "notes": map[string]any{"invoice": inv}})))
 	e.waitIdle(d)
 	pe := e.one("pay_T3stFee0000001")
@@ -160,7 +160,7 @@ func TestCustomerBorneFeeSettlesOnlyTheInvoiceAmount(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	inv := e.newInvoice("Test Customer", "1180.00")
 	d := e.start(feeConfig(e.config()))
-	e.deliver(d, "T3stEvtCFee0001", envelope(t, "payment.captured", "payment",
+	e.deliver(d, "T3stEvCFee0001", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stCFee000001", 120360, map[string]any{"fee": 2360, "tax": 360, "fee_bearer": "customer", "notes": map[string]any{"invoice": inv}})))
 	e.waitIdle(d)
 	pe := e.one("pay_T3stCFee000001")
@@ -178,7 +178,7 @@ func TestEightRupeesThirtyFiveSettleExactly(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	inv := e.newInvoice("Test Customer", "8.35")
 	d := e.start(e.config())
-	e.deliver(d, "T3stEvtSmall001", envelope(t, "payment.captured", "payment",
+	e.deliver(d, "T3stEvSmall001", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stSmall00001", 835, map[string]any{"notes": map[string]any{"invoice": inv}})))
 	e.waitIdle(d)
 	pe := e.one("pay_T3stSmall00001")
@@ -253,7 +253,7 @@ func TestForeignPaymentWithoutBaseAmountParks(t *testing.T) {
 	}
 	d := e.start(e.config())
 	e.lastDaemon = d
-	e.deliver(d, "T3stEvtUsdNoB01", envelope(t, "payment.captured", "payment", capture("pay_T3stUsdNoBase01", 2500, map[string]any{
+	e.deliver(d, "T3stEvUsdNoB01", envelope(t, "payment.captured", "payment", capture("pay_T3stUsdNoBase01", 2500, map[string]any{
 		"currency": "USD", "base_amount": nil, "notes": map[string]any{"invoice": inv}})))
 	e.waitIdle(d)
 	if ev := e.statusOf("pay_T3stUsdNoBase01"); ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "no exchange rate") {
@@ -321,13 +321,13 @@ func TestFailedThenCapturedBooks(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	d := e.start(e.config())
 	notes := map[string]any{"invoice": e.invoice}
-	e.deliver(d, "T3stEvtUpiFail1", envelope(t, "payment.failed", "payment", capture("pay_T3stUpiRetry001", 1200000,
+	e.deliver(d, "T3stEvUpiFail1", envelope(t, "payment.failed", "payment", capture("pay_T3stUpiRetry001", 1200000,
 		map[string]any{"status": "failed", "captured": false, "error_code": "BAD_REQUEST_ERROR", "notes": notes})))
 	e.waitIdle(d)
-	e.deliver(d, "T3stEvtUpiCap01", envelope(t, "payment.captured", "payment", capture("pay_T3stUpiRetry001", 1200000, map[string]any{"notes": notes})))
+	e.deliver(d, "T3stEvUpiCap01", envelope(t, "payment.captured", "payment", capture("pay_T3stUpiRetry001", 1200000, map[string]any{"notes": notes})))
 	e.waitIdle(d)
 	// A late payment.authorized snapshot moves nothing back and books nothing.
-	e.deliver(d, "T3stEvtUpiAut01", envelope(t, "payment.authorized", "payment", capture("pay_T3stUpiRetry001", 1200000,
+	e.deliver(d, "T3stEvUpiAut01", envelope(t, "payment.authorized", "payment", capture("pay_T3stUpiRetry001", 1200000,
 		map[string]any{"status": "authorized", "captured": false, "notes": notes})))
 	e.waitIdle(d)
 	e.one("pay_T3stUpiRetry001")
@@ -335,10 +335,10 @@ func TestFailedThenCapturedBooks(t *testing.T) {
 		t.Errorf("invoice %s", s)
 	}
 	st, err := d.db.GetPaymentState(context.Background(), "pay_T3stUpiRetry001")
-	if err != nil || st.State != "captured" || st.EventID != "T3stEvtUpiCap01" {
+	if err != nil || st.State != "captured" || st.EventID != "T3stEvUpiCap01" {
 		t.Errorf("payment state %+v %v, want captured (set by the capture, never moved back)", st, err)
 	}
-	if ev := e.statusOf("T3stEvtUpiAut01"); ev.Status != connector.StatusSkipped || !strings.Contains(ev.LastError, "furthest state known: captured") {
+	if ev := e.statusOf("T3stEvUpiAut01"); ev.Status != connector.StatusSkipped || !strings.Contains(ev.LastError, "furthest state known: captured") {
 		t.Errorf("late authorized snapshot: %s %q", ev.Status, ev.LastError)
 	}
 }
@@ -350,7 +350,7 @@ func TestDisputeIsParkedForAPerson(t *testing.T) {
 	e.lastDaemon = d
 	dispute := map[string]any{"id": "disp_T3stDispute001", "entity": "dispute", "payment_id": "pay_T3stDisputed01", "amount": 98000,
 		"currency": "INR", "amount_deducted": 0, "reason_code": "chargeback", "status": "open", "phase": "chargeback", "created_at": paymentTime.Unix()}
-	e.deliver(d, "T3stEvtDisp0001", envelope(t, "payment.dispute.created", "payment", capture("pay_T3stDisputed01", 118000, nil), "dispute", dispute))
+	e.deliver(d, "T3stEvDisp0001", envelope(t, "payment.dispute.created", "payment", capture("pay_T3stDisputed01", 118000, nil), "dispute", dispute))
 	e.waitIdle(d)
 	ev := e.statusOf("disp_T3stDispute001")
 	if ev.Status != connector.StatusParked || !strings.Contains(ev.LastError, "disp_T3stDispute001") || !strings.Contains(ev.LastError, "pay_T3stDisputed01") {
@@ -369,7 +369,7 @@ func TestPartPaymentsOfAPaymentLink(t *testing.T) {
 	d := e.start(e.config())
 	link := map[string]any{"id": "plink_T3stPartial001", "amount": 1200000, "amount_paid": 400000, "currency": "INR",
 		"status": "partially_paid", "accept_partial": true, "reference_id": e.invoice, "notes": nil, "created_at": paymentTime.Unix() - 600}
-	e.deliver(d, "T3stEvtPart0001", envelope(t, "payment_link.partially_paid", "payment_link", link,
+	e.deliver(d, "T3stEvPart0001", envelope(t, "payment_link.partially_paid", "payment_link", link,
 		"payment", capture("pay_T3stPartLink001", 400000, nil)))
 	e.waitIdle(d)
 	wantAmount(t, "first part", rows(e.one("pay_T3stPartLink001"), "references")[0]["allocated_amount"], 400000)
@@ -378,7 +378,7 @@ func TestPartPaymentsOfAPaymentLink(t *testing.T) {
 		t.Errorf("invoice %s, want Partly Paid", s)
 	}
 	link["amount_paid"], link["status"] = 1200000, "paid"
-	e.deliver(d, "T3stEvtPart0002", envelope(t, "payment_link.paid", "payment_link", link,
+	e.deliver(d, "T3stEvPart0002", envelope(t, "payment_link.paid", "payment_link", link,
 		"payment", capture("pay_T3stPartLink002", 800000, nil)))
 	e.waitIdle(d)
 	e.one("pay_T3stPartLink002")
@@ -404,7 +404,7 @@ func TestPaymentsAcrossPaymentTerms(t *testing.T) {
 	}
 	d := e.start(e.config())
 	pay := func(id string, amount int64) map[string]any {
-		e.deliver(d, "T3stEvt"+id[4:], envelope(t, "payment.captured", "payment", capture(id, amount, map[string]any{"notes": map[string]any{"invoice": inv}})))
+		e.deliver(d, eventIDFor(id), envelope(t, "payment.captured", "payment", capture(id, amount, map[string]any{"notes": map[string]any{"invoice": inv}})))
 		e.waitIdle(d)
 		return e.one(id)
 	}
@@ -452,7 +452,7 @@ func TestUSDTermRowsRoundingGoesToRoundOff(t *testing.T) {
 		t.Fatalf("explain: exit %d %s", code, out)
 	}
 	d := e.start(e.config())
-	e.deliver(d, "T3stEvtUsdTrm01", body)
+	e.deliver(d, "T3stEvUsdTrm01", body)
 	e.waitIdle(d)
 	pe := e.one("pay_T3stUsdTerms01")
 	wantAmount(t, "received", pe["received_amount"], 213125)

@@ -82,9 +82,9 @@ func TestConsoleTodayFigures(t *testing.T) {
 func TestConsoleRebookAfterEntryCancelled(t *testing.T) {
 	t.Parallel()
 	e, cfg, d := startWithConsole(t, "sqlite")
-	e.deliver(d, "T3stEvtRebookC1", e.payment("payment.captured", "pay_T3stRebookC001", 1200000, nil))
+	e.deliver(d, "T3stEvRebookC1", e.payment("payment.captured", "pay_T3stRebookC001", 1200000, nil))
 	e.waitIdle(d)
-	rows, _ := d.db.FindEvents(context.Background(), "T3stEvtRebookC1")
+	rows, _ := d.db.FindEvents(context.Background(), "T3stEvRebookC1")
 	if len(rows) != 1 || rows[0].Status != connector.StatusDone {
 		t.Fatalf("rows %+v", rows)
 	}

@@ -61,8 +61,8 @@ func TestConsoleOnDaemon(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver string) {
 		e, cfg, d := startWithConsole(t, driver)
 		missing := nextInvoiceName(t, e.invoice)
-		e.deliver(d, "T3stEvtConsole1", e.payment("payment.captured", "pay_T3stConsole001", 1200000, map[string]string{"invoice": missing}))
-		e.deliver(d, "T3stEvtConsole2", e.payment("payment.captured", "pay_T3stConsole002", 1200000, nil))
+		e.deliver(d, "T3stEvConsole1", e.payment("payment.captured", "pay_T3stConsole001", 1200000, map[string]string{"invoice": missing}))
+		e.deliver(d, "T3stEvConsole2", e.payment("payment.captured", "pay_T3stConsole002", 1200000, nil))
 		e.waitIdle(d)
 		bearer := map[string]string{"Authorization": "Bearer " + testAdminToken}
 
@@ -83,7 +83,7 @@ func TestConsoleOnDaemon(t *testing.T) {
 			t.Errorf("/readyz: %d, want 200 (open for probes)", code)
 		}
 
-		rows, err := d.db.FindEvents(context.Background(), "T3stEvtConsole1")
+		rows, err := d.db.FindEvents(context.Background(), "T3stEvConsole1")
 		if err != nil || len(rows) != 1 {
 			t.Fatalf("FindEvents: %v %v", rows, err)
 		}

@@ -105,7 +105,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 func (d *daemon) run(ctx context.Context) error {
 	pub := &http.Server{Handler: httpapi.Public(d.conn, d.cfg.WebhookPath), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
 	servers := []*http.Server{pub}
-	listeners := []net.Listener{d.pub}
+	listeners := []net.Listener{httpapi.PublicListener(d.pub, d.conn)}
 	bctx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBackground()
 	if d.adm != nil {

@@ -20,16 +20,16 @@ func TestEventsListWaitsAndShowCountsTheFinishingAttempt(t *testing.T) {
 	d := e.start(cfg)
 	path, envs := e.writeConfig(cfg, "")
 	e.site.SetLatency(300 * time.Millisecond) // each ERPNext call of the booking takes 0.3 s
-	if code, resp := e.deliver(d, "T3stEvtWait0001", e.payment("payment.captured", "pay_T3stWait000001", 1200000, nil)); code != http.StatusOK {
+	if code, resp := e.deliver(d, "T3stEvWait0001", e.payment("payment.captured", "pay_T3stWait000001", 1200000, nil)); code != http.StatusOK {
 		t.Fatalf("deliver: %d %s", code, resp)
 	}
 	code, out, errs := run(t, envs, "events", "list", "--config", path)
-	if code != exitOK || strings.Contains(out, " done ") || !strings.Contains(out, "T3stEvtWait0001") {
+	if code != exitOK || strings.Contains(out, " done ") || !strings.Contains(out, "T3stEvWait0001") {
 		t.Fatalf("list without --wait: exit %d, want the event not yet done:\n%s%s", code, out, errs)
 	}
 	code, out, errs = run(t, envs, "events", "list", "--wait", "60s", "--config", path)
 	fields := strings.Fields(lastLine(out))
-	if code != exitOK || errs != "" || len(fields) < 9 || fields[0] != "T3stEvtWait0001" || fields[3] != "done" ||
+	if code != exitOK || errs != "" || len(fields) < 9 || fields[0] != "T3stEvWait0001" || fields[3] != "done" ||
 		fields[6] != "0" || !strings.HasPrefix(strings.Join(fields[7:], " "), "Payment Entry ACC-PAY-") {
 		t.Fatalf("list --wait: exit %d, stderr %q, want the event done:\n%s", code, errs, out)
 	}

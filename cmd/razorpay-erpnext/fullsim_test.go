@@ -175,7 +175,7 @@ func TestTransientRazorpayErrorsAreRetried(t *testing.T) {
 			}
 			sim.SetFaults(razorpaysim.Faults{FailNext: []int{status}})
 			body := envelope(t, "payment.captured", "payment", capture(p.ID, 1200000, map[string]any{"order_id": p.OrderID}))
-			e.deliver(d, "T3stEvtRzp"+fmt.Sprint(status), body)
+			e.deliver(d, eventIDFor(fmt.Sprint("rzp", status)), body)
 			e.waitIdle(d)
 			ev := e.statusOf(p.ID)
 			want := 1

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -353,4 +355,11 @@ func (e *env) allocations() (allocs []int64, unallocated int64) {
 		unallocated += amountMinor(e.t, pe["unallocated_amount"])
 	}
 	return allocs, unallocated
+}
+
+// eventIDFor is an X-Razorpay-Event-Id in Razorpay's shape (14 letters and digits) made from
+// s: the first 14 hex digits of its SHA-256.
+func eventIDFor(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:razorpay.EventIDLen]
 }

@@ -115,7 +115,7 @@ func TestSIGTERMDuringBurstLosesNothing(t *testing.T) {
 	go func() {
 		defer close(sent)
 		for i := 0; i < n; i++ {
-			pay, evt := fmt.Sprintf("pay_T3stLife%06d", i), fmt.Sprintf("T3stEvtLife%04d", i)
+			pay, evt := fmt.Sprintf("pay_T3stLife%06d", i), fmt.Sprintf("T3stEvLife%04d", i)
 			body := e.payment("payment.captured", pay, 1200000, map[string]string{"invoice": invoices[i]})
 			status, err := deliver(context.Background(), "http://"+p.addr+cfg.WebhookPath, evt, razorpay.Sign(testWebhook, body), body)
 			if err == nil && (status == "accepted" || status == "duplicate") {

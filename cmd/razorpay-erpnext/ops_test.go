@@ -69,7 +69,7 @@ func TestEventsReplayBooksParkedPayment(t *testing.T) {
 		path, envs := e.writeConfig(cfg, "")
 		missing := nextInvoiceName(t, e.invoice)
 		body := e.payment("payment.captured", "pay_T3stReplay0001", 1200000, map[string]string{"invoice": missing})
-		if code, resp := e.deliver(d, "T3stEvtReplay01", body); code != http.StatusOK {
+		if code, resp := e.deliver(d, "T3stEvReplay01", body); code != http.StatusOK {
 			t.Fatalf("deliver: %d %s", code, resp)
 		}
 		e.waitIdle(d)
@@ -82,7 +82,7 @@ func TestEventsReplayBooksParkedPayment(t *testing.T) {
 			Count  int         `json:"count"`
 			Events []eventView `json:"events"`
 		}
-		if err := json.Unmarshal([]byte(out), &list); err != nil || list.Count != 1 || list.Events[0].EventID != "T3stEvtReplay01" {
+		if err := json.Unmarshal([]byte(out), &list); err != nil || list.Count != 1 || list.Events[0].EventID != "T3stEvReplay01" {
 			t.Fatalf("parked list %s (%v)", out, err)
 		}
 		if !strings.Contains(list.Events[0].LastError, "no invoice matched") {
@@ -103,7 +103,7 @@ func TestEventsReplayBooksParkedPayment(t *testing.T) {
 		}
 		var rows []connector.InboxEvent
 		if !testtime.Poll(testtime.Bound, func() bool {
-			rows, _ = d.db.FindEvents(context.Background(), "T3stEvtReplay01")
+			rows, _ = d.db.FindEvents(context.Background(), "T3stEvReplay01")
 			return len(rows) == 1 && rows[0].Status == connector.StatusDone
 		}) {
 			t.Fatalf("replayed event not booked: %+v\n%s", rows, e.logs.String())
@@ -112,12 +112,12 @@ func TestEventsReplayBooksParkedPayment(t *testing.T) {
 		if len(sub) != 1 || len(other) != 0 || fmt.Sprint(sub[0]["references"]) == "" {
 			t.Fatalf("entries %d submitted, %d other; want 1, 0", len(sub), len(other))
 		}
-		code, out, _ = run(t, envs, "events", "show", "T3stEvtReplay01", "--config", path)
+		code, out, _ = run(t, envs, "events", "show", "T3stEvReplay01", "--config", path)
 		if code != exitOK || !strings.Contains(out, "result:          Payment Entry "+fmt.Sprint(sub[0]["name"])) {
 			t.Errorf("show after replay: exit %d\n%s", code, out)
 		}
 		// Replaying a booked event is refused: there is nothing to do.
-		if code, _, _ := run(t, envs, "events", "replay", "T3stEvtReplay01", "--config", path); code != exitFailure {
+		if code, _, _ := run(t, envs, "events", "replay", "T3stEvReplay01", "--config", path); code != exitFailure {
 			t.Errorf("replay of a done event: exit %d, want 1", code)
 		}
 	})
@@ -129,17 +129,17 @@ func TestEventsDismissAndUsage(t *testing.T) {
 	cfg := e.config()
 	d := e.start(cfg)
 	path, envs := e.writeConfig(cfg, "")
-	e.deliver(d, "T3stEvtDismiss1", e.payment("payment.captured", "pay_T3stDismiss001", 500000, map[string]string{"invoice": "NO-SUCH-INVOICE"}))
+	e.deliver(d, "T3stEvDismiss1", e.payment("payment.captured", "pay_T3stDismiss001", 500000, map[string]string{"invoice": "NO-SUCH-INVOICE"}))
 	e.waitIdle(d)
 	for _, c := range [][]string{
-		{"events", "dismiss", "T3stEvtDismiss1", "--config", path},                           // no reason
-		{"events", "replay", "--config", path},                                               // neither ID nor status
-		{"events", "replay", "x", "--status", "parked", "--config", path},                    // both
-		{"events", "list", "--status", "bogus", "--config", path},                            // unknown status
-		{"events", "list", "--since", "yesterday-ish", "--config", path},                     // bad time
-		{"events", "replay", "--status", "done", "--config", path},                           // not replayable
-		{"events", "show", "--config", path},                                                 // no ID
-		{"events", "dismiss", "T3stEvtDismiss1", "--reason", "x", "--config", path, "extra"}, // two IDs
+		{"events", "dismiss", "T3stEvDismiss1", "--config", path},                           // no reason
+		{"events", "replay", "--config", path},                                              // neither ID nor status
+		{"events", "replay", "x", "--status", "parked", "--config", path},                   // both
+		{"events", "list", "--status", "bogus", "--config", path},                           // unknown status
+		{"events", "list", "--since", "yesterday-ish", "--config", path},                    // bad time
+		{"events", "replay", "--status", "done", "--config", path},                          // not replayable
+		{"events", "show", "--config", path},                                                // no ID
+		{"events", "dismiss", "T3stEvDismiss1", "--reason", "x", "--config", path, "extra"}, // two IDs
 	} {
 		if code, _, errs := run(t, envs, c...); code != exitUsage {
 			t.Errorf("%v: exit %d (%s), want 2", c, code, errs)
@@ -149,11 +149,11 @@ func TestEventsDismissAndUsage(t *testing.T) {
 		t.Errorf("show of an unknown id: exit %d, want 1", code)
 	}
 	// A signed body that does not parse is stored dead; replaying it cannot book it: say so, exit 1.
-	if code, resp := e.deliver(d, "T3stEvtBadBody1", []byte(`{"event":"payment.captured","payload":{"payment":{"entity":{"id":5}}}}`)); code != http.StatusOK {
+	if code, resp := e.deliver(d, "T3stEvBadBody1", []byte(`{"event":"payment.captured","payload":{"payment":{"entity":{"id":5}}}}`)); code != http.StatusOK {
 		t.Fatalf("deliver the unparseable body: %d %s", code, resp)
 	}
-	code, out, errs := run(t, envs, "events", "replay", "T3stEvtBadBody1", "--config", path)
-	if code != exitFailure || !strings.Contains(out, "T3stEvtBadBody1: not replayed: its body cannot be parsed, so no replay can book it (razorpay: parse event: payment.id:") ||
+	code, out, errs := run(t, envs, "events", "replay", "T3stEvBadBody1", "--config", path)
+	if code != exitFailure || !strings.Contains(out, "T3stEvBadBody1: not replayed: its body cannot be parsed, so no replay can book it (razorpay: parse event: payment.id:") ||
 		!strings.Contains(out, "0 event(s) replayed") {
 		t.Errorf("replay of an unparseable event: exit %d, want 1\n%s%s", code, out, errs)
 	}
@@ -167,7 +167,7 @@ func TestEventsDismissAndUsage(t *testing.T) {
 	}
 	// A later event for another payment is booked: the workers did poll after the dismissal,
 	// and the dismissed one was still not booked.
-	e.deliver(d, "T3stEvtDismissZ", e.payment("payment.captured", "pay_T3stDismissLater", 1200000, nil))
+	e.deliver(d, "T3stEvDismissZ", e.payment("payment.captured", "pay_T3stDismissLater", 1200000, nil))
 	e.waitReason("pay_T3stDismissLater", "")
 	e.waitIdle(d)
 	if sub, other := e.entries("pay_T3stDismiss001"); len(sub)+len(other) != 0 {
@@ -202,7 +202,7 @@ func TestMetricsAfterDemoScenario(t *testing.T) {
 	d := e.start(e.config())
 	body := e.payment("payment.captured", "pay_T3stMetrics001", 1200000, nil)
 	for i := 0; i < 3; i++ {
-		e.deliver(d, "T3stEvtMetrics1", body)
+		e.deliver(d, "T3stEvMetrics1", body)
 	}
 	e.waitIdle(d)
 	text := getMetrics(t, d)
@@ -303,9 +303,9 @@ func TestCommentOnPark(t *testing.T) {
 	cfg.Mapping.CommentOnPark = true
 	cfg.Mapping.Excess = "park"
 	d := e.start(cfg)
-	e.deliver(d, "T3stEvtComment1", e.payment("payment.captured", "pay_T3stComment001", 1300000, nil))
+	e.deliver(d, "T3stEvComment1", e.payment("payment.captured", "pay_T3stComment001", 1300000, nil))
 	e.waitIdle(d)
-	rows, _ := d.db.FindEvents(context.Background(), "T3stEvtComment1")
+	rows, _ := d.db.FindEvents(context.Background(), "T3stEvComment1")
 	if len(rows) != 1 || rows[0].Status != connector.StatusParked {
 		t.Fatalf("rows %+v, want one parked", rows)
 	}
@@ -319,7 +319,7 @@ func TestCommentOnPark(t *testing.T) {
 	}
 	content := fmt.Sprint(comments[0]["content"])
 	if !strings.Contains(content, "pay_T3stComment001") || !strings.Contains(content, "over-payment") ||
-		!strings.Contains(content, "events replay T3stEvtComment1") {
+		!strings.Contains(content, "events replay T3stEvComment1") {
 		t.Errorf("comment %q lacks the payment, the reason or the command", content)
 	}
 	for _, r := range e.site.Requests() {
@@ -347,7 +347,7 @@ func TestEventsDoNotOverwriteAnEventInProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if _, err := db.InsertEvent(ctx, &connector.InboxEvent{AccountID: testAccount, EventID: "T3stEvtBusy0001", Event: "payment.captured",
+	if _, err := db.InsertEvent(ctx, &connector.InboxEvent{AccountID: testAccount, EventID: "T3stEvBusy0001", Event: "payment.captured",
 		BusinessKey: "pay_T3stBusy00001", RawBody: e.payment("payment.captured", "pay_T3stBusy00001", 1200000, nil), ReceivedAt: now}); err != nil {
 		t.Fatal(err)
 	}
@@ -355,13 +355,13 @@ func TestEventsDoNotOverwriteAnEventInProgress(t *testing.T) {
 		t.Fatalf("claim: %v %v", ev, err)
 	}
 	path, envs := e.writeConfig(cfg, "")
-	if code, out, errs := run(t, envs, "events", "dismiss", "T3stEvtBusy0001", "--reason", "x", "--config", path); code != exitFailure || !strings.Contains(out, "not dismissed: it is processing") {
+	if code, out, errs := run(t, envs, "events", "dismiss", "T3stEvBusy0001", "--reason", "x", "--config", path); code != exitFailure || !strings.Contains(out, "not dismissed: it is processing") {
 		t.Errorf("dismiss: exit %d %q %q, want 1 and 'not dismissed: it is processing'", code, out, errs)
 	}
-	if code, out, errs := run(t, envs, "events", "replay", "T3stEvtBusy0001", "--config", path); code != exitOK || !strings.Contains(out, "already processing") {
+	if code, out, errs := run(t, envs, "events", "replay", "T3stEvBusy0001", "--config", path); code != exitOK || !strings.Contains(out, "already processing") {
 		t.Errorf("replay: exit %d %q %q, want 0 and 'already processing' (it is being booked)", code, out, errs)
 	}
-	rows, _ := db.FindEvents(ctx, "T3stEvtBusy0001")
+	rows, _ := db.FindEvents(ctx, "T3stEvBusy0001")
 	if len(rows) != 1 || rows[0].Status != connector.StatusProcessing || rows[0].LeaseOwner != "a-live-worker" {
 		t.Errorf("row %+v: want it untouched, still the worker's", rows)
 	}
@@ -375,7 +375,7 @@ func TestRebookAfterTheEntryWasCancelled(t *testing.T) {
 	cfg := e.config()
 	d := e.start(cfg)
 	path, envs := e.writeConfig(cfg, "")
-	e.deliver(d, "T3stEvtRebook01", e.payment("payment.captured", "pay_T3stRebook0001", 1200000, nil))
+	e.deliver(d, "T3stEvRebook01", e.payment("payment.captured", "pay_T3stRebook0001", 1200000, nil))
 	e.waitIdle(d)
 	first := e.one("pay_T3stRebook0001")
 	if code, _, errs := run(t, envs, "events", "replay", "pay_T3stRebook0001", "--rebook", "--config", path); code != exitFailure || !strings.Contains(errs, "still live") {
@@ -384,8 +384,8 @@ func TestRebookAfterTheEntryWasCancelled(t *testing.T) {
 	if err := e.client().Call(context.Background(), "frappe.client.cancel", map[string]any{"doctype": "Payment Entry", "name": first["name"]}, nil); err != nil {
 		t.Fatal(err)
 	}
-	e.deliver(d, "T3stEvtRebook02", e.payment("order.paid", "pay_T3stRebook0001", 1200000, nil))
-	ev := e.waitReason("T3stEvtRebook02", "--rebook")
+	e.deliver(d, "T3stEvRebook02", e.payment("order.paid", "pay_T3stRebook0001", 1200000, nil))
+	ev := e.waitReason("T3stEvRebook02", "--rebook")
 	if ev.Status != connector.StatusParked {
 		t.Fatalf("%s %q, want parked", ev.Status, ev.LastError)
 	}
@@ -450,7 +450,7 @@ func TestRebookOfADoneEvent(t *testing.T) {
 	cfg := e.config()
 	d := e.start(cfg)
 	path, envs := e.writeConfig(cfg, "")
-	e.deliver(d, "T3stEvtRebook11", e.payment("payment.captured", "pay_T3stRebook0011", 1200000, nil))
+	e.deliver(d, "T3stEvRebook11", e.payment("payment.captured", "pay_T3stRebook0011", 1200000, nil))
 	e.waitIdle(d)
 	first := e.one("pay_T3stRebook0011")
 	if err := e.client().Call(context.Background(), "frappe.client.cancel", map[string]any{"doctype": "Payment Entry", "name": first["name"]}, nil); err != nil {

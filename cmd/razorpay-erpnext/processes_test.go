@@ -106,7 +106,7 @@ func TestTwoPaymentsRaceOnTwoServeProcesses(t *testing.T) {
 				defer wg.Done()
 				body := envelope(t, "payment.captured", "payment", capture(fmt.Sprintf("pay_T3stProcRace%03d", i), 60000,
 					map[string]any{"notes": map[string]any{"invoice": inv}}))
-				if status, err := deliver(context.Background(), "http://"+p.addr+"/webhooks/razorpay", fmt.Sprintf("T3stEvtPRace%03d", i),
+				if status, err := deliver(context.Background(), "http://"+p.addr+"/webhooks/razorpay", fmt.Sprintf("T3stEvtRace%03d", i),
 					razorpay.Sign(testWebhook, body), body); err != nil || status != "accepted" {
 					t.Errorf("payment %d: %q %v", i, status, err)
 				}

@@ -47,7 +47,7 @@ func TestRealSitePaymentRequestPaymentBooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := e.start(e.config())
-	e.deliver(d, "T3stEvtRealPr01", envelope(t, "payment.captured", "payment",
+	e.deliver(d, "T3stEvRealPr01", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stRealPr0001", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
 	e.waitIdle(d)
 	refs := rows(e.one("pay_T3stRealPr0001"), "references")

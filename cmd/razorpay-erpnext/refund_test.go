@@ -43,7 +43,7 @@ func (w *refundWorld) captureBody() []byte {
 }
 
 func (w *refundWorld) receiptThen(withCreditNote bool) *refundWorld {
-	w.deliver(w.d, "T3stEvtRfCap001", w.captureBody())
+	w.deliver(w.d, "T3stEvRfCap001", w.captureBody())
 	w.waitIdle(w.d)
 	w.one("pay_T3stRefund0001")
 	if withCreditNote {
@@ -75,7 +75,7 @@ func TestRefundsAgainstTheCreditNote(t *testing.T) {
 	t.Parallel()
 	forEachDriver(t, func(t *testing.T, driver string) {
 		w := newRefundWorld(t, driver, true, nil)
-		w.refund("T3stEvtRfnd0001", "refund.processed", "rfnd_T3stPartial001", 20000, "processed")
+		w.refund("T3stEvRfnd0001", "refund.processed", "rfnd_T3stPartial001", 20000, "processed")
 		pe := w.one("rfnd_T3stPartial001")
 		if pe["payment_type"] != "Pay" || pe["party"] != "Test Customer" || pe["paid_from"] != erpnextsim.RazorpayClearing {
 			t.Errorf("refund entry %v %v from %v", pe["payment_type"], pe["party"], pe["paid_from"])
@@ -90,8 +90,8 @@ func TestRefundsAgainstTheCreditNote(t *testing.T) {
 
 		// A second, partial refund books its own amount; refund.created for the first (already
 		// processed) is a duplicate by refund id.
-		w.refund("T3stEvtRfnd0002", "refund.processed", "rfnd_T3stPartial002", 30000, "processed")
-		w.refund("T3stEvtRfnd0003", "refund.created", "rfnd_T3stPartial001", 20000, "processed")
+		w.refund("T3stEvRfnd0002", "refund.processed", "rfnd_T3stPartial002", 30000, "processed")
+		w.refund("T3stEvRfnd0003", "refund.created", "rfnd_T3stPartial001", 20000, "processed")
 		wantAmount(t, "second refund", w.one("rfnd_T3stPartial002")["paid_amount"], 30000)
 		w.one("rfnd_T3stPartial001")
 		wantAmount(t, "credit note outstanding", w.doc("Sales Invoice", w.creditNote)["outstanding_amount"], -68000)
@@ -101,17 +101,17 @@ func TestRefundsAgainstTheCreditNote(t *testing.T) {
 
 		// refund.failed is final: the booked refund is cancelled and a later processed snapshot
 		// never books it again.
-		w.refund("T3stEvtRfnd0004", "refund.failed", "rfnd_T3stPartial002", 30000, "failed")
+		w.refund("T3stEvRfnd0004", "refund.failed", "rfnd_T3stPartial002", 30000, "failed")
 		sub, other := w.entries("rfnd_T3stPartial002")
 		if len(sub) != 0 || len(other) != 1 || fmt.Sprint(other[0]["docstatus"]) != "2" {
 			t.Fatalf("after refund.failed: %d submitted, %v other; want the entry cancelled", len(sub), names(other))
 		}
 		wantAmount(t, "credit note outstanding after cancel", w.doc("Sales Invoice", w.creditNote)["outstanding_amount"], -98000)
-		w.refund("T3stEvtRfnd0005", "refund.processed", "rfnd_T3stPartial002", 30000, "processed")
+		w.refund("T3stEvRfnd0005", "refund.processed", "rfnd_T3stPartial002", 30000, "processed")
 		if sub, _ := w.entries("rfnd_T3stPartial002"); len(sub) != 0 {
 			t.Fatalf("a processed snapshot after refund.failed booked the refund again")
 		}
-		if ev := w.statusOf("T3stEvtRfnd0005"); ev.Status != connector.StatusSkipped || !strings.Contains(ev.LastError, "never booked") {
+		if ev := w.statusOf("T3stEvRfnd0005"); ev.Status != connector.StatusSkipped || !strings.Contains(ev.LastError, "never booked") {
 			t.Errorf("late snapshot: %s %q", ev.Status, ev.LastError)
 		}
 	})
@@ -121,7 +121,7 @@ func TestRefundWithoutCreditNote(t *testing.T) {
 	t.Parallel()
 	t.Run("ParksByDefault", func(t *testing.T) {
 		w := newRefundWorld(t, "sqlite", false, nil)
-		w.refund("T3stEvtRfNoCn01", "refund.processed", "rfnd_T3stNoCredit01", 20000, "processed")
+		w.refund("T3stEvRfNoCn01", "refund.processed", "rfnd_T3stNoCredit01", 20000, "processed")
 		ev := w.statusOf("rfnd_T3stNoCredit01")
 		if ev.Status != connector.StatusParked || !strings.HasPrefix(ev.LastError, "no credit note") {
 			t.Fatalf("%s %q", ev.Status, ev.LastError)
@@ -137,7 +137,7 @@ func TestRefundWithoutCreditNote(t *testing.T) {
 	})
 	t.Run("UnallocatedPayEntryWhenConfigured", func(t *testing.T) {
 		w := newRefundWorld(t, "sqlite", false, func(c *connector.Config) { c.Mapping.Refunds.WithoutCreditNote = "unallocated" })
-		w.refund("T3stEvtRfNoCn02", "refund.processed", "rfnd_T3stNoCredit02", 20000, "processed")
+		w.refund("T3stEvRfNoCn02", "refund.processed", "rfnd_T3stNoCredit02", 20000, "processed")
 		pe := w.one("rfnd_T3stNoCredit02")
 		if pe["payment_type"] != "Pay" || len(rows(pe, "references")) != 0 || pe["paid_to"] != erpnextsim.DefaultReceivable {
 			t.Errorf("entry %v refs %v to %v, want an unallocated Pay to the receivable", pe["payment_type"], rows(pe, "references"), pe["paid_to"])
@@ -159,7 +159,7 @@ func TestRefundBeforeCaptureEndsInTheSameBooks(t *testing.T) {
 	}
 	// Capture first.
 	first := newRefundWorld(t, "sqlite", true, nil)
-	first.refund("T3stEvtEarly001", "refund.processed", "rfnd_T3stEarly00001", 50000, "processed")
+	first.refund("T3stEvEarly001", "refund.processed", "rfnd_T3stEarly00001", 50000, "processed")
 	want := read(first)
 
 	// Refund first.
@@ -170,11 +170,11 @@ func TestRefundBeforeCaptureEndsInTheSameBooks(t *testing.T) {
 	cfg.Worker.MaxAttempts = 40
 	w.d = e.start(cfg)
 	payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
-	w.deliver(w.d, "T3stEvtEarly002", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stEarly00001", "pay_T3stRefund0001", 50000, "processed"), "payment", payment))
+	w.deliver(w.d, "T3stEvEarly002", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stEarly00001", "pay_T3stRefund0001", 50000, "processed"), "payment", payment))
 	if ev := w.waitReason("rfnd_T3stEarly00001", "waits for the receipt"); ev.Status == connector.StatusDone || ev.Status == connector.StatusDead {
 		t.Fatalf("refund before its receipt: %s %q, want it waiting", ev.Status, ev.LastError)
 	}
-	w.deliver(w.d, "T3stEvtEarly003", w.captureBody())
+	w.deliver(w.d, "T3stEvEarly003", w.captureBody())
 	w.waitIdle(w.d)
 	if got := read(w); got != want {
 		t.Errorf("refund-first books %+v, capture-first books %+v", got, want)
@@ -194,7 +194,7 @@ func TestPaymentRequestCheckout(t *testing.T) {
 	t.Run("BookedWithTheRequestLinked", func(t *testing.T) {
 		e, inv, pr := setup(t)
 		d := e.start(e.config())
-		e.deliver(d, "T3stEvtPr000001", envelope(t, "order.paid", "payment", capture("pay_T3stPrPay00001", 1200000, map[string]any{"order_id": "order_T3stPrOrder001"}),
+		e.deliver(d, "T3stEvPr000001", envelope(t, "order.paid", "payment", capture("pay_T3stPrPay00001", 1200000, map[string]any{"order_id": "order_T3stPrOrder001"}),
 			"order", map[string]any{"id": "order_T3stPrOrder001", "entity": "order", "amount": 1200000, "amount_paid": 1200000, "amount_due": 0,
 				"currency": "INR", "receipt": pr, "status": "paid", "notes": []any{}}))
 		e.waitIdle(d)
@@ -222,8 +222,8 @@ func TestPaymentRequestCheckout(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := e.start(e.config())
-		e.deliver(d, "T3stEvtPr000002", envelope(t, "payment.captured", "payment", capture("pay_T3stPrPay00002", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
-		e.deliver(d, "T3stEvtPr000003", envelope(t, "payment.captured", "payment", capture("pay_T3stPrPay00003", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
+		e.deliver(d, "T3stEvPr000002", envelope(t, "payment.captured", "payment", capture("pay_T3stPrPay00002", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
+		e.deliver(d, "T3stEvPr000003", envelope(t, "payment.captured", "payment", capture("pay_T3stPrPay00003", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
 		e.waitIdle(d)
 		if n := len(e.site.Docs("Payment Entry")); n != 1 {
 			t.Fatalf("%d Payment Entries, want only ERPNext's own", n)
@@ -244,7 +244,7 @@ func TestPaymentRequestCheckout(t *testing.T) {
 		cfg := e.config()
 		cfg.Mapping.PaymentRequestGrace = connector.Duration(2 * time.Hour)
 		d := e.start(cfg)
-		e.deliver(d, "T3stEvtPr000004", envelope(t, "payment.captured", "payment", capture("pay_T3stPrPay00004", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
+		e.deliver(d, "T3stEvPr000004", envelope(t, "payment.captured", "payment", capture("pay_T3stPrPay00004", 1200000, map[string]any{"notes": map[string]any{"payment_request": pr}})))
 		ev := e.waitReason("pay_T3stPrPay00004", "ERPNext's checkout")
 		if ev.Status != connector.StatusPending || ev.Attempts != 0 {
 			t.Errorf("%s attempts %d %q, want pending without spent attempts", ev.Status, ev.Attempts, ev.LastError)
@@ -262,8 +262,8 @@ func TestRefundFailedRightBehindProcessed(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver string) {
 		w := newRefundWorld(t, driver, true, nil)
 		payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
-		w.deliver(w.d, "T3stEvtRfBack01", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stBackToBk1", "pay_T3stRefund0001", 20000, "processed"), "payment", payment))
-		w.deliver(w.d, "T3stEvtRfBack02", envelope(t, "refund.failed", "refund", refundEntity("rfnd_T3stBackToBk1", "pay_T3stRefund0001", 20000, "failed"), "payment", payment))
+		w.deliver(w.d, "T3stEvRfBack01", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stBackToBk1", "pay_T3stRefund0001", 20000, "processed"), "payment", payment))
+		w.deliver(w.d, "T3stEvRfBack02", envelope(t, "refund.failed", "refund", refundEntity("rfnd_T3stBackToBk1", "pay_T3stRefund0001", 20000, "failed"), "payment", payment))
 		w.waitIdle(w.d)
 		if sub, _ := w.entries("rfnd_T3stBackToBk1"); len(sub) != 0 {
 			t.Fatalf("a refund Razorpay reported failed is still booked: %v", names(sub))
@@ -287,7 +287,7 @@ func TestRefundOutwaitsItsRetryBudget(t *testing.T) {
 	cfg.Worker.MaxAttempts = 2
 	w.d = e.start(cfg)
 	payment := capture("pay_T3stRefund0001", 118000, map[string]any{"notes": map[string]any{"invoice": w.invoice}})
-	w.deliver(w.d, "T3stEvtLate0001", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stLateCap01", "pay_T3stRefund0001", 30000, "processed"), "payment", payment))
+	w.deliver(w.d, "T3stEvLate0001", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stLateCap01", "pay_T3stRefund0001", 30000, "processed"), "payment", payment))
 	first := w.waitReason("rfnd_T3stLateCap01", "waits for the receipt")
 	// Several more waits than MaxAttempts (2) allows failures: each is a backoff of ~50 ms.
 	var ev connector.InboxEvent
@@ -300,7 +300,7 @@ func TestRefundOutwaitsItsRetryBudget(t *testing.T) {
 	}) {
 		t.Fatalf("the refund stopped retrying: %+v", ev)
 	}
-	w.deliver(w.d, "T3stEvtLate0002", w.captureBody())
+	w.deliver(w.d, "T3stEvLate0002", w.captureBody())
 	w.waitIdle(w.d)
 	wantAmount(t, "refund", w.one("rfnd_T3stLateCap01")["paid_amount"], 30000)
 }
@@ -319,7 +319,7 @@ func TestRefundPicksTheCreditNoteWithTheMostLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.refund("T3stEvtRfMany01", "refund.processed", "rfnd_T3stTwoNotes01", 108000, "processed")
+	w.refund("T3stEvRfMany01", "refund.processed", "rfnd_T3stTwoNotes01", 108000, "processed")
 	refs := rows(w.one("rfnd_T3stTwoNotes01"), "references")
 	if len(refs) != 1 || refs[0]["reference_name"] != large {
 		t.Fatalf("refund references %v, want the ₹1,080.00 credit note %s", refs, large)
@@ -348,7 +348,7 @@ func TestCheckoutEntryWithFeesParksForTheFee(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := e.start(feeConfig(e.config()))
-	e.deliver(d, "T3stEvtPrFee001", envelope(t, "payment.captured", "payment",
+	e.deliver(d, "T3stEvPrFee001", envelope(t, "payment.captured", "payment",
 		capture("pay_T3stPrFee00001", 1200000, map[string]any{"fee": 28320, "tax": 4320, "notes": map[string]any{"payment_request": pr}})))
 	e.waitIdle(d)
 	ev := e.statusOf("pay_T3stPrFee00001")
@@ -382,7 +382,7 @@ func TestCheckoutPaymentFoundThroughItsIntegrationRequest(t *testing.T) {
 	cfg := e.config()
 	cfg.ERPNext.APIKey, cfg.ERPNext.APISecret = sysManager.Key, sysManager.Secret
 	d := e.start(cfg)
-	e.deliver(d, "T3stEvtChkout01", envelope(t, "payment.captured", "payment", capture("pay_T3stCheckout01", 1200000, nil)))
+	e.deliver(d, "T3stEvChkout01", envelope(t, "payment.captured", "payment", capture("pay_T3stCheckout01", 1200000, nil)))
 	e.waitIdle(d)
 	refs := rows(e.one("pay_T3stCheckout01"), "references")
 	if len(refs) != 1 || refs[0]["reference_name"] != e.invoice || refs[0]["payment_request"] != pr {
@@ -403,18 +403,18 @@ func TestRefundFollowsAReceiptBookedAfterItParked(t *testing.T) {
 	w.addCreditNote()
 	w.d = e.start(e.config())
 	// The capture names no invoice: it parks.
-	w.deliver(w.d, "T3stEvtPkRcpt01", envelope(t, "payment.captured", "payment", capture("pay_T3stRefund0001", 118000, nil)))
+	w.deliver(w.d, "T3stEvPkRcpt01", envelope(t, "payment.captured", "payment", capture("pay_T3stRefund0001", 118000, nil)))
 	w.waitIdle(w.d)
-	if ev := w.statusOf("T3stEvtPkRcpt01"); ev.Status != connector.StatusParked {
+	if ev := w.statusOf("T3stEvPkRcpt01"); ev.Status != connector.StatusParked {
 		t.Fatalf("capture: %s", ev.Status)
 	}
 	payment := capture("pay_T3stRefund0001", 118000, nil)
-	w.deliver(w.d, "T3stEvtPkRfnd01", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stAfterPark1", "pay_T3stRefund0001", 20000, "processed"), "payment", payment))
+	w.deliver(w.d, "T3stEvPkRfnd01", envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stAfterPark1", "pay_T3stRefund0001", 20000, "processed"), "payment", payment))
 	if ev := w.waitReason("rfnd_T3stAfterPark1", "is parked (no invoice matched"); ev.Status != connector.StatusParked || ev.Attempts != 0 {
 		t.Fatalf("refund: %s after %d attempts (%q), want parked with the receipt's reason", ev.Status, ev.Attempts, ev.LastError)
 	}
 	// order.paid carries the order whose receipt names the invoice: the receipt is booked.
-	w.deliver(w.d, "T3stEvtPkOrdr01", envelope(t, "order.paid", "payment", payment, "order", map[string]any{"id": "order_T3stPkOrder01",
+	w.deliver(w.d, "T3stEvPkOrdr01", envelope(t, "order.paid", "payment", payment, "order", map[string]any{"id": "order_T3stPkOrder01",
 		"entity": "order", "amount": 118000, "amount_paid": 118000, "amount_due": 0, "currency": "INR", "receipt": w.invoice, "status": "paid", "notes": []any{}}))
 	w.waitIdle(w.d)
 	w.one("pay_T3stRefund0001")

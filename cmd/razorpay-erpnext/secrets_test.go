@@ -53,19 +53,19 @@ func TestSecretsNeverLeave(t *testing.T) {
 
 	var seen strings.Builder
 	for i, ev := range []string{"payment.captured", "order.paid"} {
-		code, resp := e.deliver(d, fmt.Sprintf("T3stEvtSecret0%d", i), e.payment(ev, "pay_T3stSecret0001", 1200000, nil))
+		code, resp := e.deliver(d, fmt.Sprintf("T3stEvSecret0%d", i), e.payment(ev, "pay_T3stSecret0001", 1200000, nil))
 		fmt.Fprintf(&seen, "%d %s\n", code, resp)
 	}
 	// A refund is re-fetched from Razorpay before it is acted on: the echoing Razorpay server
 	// then puts the request (with its Basic credentials) into the error the connector keeps.
 	refund := envelope(t, "refund.processed", "refund", refundEntity("rfnd_T3stSecret001", "pay_T3stSecret0001", 100, "processed"),
 		"payment", capture("pay_T3stSecret0001", 1200000, nil))
-	code, resp := e.deliver(d, "T3stEvtSecret02", refund)
+	code, resp := e.deliver(d, "T3stEvSecret02", refund)
 	fmt.Fprintf(&seen, "%d %s\n", code, resp)
 	_, resp = post(t, "http://"+d.pub.Addr().String()+cfg.WebhookPath, "T3stEvtSecretX", "wrong", []byte(`{}`))
 	seen.WriteString(resp)
 	// Every event has been through the worker (its reason is set) before anything is read.
-	for _, key := range []string{"T3stEvtSecret00", "T3stEvtSecret01", "T3stEvtSecret02"} {
+	for _, key := range []string{"T3stEvSecret00", "T3stEvSecret01", "T3stEvSecret02"} {
 		testtime.Until(t, "event "+key+" processed", func() bool {
 			rows, _ := d.db.FindEvents(context.Background(), key)
 			return len(rows) == 1 && rows[0].LastError != "" && rows[0].Status != connector.StatusProcessing

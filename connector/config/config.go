@@ -22,6 +22,7 @@ type Config struct {
 	WebhookPath string      `yaml:"webhook_path"`
 	Workers     int         `yaml:"workers"`
 	AdminToken  string      `yaml:"admin_token"`
+	Server      Server      `yaml:"server"`
 	Database    Database    `yaml:"database"`
 	Razorpay    Razorpay    `yaml:"razorpay"`
 	ERPNext     ERPNext     `yaml:"erpnext"`
@@ -32,6 +33,18 @@ type Config struct {
 	Log         Log         `yaml:"log"`
 	Worker      Worker      `yaml:"worker"`
 }
+
+// Server tunes the public listener. MaxInFlight bounds the webhook requests served at once
+// (default DefaultMaxInFlight, 1..65536): past it a webhook is answered 503 with Retry-After at
+// once, without its body being read, so Razorpay retries later (spec/razorpay.md §1.4–1.5: any
+// non-2xx is a failed delivery, retried on its ladder for 24 h; nothing says Razorpay reads
+// Retry-After) and an overloaded process never holds more than MaxInFlight bodies.
+type Server struct {
+	MaxInFlight int `yaml:"max_in_flight"`
+}
+
+// DefaultMaxInFlight is server.max_in_flight when the file leaves it out.
+const DefaultMaxInFlight = 256
 
 // Database selects the store: driver "sqlite" (embedded default) or "mysql" (MariaDB).
 type Database struct {
@@ -196,6 +209,7 @@ func Defaults() Config {
 		AdminListen: "127.0.0.1:9090",
 		WebhookPath: "/webhooks/razorpay",
 		Workers:     4,
+		Server:      Server{MaxInFlight: DefaultMaxInFlight},
 		Database:    Database{Driver: "sqlite", DSN: "./razorpay-erpnext.db"},
 		Razorpay:    Razorpay{APIURL: "https://api.razorpay.com"},
 		ERPNext: ERPNext{

@@ -181,3 +181,27 @@ func TestExampleCommentsAreAccepted(t *testing.T) {
 		t.Errorf("webhook secrets %q", cfg.Razorpay.WebhookSecrets)
 	}
 }
+
+// server.max_in_flight defaults to 256 and must be 1..65536 (issue 13: bounded intake).
+func TestServerMaxInFlight(t *testing.T) {
+	if got := config.Defaults().Server.MaxInFlight; got != 256 {
+		t.Errorf("default max_in_flight %d; want 256", got)
+	}
+	example := exampleConfig(t)
+	for _, tc := range []struct {
+		value string
+		want  string // a problem, or "" for none
+	}{{"1", ""}, {"65536", ""}, {"0", "server.max_in_flight: must be 1..65536, got 0"},
+		{"65537", "server.max_in_flight: must be 1..65536, got 65537"}, {"-5", "server.max_in_flight: must be 1..65536, got -5"}} {
+		raw := strings.Replace(example, "max_in_flight: 256", "max_in_flight: "+tc.value, 1)
+		cfg, _, err := config.Parse([]byte(raw), env(map[string]string{
+			"RAZORPAY_WEBHOOK_SECRET": whSecret, "ERPNEXT_API_KEY": erpKey, "ERPNEXT_API_SECRET": erpSecret,
+		}))
+		switch {
+		case tc.want == "" && (err != nil || fmt.Sprint(cfg.Server.MaxInFlight) != tc.value):
+			t.Errorf("max_in_flight %s: %v, read %d", tc.value, err, cfg.Server.MaxInFlight)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("max_in_flight %s: %v; want %q", tc.value, err, tc.want)
+		}
+	}
+}

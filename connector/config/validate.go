@@ -36,6 +36,9 @@ func (c Config) validate(scope Scope) []string {
 	if c.Workers < 1 || c.Workers > 256 {
 		p.add("workers: must be 1..256, got %d", c.Workers)
 	}
+	if c.Server.MaxInFlight < 1 || c.Server.MaxInFlight > 65536 {
+		p.add("server.max_in_flight: must be 1..65536, got %d", c.Server.MaxInFlight)
+	}
 	if len(c.Razorpay.WebhookSecrets) == 0 {
 		p.add("razorpay.webhook_secrets: at least one non-empty secret is required (an empty key would let anyone sign)")
 	}

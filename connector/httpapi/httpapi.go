@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/net/netutil"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 )
@@ -25,25 +27,51 @@ func Public(c *connector.Connector, webhookPath string) http.Handler {
 	return mux
 }
 
+// PublicListener bounds l, the public listener, to 2 × c.MaxInFlight() open connections: past
+// that, new connections wait in the kernel's accept queue (bounded by its backlog) instead of
+// each holding a goroutine and its buffers in the process (about 30 KiB each, which is what an
+// overloaded daemon's memory was made of). Idle keep-alive connections count until the
+// server's idle timeout closes them.
+func PublicListener(l net.Listener, c *connector.Connector) net.Listener {
+	return netutil.LimitListener(l, 2*c.MaxInFlight())
+}
+
 // Webhook answers (DESIGN.md §4 steps 1–2):
 //   - 405 for anything but POST;
+//   - 503 with "Retry-After: 1" at once, the body unread, nothing stored and the connection
+//     closed after the answer, when
+//     c.MaxInFlight() webhook requests are already being served by this handler (server.max_in_flight;
+//     counted as outcome "overloaded"): an overloaded process sheds load instead of queueing
+//     without limit, and Razorpay retries (spec/razorpay.md §1.4);
 //   - 413 for a body over connector.MaxWebhookBody;
 //   - 401 when X-Razorpay-Signature is missing or matches no configured secret (nothing stored);
-//   - 400 when X-Razorpay-Event-Id is missing or longer than 64 characters;
-//   - 503 when the store cannot record the event (Razorpay retries);
+//   - 400 when X-Razorpay-Event-Id is missing or not a Razorpay event id (connector.ErrBadEventID);
+//   - 503 when the store cannot record the event (Razorpay retries), also when the sender
+//     disconnected meanwhile (connector.ErrSenderGone; nobody reads that answer);
 //   - 200 {"status":"accepted"} when stored, 200 {"status":"duplicate"} when the
 //     (account id, event id) pair was stored before. A body that verifies but does not parse is
 //     stored as dead with the reason and also answered 200.
 //
 // Nothing is sent to ERPNext or Razorpay inside the request.
 func Webhook(c *connector.Connector) http.Handler {
+	slots := make(chan struct{}, max(c.MaxInFlight(), 1))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method not allowed"})
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, connector.MaxWebhookBody))
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		default:
+			c.RefuseOverloaded()
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Connection", "close") // an idle keep-alive connection holds memory too
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "too many webhooks in flight, retry later"})
+			return
+		}
+		body, err := readBody(w, r)
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
@@ -58,15 +86,15 @@ func Webhook(c *connector.Connector) http.Handler {
 			EventID: r.Header.Get("X-Razorpay-Event-Id"), Remote: r.RemoteAddr})
 		switch {
 		case errors.Is(err, connector.ErrBadSignature):
-			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "signature verification failed"})
+			writeRaw(w, http.StatusUnauthorized, answerBadSignature)
 		case errors.Is(err, connector.ErrBadEventID):
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "missing or invalid X-Razorpay-Event-Id header"})
+			writeRaw(w, http.StatusBadRequest, answerBadEventID)
 		case err != nil:
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "store unavailable, retry later"})
+			writeRaw(w, http.StatusServiceUnavailable, answerUnavailable)
 		case dup:
-			writeJSON(w, http.StatusOK, map[string]string{"status": "duplicate"})
+			writeRaw(w, http.StatusOK, answerDuplicate)
 		default:
-			writeJSON(w, http.StatusOK, map[string]string{"status": "accepted"})
+			writeRaw(w, http.StatusOK, answerAccepted)
 		}
 	})
 }
@@ -112,6 +140,43 @@ func RequireToken(token string, h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// The webhook's answers, encoded once (as writeJSON would encode them).
+var (
+	answerAccepted     = []byte(`{"status":"accepted"}` + "\n")
+	answerDuplicate    = []byte(`{"status":"duplicate"}` + "\n")
+	answerBadSignature = []byte(`{"error":"signature verification failed"}` + "\n")
+	answerBadEventID   = []byte(`{"error":"missing or invalid X-Razorpay-Event-Id header"}` + "\n")
+	answerUnavailable  = []byte(`{"error":"store unavailable, retry later"}` + "\n")
+)
+
+// readBody reads the request body, at most connector.MaxWebhookBody bytes (a longer one is a
+// *http.MaxBytesError), into one buffer sized from Content-Length when the sender gave it.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	src := http.MaxBytesReader(w, r.Body, connector.MaxWebhookBody)
+	n := r.ContentLength
+	if n <= 0 || n > connector.MaxWebhookBody {
+		return io.ReadAll(src)
+	}
+	buf := make([]byte, n, n+1)
+	if _, err := io.ReadFull(src, buf); err != nil {
+		return nil, err
+	}
+	var extra [1]byte // a body longer than it said: read the rest the ordinary way
+	if k, err := src.Read(extra[:]); k > 0 {
+		rest, err := io.ReadAll(src)
+		return append(append(buf, extra[0]), rest...), err
+	} else if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return buf, nil
+}
+
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -45,7 +45,7 @@ func newIntake(t testing.TB, s connector.Store) http.Handler {
 	return httpapi.Public(c, "/webhooks/razorpay")
 }
 
-func sqliteStore(t *testing.T) *store.DB {
+func sqliteStore(t testing.TB) *store.DB {
 	t.Helper()
 	db, err := store.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "s.db"))
 	if err != nil {
@@ -80,7 +80,7 @@ func readSample(t *testing.T, name string) []byte {
 	return b
 }
 
-func total(t *testing.T, s connector.Store) int {
+func total(t testing.TB, s connector.Store) int {
 	t.Helper()
 	c, err := s.CountByStatus(context.Background())
 	if err != nil {

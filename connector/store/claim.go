@@ -101,7 +101,7 @@ func (d *DB) dueCandidates(ctx context.Context, now time.Time) ([]int64, error) 
 func (d *DB) claimRow(ctx context.Context, id int64, owner string, now, until time.Time) (bool, error) {
 	var n int64
 	err := d.retryClaim(ctx, func() error {
-		res, err := d.db.ExecContext(ctx, `UPDATE inbox SET status = ?, lease_owner = ?, lease_until = ?, updated_at = ?
+		res, err := d.execContext(ctx, `UPDATE inbox SET status = ?, lease_owner = ?, lease_until = ?, updated_at = ?
 		WHERE id = ? AND ((status = ? AND next_attempt_at <= ?) OR (status = ? AND lease_until < ?))`,
 			connector.StatusProcessing, owner, d.arg(until), d.arg(now),
 			id, connector.StatusPending, d.arg(now), connector.StatusProcessing, d.arg(now))

@@ -92,7 +92,7 @@ func (d *DB) SearchEvents(ctx context.Context, q EventQuery) ([]EventSummary, er
 		args = append(args, limit, max(q.Offset, 0))
 	}
 	var rows []summaryRow
-	if err := d.db.SelectContext(ctx, &rows, query, args...); err != nil {
+	if err := d.db.SelectContext(ctx, &rows, query, textArgs(args)...); err != nil {
 		return nil, d.unavailable("search events", err)
 	}
 	out := make([]EventSummary, 0, len(rows))

@@ -56,6 +56,7 @@ func contractCases() []contractCase {
 	all = append(all, migrateCases...)
 	all = append(all, retentionCases...)
 	all = append(all, waiterCases...)
+	all = append(all, textCases...)
 	return all
 }
 

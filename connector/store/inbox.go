@@ -131,8 +131,13 @@ func (d *DB) insertEvent(ctx context.Context, e *connector.InboxEvent, ifNoKey b
 	return true, nil
 }
 
-// prepareEvent fills the defaults InsertEvent documents and checks the key columns.
+// prepareEvent fills the defaults InsertEvent documents, makes the text columns valid UTF-8
+// (validText: what is checked and stored is what e then holds) and checks the key columns.
 func (d *DB) prepareEvent(e *connector.InboxEvent) error {
+	for _, f := range []*string{&e.AccountID, &e.EventID, &e.Event, &e.BusinessKey, &e.LeaseOwner,
+		&e.LastError, &e.ResultDoctype, &e.ResultName, &e.WaitFor} {
+		*f = validText(*f)
+	}
 	switch {
 	case e.EventID == "":
 		return errors.New("store: insert event: empty event id")
@@ -226,7 +231,7 @@ func (d *DB) ListEvents(ctx context.Context, f connector.EventFilter) ([]connect
 // selectEvents runs a query built per call (not kept prepared) and converts its rows.
 func (d *DB) selectEvents(ctx context.Context, op, query string, args ...any) ([]connector.InboxEvent, error) {
 	var rows []eventRow
-	if err := d.db.SelectContext(ctx, &rows, query, args...); err != nil {
+	if err := d.db.SelectContext(ctx, &rows, query, textArgs(args)...); err != nil {
 		return nil, d.unavailable(op, err)
 	}
 	return events(rows), nil

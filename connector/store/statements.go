@@ -140,8 +140,10 @@ func (c *stmtCache) close() {
 	c.m = nil
 }
 
-// execContext runs a write statement, prepared once when the store keeps statements.
+// execContext runs a write statement, prepared once when the store keeps statements. String
+// arguments are made valid UTF-8 (textArgs), as in getContext and selectContext.
 func (d *DB) execContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	args = textArgs(args)
 	if st := d.stmts.get(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -150,6 +152,7 @@ func (d *DB) execContext(ctx context.Context, query string, args ...any) (sql.Re
 
 // getContext reads one row into dest, prepared once when the store keeps statements.
 func (d *DB) getContext(ctx context.Context, dest any, query string, args ...any) error {
+	args = textArgs(args)
 	if st := d.stmts.get(ctx, query); st != nil {
 		return st.GetContext(ctx, dest, args...)
 	}
@@ -158,6 +161,7 @@ func (d *DB) getContext(ctx context.Context, dest any, query string, args ...any
 
 // selectContext reads rows into dest, prepared once when the store keeps statements.
 func (d *DB) selectContext(ctx context.Context, dest any, query string, args ...any) error {
+	args = textArgs(args)
 	if st := d.stmts.get(ctx, query); st != nil {
 		return st.SelectContext(ctx, dest, args...)
 	}
