@@ -126,7 +126,7 @@ func openReconciler(ctx context.Context, cfg connector.Config, log zerolog.Logge
 	if cfg.Razorpay.KeyID == "" || cfg.Razorpay.KeySecret == "" {
 		return nil, nil, reconcile.ErrNoRazorpayAPI
 	}
-	rzp, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret})
+	rzp, err := newRazorpayClient(cfg, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("razorpay client: %w", err)
 	}
