@@ -49,6 +49,8 @@ func (c *Connector) apply(ctx context.Context, ev *InboxEvent, w *writeClaim, pl
 		return result{}, &waitError{until: pl.WaitUntil, reason: pl.Reason, on: pl.waitFor}
 	case ExplainSkip:
 		return result{status: StatusSkipped, note: pl.Reason}, nil
+	case ExplainDismissed:
+		return result{status: StatusDismissed, note: pl.Reason}, nil
 	case ExplainVoid, ExplainCancel:
 		owner := ""
 		if w != nil {

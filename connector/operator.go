@@ -90,11 +90,40 @@ func (c *Connector) Replay(ctx context.Context, r InboxEvent, rebook bool, by st
 		return RowAction{Refused: refused, Message: r.EventID + ": " + why}, nil
 	}
 	reason := "replayed by " + by + " (was " + string(r.Status) + ": " + shorten(r.LastError, 500) + ")"
+	if err := c.liftDismissal(ctx, r, by); err != nil {
+		return RowAction{}, err
+	}
 	a, err := c.setRowStatus(ctx, r, StatusPending, reason, "replayed")
 	if a.Changed {
 		c.Wake()
 	}
 	return a, err
+}
+
+// liftDismissal ends a person's dismissal of r's payment when that person replays one of its
+// receipt events: the other dismissed rows stay dismissed (they are not booked themselves) but
+// their reason says the dismissal was lifted, so they no longer keep the payment's events from
+// booking (dismissedPlan).
+func (c *Connector) liftDismissal(ctx context.Context, r InboxEvent, by string) error {
+	if r.BusinessKey == "" || RouteOf(r.Event) != RouteReceipt {
+		return nil
+	}
+	rows, err := c.store.FindEvents(ctx, r.BusinessKey)
+	if err != nil {
+		return err
+	}
+	for _, o := range rows {
+		if o.ID == r.ID || o.BusinessKey != r.BusinessKey || o.Status != StatusDismissed || RouteOf(o.Event) != RouteReceipt ||
+			!strings.HasPrefix(o.LastError, dismissedBy) {
+			continue
+		}
+		reason := fmt.Sprintf("dismissal lifted: %s replayed by %s (was %s)", r.EventID, by, shorten(o.LastError, 500))
+		if err := c.store.SetEventStatusFrom(ctx, o.ID, StatusDismissed, StatusDismissed, reason, c.now()); err != nil &&
+			!errors.Is(err, ErrStatusChanged) {
+			return err
+		}
+	}
+	return nil
 }
 
 // Rebook is Replay with rebook for a row whose entry was cancelled or deleted in ERPNext on
@@ -124,7 +153,7 @@ func (c *Connector) Dismiss(ctx context.Context, r InboxEvent, who, why string) 
 	if !r.Status.Dismissible() {
 		return RowAction{Refused: true, Message: fmt.Sprintf("%s: not dismissed: it is %s", r.EventID, r.Status)}, nil
 	}
-	return c.setRowStatus(ctx, r, StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), "dismissed")
+	return c.setRowStatus(ctx, r, StatusDismissed, fmt.Sprintf(dismissedBy+"%s: %s", who, why), "dismissed")
 }
 
 // DismissPayment dismisses r and every other dismissible row of its business key, so that a
