@@ -83,9 +83,10 @@ func unparseable(body []byte) string {
 }
 
 // Replay sends r back to pending (attempts 0, due now) unless ReplayRefusal objects; by names
-// who asked ("hand" for the CLI, the console's user). Booking looks up before it creates, so a
+// who asked ("hand" for the CLI, the console's user; invalid UTF-8 in it is replaced). Booking looks up before it creates, so a
 // replay never books twice. A row a worker claimed meanwhile is left alone (Busy).
 func (c *Connector) Replay(ctx context.Context, r InboxEvent, rebook bool, by string) (RowAction, error) {
+	by = operatorText(by)
 	if why, refused := ReplayRefusal(r, rebook); why != "" {
 		return RowAction{Refused: refused, Message: r.EventID + ": " + why}, nil
 	}
@@ -148,8 +149,10 @@ func (c *Connector) Rebook(ctx context.Context, r InboxEvent, by string) (RowAct
 }
 
 // Dismiss marks r dismissed with "dismissed by <who>: <why>" unless its status forbids it
-// (Status.Dismissible): kept for the record, never booked.
+// (Status.Dismissible): kept for the record, never booked. Invalid UTF-8 in who or why is
+// replaced by U+FFFD before it reaches the store.
 func (c *Connector) Dismiss(ctx context.Context, r InboxEvent, who, why string) (RowAction, error) {
+	who, why = operatorText(who), operatorText(why)
 	if !r.Status.Dismissible() {
 		return RowAction{Refused: true, Message: fmt.Sprintf("%s: not dismissed: it is %s", r.EventID, r.Status)}, nil
 	}
@@ -227,6 +230,11 @@ func (c *Connector) FindEvents(ctx context.Context, id string) ([]InboxEvent, er
 	}
 	return rows, nil
 }
+
+// operatorText is text a person typed (a reason, a name) made fit for the store: invalid UTF-8
+// (a terminal in Latin-1, bytes pasted from a binary) becomes U+FFFD, as the console's login
+// name does, so that MariaDB never refuses the row (error 1366) and the reason stays readable.
+func operatorText(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // shorten makes s one line of at most n runes.
 func shorten(s string, n int) string {
