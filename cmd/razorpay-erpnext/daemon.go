@@ -39,6 +39,7 @@ type daemon struct {
 
 // newLogger builds the zerolog logger of log.level and log.format.
 func newLogger(w io.Writer, cfg config.Log) zerolog.Logger {
+	w = rawWriter(w)
 	lvl, err := zerolog.ParseLevel(cfg.Level)
 	if err != nil || cfg.Level == "" {
 		lvl = zerolog.InfoLevel

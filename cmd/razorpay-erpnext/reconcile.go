@@ -305,6 +305,7 @@ type progressBar struct {
 }
 
 func newProgressBar(w io.Writer) *progressBar {
+	w = rawWriter(w)
 	f, ok := w.(*os.File)
 	if !ok {
 		return &progressBar{}
