@@ -32,6 +32,9 @@ func (c *Connector) apply(ctx context.Context, ev *InboxEvent, w *writeClaim, pl
 	case ExplainDuplicate:
 		return result{status: StatusDuplicate, doctype: pl.Booking.Doctype, name: pl.Existing, note: pl.Reason}, nil
 	case ExplainPark:
+		if err := c.queueItems(ctx, pl.QueueItems); err != nil { // a settlement's lost items, booked while it waits
+			return result{}, err
+		}
 		p := &parkError{reason: pl.Reason, on: pl.waitFor}
 		if pl.Record != nil {
 			p.doctype, p.name = pl.Record.Doctype, pl.Record.Name
