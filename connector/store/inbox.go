@@ -306,7 +306,7 @@ func (d *DB) setEventStatus(ctx context.Context, id int64, from, status connecto
 	}
 	if reason != "" {
 		set = append(set, "last_error = ?")
-		args = append(args, truncateBytes(strings.ToValidUTF8(reason, "\uFFFD"), maxLastError))
+		args = append(args, truncateBytes(reason, maxLastError))
 	}
 	where := `id = ? AND NOT (status = ? AND lease_until IS NOT NULL AND lease_until >= ?)`
 	args = append(args, id, connector.StatusProcessing, d.arg(now))
