@@ -170,7 +170,7 @@ func TestDismissedPaymentIsNotBookedByALaterEvent(t *testing.T) {
 	inv := r.invoice("Test Customer", "500.00")
 	r.deliver("D2", envelope(t, "order.paid", "payment", payment("pay_T3stDism000009", 50000, map[string]any{"notes": map[string]any{"invoice": inv}})))
 	r.work()
-	r.want("D2", connector.StatusDismissed, "not booked: payment pay_T3stDism000009 was dismissed with event D1 (dismissed by hand: booked by hand); to book it after all, replay this event (events replay D2)")
+	r.want("D2", connector.StatusDismissed, "not booked: payment pay_T3stDism000009 was dismissed with event D1Z00000000000 (dismissed by hand: booked by hand); to book it after all, replay this event (events replay D2Z00000000000)")
 	if n := len(r.entries("pay_T3stDism000009")); n != 0 {
 		t.Fatalf("%d Payment Entries for a dismissed payment, want 0", n)
 	}
@@ -178,7 +178,7 @@ func TestDismissedPaymentIsNotBookedByALaterEvent(t *testing.T) {
 	if a, err := r.conn.Replay(ctx, r.event("D2"), false, "priya"); err != nil || !a.Changed {
 		t.Fatalf("Replay = %+v, %v", a, err)
 	}
-	r.want("D1", connector.StatusDismissed, "dismissal lifted: D2 replayed by priya (was dismissed by hand: booked by hand)")
+	r.want("D1", connector.StatusDismissed, "dismissal lifted: D2Z00000000000 replayed by priya (was dismissed by hand: booked by hand)")
 	r.work()
 	r.want("D2", connector.StatusDone)
 	if n := len(r.entries("pay_T3stDism000009")); n != 1 {

@@ -21,26 +21,26 @@ func TestInvalidUTF8InOperatorText(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver string) {
 		e, cfg, d := startWithConsole(t, driver)
 		path, envs := e.writeConfig(cfg, "")
-		e.deliver(d, "T3stEvtUTF8Cli1", e.payment("payment.captured", "pay_T3stUTF8Cli001", 50000, map[string]string{"invoice": "NOPE-1"}))
-		e.deliver(d, "T3stEvtUTF8Con1", e.payment("payment.captured", "pay_T3stUTF8Con001", 50000, map[string]string{"invoice": "NOPE-2"}))
+		e.deliver(d, "T3stEvUTF8Cli1", e.payment("payment.captured", "pay_T3stUTF8Cli001", 50000, map[string]string{"invoice": "NOPE-1"}))
+		e.deliver(d, "T3stEvUTF8Con1", e.payment("payment.captured", "pay_T3stUTF8Con001", 50000, map[string]string{"invoice": "NOPE-2"}))
 		e.waitIdle(d)
 
-		code, out, errs := run(t, envs, "events", "dismiss", "T3stEvtUTF8Cli1", "--reason", "bad\xff", "--config", path)
+		code, out, errs := run(t, envs, "events", "dismiss", "T3stEvUTF8Cli1", "--reason", "bad\xff", "--config", path)
 		if code != exitOK || !strings.Contains(out, "parked → dismissed") {
 			t.Fatalf("events dismiss --reason $'bad\\xff': exit %d\n%s%s", code, out, errs)
 		}
-		rows, _ := d.db.FindEvents(context.Background(), "T3stEvtUTF8Cli1")
+		rows, _ := d.db.FindEvents(context.Background(), "T3stEvUTF8Cli1")
 		if len(rows) != 1 || rows[0].LastError != "dismissed by an operator: bad\uFFFD" {
 			t.Errorf("stored reason %q, want %q", rows[0].LastError, "dismissed by an operator: bad\uFFFD")
 		}
 
-		rows, _ = d.db.FindEvents(context.Background(), "T3stEvtUTF8Con1")
+		rows, _ = d.db.FindEvents(context.Background(), "T3stEvUTF8Con1")
 		bearer := map[string]string{"Authorization": "Bearer " + testAdminToken}
 		code, _, body := adminGet(t, d, "POST", fmt.Sprintf("/events/%d/dismiss", rows[0].ID), bearer, url.Values{"reason": {"bad\xff\xfe"}})
 		if code != http.StatusSeeOther {
 			t.Fatalf("console dismiss: %d\n%s", code, body)
 		}
-		rows, _ = d.db.FindEvents(context.Background(), "T3stEvtUTF8Con1")
+		rows, _ = d.db.FindEvents(context.Background(), "T3stEvUTF8Con1")
 		if rows[0].Status != connector.StatusDismissed || !strings.HasSuffix(rows[0].LastError, ": bad\uFFFD") { // a run of bad bytes is one U+FFFD
 			t.Errorf("console dismiss stored %s %q", rows[0].Status, rows[0].LastError)
 		}

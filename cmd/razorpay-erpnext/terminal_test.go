@@ -64,21 +64,21 @@ func TestEventsOutputEscapesControlCharacters(t *testing.T) {
 	d := e.start(cfg)
 	path, envs := e.writeConfig(cfg, "")
 	hostile := "NOPE\x1b]0;pwned\x07\x1b[2J"
-	e.deliver(d, "T3stEvtEscape01", e.payment("payment.captured", "pay_T3stEscape001", 50000, map[string]string{"invoice": hostile}))
+	e.deliver(d, "T3stEvEscape01", e.payment("payment.captured", "pay_T3stEscape001", 50000, map[string]string{"invoice": hostile}))
 	e.waitIdle(d)
-	if code, out, errs := run(t, envs, "events", "dismiss", "T3stEvtEscape01", "--reason", "by hand"+hostile, "--config", path); code != exitOK {
+	if code, out, errs := run(t, envs, "events", "dismiss", "T3stEvEscape01", "--reason", "by hand"+hostile, "--config", path); code != exitOK {
 		t.Fatalf("dismiss: exit %d\n%s%s", code, out, errs)
 	}
 	for _, args := range [][]string{
 		{"events", "list", "--since", "1h", "--config", path},
-		{"events", "show", "T3stEvtEscape01", "--config", path},
+		{"events", "show", "T3stEvEscape01", "--config", path},
 	} {
 		code, out, errs := run(t, envs, args...)
 		if code != exitOK || strings.ContainsAny(out+errs, "\x1b\x07") || !strings.Contains(out, `by handNOPE\u001b]0;pwned\u0007\u001b[2J`) {
 			t.Errorf("%v: exit %d, want the reason escaped:\n%q", args, code, out)
 		}
 	}
-	code, out, _ := run(t, envs, "events", "show", "T3stEvtEscape01", "--json", "--config", path)
+	code, out, _ := run(t, envs, "events", "show", "T3stEvEscape01", "--json", "--config", path)
 	if code != exitOK || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `NOPE\u001b]0;pwned\u0007\u001b[2J`) {
 		t.Errorf("events show --json: exit %d\n%q", code, out)
 	}
