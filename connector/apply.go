@@ -32,6 +32,9 @@ func (c *Connector) apply(ctx context.Context, ev *InboxEvent, w *writeClaim, pl
 	case ExplainDuplicate:
 		return result{status: StatusDuplicate, doctype: pl.Booking.Doctype, name: pl.Existing, note: pl.Reason}, nil
 	case ExplainPark:
+		if err := c.queueItems(ctx, pl.QueueItems); err != nil { // a settlement's lost items, booked while it waits
+			return result{}, err
+		}
 		p := &parkError{reason: pl.Reason, on: pl.waitFor}
 		if pl.Record != nil {
 			p.doctype, p.name = pl.Record.Doctype, pl.Record.Name
@@ -49,6 +52,8 @@ func (c *Connector) apply(ctx context.Context, ev *InboxEvent, w *writeClaim, pl
 		return result{}, &waitError{until: pl.WaitUntil, reason: pl.Reason, on: pl.waitFor}
 	case ExplainSkip:
 		return result{status: StatusSkipped, note: pl.Reason}, nil
+	case ExplainDismissed:
+		return result{status: StatusDismissed, note: pl.Reason}, nil
 	case ExplainVoid, ExplainCancel:
 		owner := ""
 		if w != nil {

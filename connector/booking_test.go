@@ -93,6 +93,10 @@ func TestReceiptParks(t *testing.T) {
 		{"NoInvoiceNamed", "pay_T3stPark000001", captured(t, "pay_T3stPark000001", 50000, "", nil), "no invoice matched: payment pay_T3stPark000001 names no invoice"},
 		{"InvoiceDoesNotExist", "pay_T3stPark000002", captured(t, "pay_T3stPark000002", 50000, "ACC-SINV-2026-09999", nil), `no Sales Invoice named notes.invoice="ACC-SINV-2026-09999"`},
 		{"NotCaptured", "pay_T3stPark000003", envelope(t, "payment.captured", "payment", payment("pay_T3stPark000003", 50000, map[string]any{"status": "authorized", "captured": false})), "payment not captured"},
+		// Status and captured flag disagree (a hand-made or corrupted snapshot): the status wins.
+		{"FailedButCapturedTrue", "pay_T3stPark000004", envelope(t, "payment.captured", "payment", payment("pay_T3stPark000004", 50000,
+			map[string]any{"status": "failed", "captured": true, "notes": map[string]any{"invoice": inv}})),
+			`payment not captured: payment pay_T3stPark000004 has status "failed" but captured true: only a payment whose status is captured is booked`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r.deliver(tc.name, tc.body)

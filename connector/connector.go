@@ -40,7 +40,8 @@ type Connector struct {
 	cfg      Config
 	store    Store
 	erp      ERPNext
-	rzp      RazorpayAPI // nil when not configured
+	rzp      RazorpayAPI  // nil when not configured
+	paces    []systemPace // the clients that keep a shared pace (clients.go), for SlowDowns and /metrics
 	log      zerolog.Logger
 	now      func() time.Time
 	loc      *time.Location
@@ -101,6 +102,7 @@ func New(o Options) (*Connector, error) {
 	_, _ = rand.Read(id[:])
 	m := newMetrics()
 	p := &pauses{}
+	paces := pacesOf(o.ERP, o.Razorpay)
 	if o.ERP != nil {
 		o.ERP = erpEdge{ERPNext: o.ERP, m: m, p: p}
 	}
@@ -122,6 +124,7 @@ func New(o Options) (*Connector, error) {
 		templates:  map[string]termsTemplate{},
 		pauses:     p,
 		metrics:    m,
+		paces:      paces,
 	}
 	m.reg.MustRegister(newStateCollector(c))
 	return c, nil

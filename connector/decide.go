@@ -29,8 +29,8 @@ func receiptPrecheck(e *razorpay.Event) *Plan {
 	if p == nil || p.ID == "" {
 		return (&Plan{Event: e.Event, Key: e.BusinessKey()}).park(e.Event + " carries no payment entity")
 	}
-	if p.Status != "captured" && !bool(p.Captured) {
-		return newPlan(e, receiptBooking(p)).park(fmt.Sprintf("%s: payment %s is %s, not captured", mapping.ReasonNotCaptured, p.ID, p.Status))
+	if why := mapping.NotCaptured(p); why != "" {
+		return newPlan(e, receiptBooking(p)).park(mapping.ReasonNotCaptured + ": " + why)
 	}
 	return nil
 }

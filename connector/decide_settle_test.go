@@ -162,6 +162,22 @@ func TestDecideSettlements(t *testing.T) {
 			facts: func(_ *fakeERP, db connector.Store) {
 				inbox(t, db, pay.EntityID, "payment.captured", connector.StatusParked, "invoice already settled: Sales Invoice SI-9")
 			}, action: connector.ExplainPark, reason: "settlement setl_T3stDecSetl001 waits for a person: pay_T3stDecSetP001 is parked (invoice already settled: Sales Invoice SI-9)"},
+		// A dismissed payment says what a person can do; an item whose webhooks were all lost is
+		// queued meanwhile, not left for after the person.
+		{name: "ItemDismissedSaysWhatToDoAndLostItemsAreQueued", rows: []razorpay.ReconItem{pay, refund},
+			facts: func(_ *fakeERP, db connector.Store) {
+				inbox(t, db, pay.EntityID, "payment.captured", connector.StatusDismissed, "dismissed by hand: booked by hand")
+			}, action: connector.ExplainPark,
+			reason: "settlement setl_T3stDecSetl001 waits for a person: pay_T3stDecSetP001 was dismissed by a person (dismissed by hand: booked by hand), " +
+				"so the connector never books it: if it was booked by hand, give that Payment Entry reference_no pay_T3stDecSetP001 and replay the payment " +
+				"(events replay pay_T3stDecSetP001: the lookup records the entry); otherwise replay it to have it booked; " +
+				"never seen (every webhook lost), queued from Razorpay meanwhile: rfnd_T3stDecSetR01. Once each of them is booked, replay setl_T3stDecSetl001; " +
+				"or post this settlement's Journal Entry by hand (cheque_no = its UTR) and dismiss setl_T3stDecSetl001",
+			check: func(t *testing.T, pl *connector.Plan) {
+				if want := []connector.QueuedItem{{Kind: connector.KindRefund, ID: refund.EntityID}}; !reflect.DeepEqual(pl.QueueItems, want) {
+					t.Errorf("queue %+v, want %+v", pl.QueueItems, want)
+				}
+			}},
 		{name: "ItemBookedWithAnotherAmount", rows: []razorpay.ReconItem{pay},
 			facts: func(f *fakeERP, db connector.Store) {
 				f.entry("ACC-PAY-1", pay.EntityID, 1, "10000.00") // received the gross: the fee was not deducted

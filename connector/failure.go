@@ -53,7 +53,8 @@ type Failure struct {
 	System     string        // SystemERPNext or SystemRazorpay
 	Kind       FailureKind   // what the failure means
 	Class      string        // metrics label: transport, ambiguous, auth, not_found, conflict, rate_limited, server, rejected, retry, canceled, other
-	RetryAfter time.Duration // the service's own hint (Retry-After), 0 when it gave none
+	RetryAfter time.Duration // the service's own hint (Retry-After) up to the client's cap (max_retry_after), 0 when it gave none
+	Asked      time.Duration // the service's own Retry-After when it was longer than the cap (RetryAfter is the cap then); else 0
 	Err        error         // the client's error
 }
 
@@ -118,6 +119,9 @@ func (f *Failure) pauseReason() string {
 // for calls that can change the site: only they can be ambiguous.
 func classifyERPNext(err error, write bool) *Failure {
 	f := &Failure{System: SystemERPNext, Err: err, RetryAfter: frappe.RetryAfter(err)}
+	if fe := (*frappe.Error)(nil); errors.As(err, &fe) {
+		f.Asked = fe.RetryAfterAsked
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		f.Kind = FailCanceled
@@ -157,6 +161,9 @@ var kindLabels = map[FailureKind]string{FailRetry: "retry", FailThrottled: "retr
 // permanent for that request.
 func classifyRazorpay(err error) *Failure {
 	f := &Failure{System: SystemRazorpay, Err: err, RetryAfter: razorpay.RetryAfter(err)}
+	if ae := (*razorpay.APIError)(nil); errors.As(err, &ae) {
+		f.Asked = ae.RetryAfterAsked
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		f.Kind = FailCanceled

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,6 +85,12 @@ const (
 	// MetricDeadRetried counts dead events whose last failure was transient, sent back to pending
 	// by reconcile runs (issue 10).
 	MetricDeadRetried = MetricNamespace + "_reconcile_dead_retried_total"
+	// MetricThrottleSecondsLeft is how long the pause ERPNext or Razorpay asked this process's
+	// client for (429, 503 with Retry-After) still runs, by system (erpnext, razorpay).
+	MetricThrottleSecondsLeft = MetricNamespace + "_throttle_seconds_left"
+	// MetricRetryAfterCapped counts throttled answers whose Retry-After was longer than
+	// erpnext.max_retry_after / razorpay.max_retry_after and was cut to it, by system.
+	MetricRetryAfterCapped = MetricNamespace + "_retry_after_capped_total"
 )
 
 func newMetrics() *metrics {
@@ -147,7 +154,7 @@ func newMetrics() *metrics {
 type stateCollector struct {
 	c                                                      *Connector
 	depth, oldest, storeUp, recOK, fault, lastPurgeSuccess *prometheus.Desc
-	claimRetries                                           *prometheus.Desc
+	claimRetries, throttleLeft, capped                     *prometheus.Desc
 }
 
 // claimRetrier is the store's count of inbox-claim retries (store.DB.ClaimRetries): conflicts
@@ -171,12 +178,18 @@ func newStateCollector(c *Connector) *stateCollector {
 		claimRetries: prometheus.NewDesc(MetricClaimRetries,
 			"Inbox claims of this process tried again, by reason: conflict (deadlock or Galera certification failure, retried), lost (another worker claimed the row first; the next one is tried).",
 			[]string{"reason"}, nil),
+		throttleLeft: prometheus.NewDesc(MetricThrottleSecondsLeft,
+			"Seconds left of the pause the service asked this process's client for (429, or 503 with Retry-After), by system; 0 when calls flow.",
+			[]string{"system"}, nil),
+		capped: prometheus.NewDesc(MetricRetryAfterCapped,
+			"Throttled answers whose Retry-After was longer than erpnext.max_retry_after / razorpay.max_retry_after and was honoured only that long, by system.",
+			[]string{"system"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (s *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{s.depth, s.oldest, s.storeUp, s.recOK, s.fault, s.lastPurgeSuccess, s.claimRetries} {
+	for _, d := range []*prometheus.Desc{s.depth, s.oldest, s.storeUp, s.recOK, s.fault, s.lastPurgeSuccess, s.claimRetries, s.throttleLeft, s.capped} {
 		ch <- d
 	}
 }
@@ -190,6 +203,11 @@ func (s *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	recOK, purgeAt := c.metrics.lastRecOK, c.metrics.lastPurgeAt
 	c.metrics.mu.Unlock()
 	ch <- prometheus.MustNewConstMetric(s.lastPurgeSuccess, prometheus.GaugeValue, unixOrZero(purgeAt))
+	for _, sd := range c.SlowDowns() {
+		sys := strings.ToLower(sd.System)
+		ch <- prometheus.MustNewConstMetric(s.throttleLeft, prometheus.GaugeValue, sd.Left.Seconds(), sys)
+		ch <- prometheus.MustNewConstMetric(s.capped, prometheus.CounterValue, float64(sd.Capped), sys)
+	}
 	if cr, ok := c.store.(claimRetrier); ok {
 		conflicts, lost := cr.ClaimRetries()
 		ch <- prometheus.MustNewConstMetric(s.claimRetries, prometheus.CounterValue, float64(conflicts), "conflict")

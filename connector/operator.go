@@ -83,18 +83,48 @@ func unparseable(body []byte) string {
 }
 
 // Replay sends r back to pending (attempts 0, due now) unless ReplayRefusal objects; by names
-// who asked ("hand" for the CLI, the console's user). Booking looks up before it creates, so a
+// who asked ("hand" for the CLI, the console's user; invalid UTF-8 in it is replaced). Booking looks up before it creates, so a
 // replay never books twice. A row a worker claimed meanwhile is left alone (Busy).
 func (c *Connector) Replay(ctx context.Context, r InboxEvent, rebook bool, by string) (RowAction, error) {
+	by = operatorText(by)
 	if why, refused := ReplayRefusal(r, rebook); why != "" {
 		return RowAction{Refused: refused, Message: r.EventID + ": " + why}, nil
 	}
 	reason := "replayed by " + by + " (was " + string(r.Status) + ": " + shorten(r.LastError, 500) + ")"
+	if err := c.liftDismissal(ctx, r, by); err != nil {
+		return RowAction{}, err
+	}
 	a, err := c.setRowStatus(ctx, r, StatusPending, reason, "replayed")
 	if a.Changed {
 		c.Wake()
 	}
 	return a, err
+}
+
+// liftDismissal ends a person's dismissal of r's payment when that person replays one of its
+// receipt events: the other dismissed rows stay dismissed (they are not booked themselves) but
+// their reason says the dismissal was lifted, so they no longer keep the payment's events from
+// booking (dismissedPlan).
+func (c *Connector) liftDismissal(ctx context.Context, r InboxEvent, by string) error {
+	if r.BusinessKey == "" || RouteOf(r.Event) != RouteReceipt {
+		return nil
+	}
+	rows, err := c.store.FindEvents(ctx, r.BusinessKey)
+	if err != nil {
+		return err
+	}
+	for _, o := range rows {
+		if o.ID == r.ID || o.BusinessKey != r.BusinessKey || o.Status != StatusDismissed || RouteOf(o.Event) != RouteReceipt ||
+			!strings.HasPrefix(o.LastError, dismissedBy) {
+			continue
+		}
+		reason := fmt.Sprintf("dismissal lifted: %s replayed by %s (was %s)", r.EventID, by, shorten(o.LastError, 500))
+		if err := c.store.SetEventStatusFrom(ctx, o.ID, StatusDismissed, StatusDismissed, reason, c.now()); err != nil &&
+			!errors.Is(err, ErrStatusChanged) {
+			return err
+		}
+	}
+	return nil
 }
 
 // Rebook is Replay with rebook for a row whose entry was cancelled or deleted in ERPNext on
@@ -119,12 +149,14 @@ func (c *Connector) Rebook(ctx context.Context, r InboxEvent, by string) (RowAct
 }
 
 // Dismiss marks r dismissed with "dismissed by <who>: <why>" unless its status forbids it
-// (Status.Dismissible): kept for the record, never booked.
+// (Status.Dismissible): kept for the record, never booked. Invalid UTF-8 in who or why is
+// replaced by U+FFFD before it reaches the store.
 func (c *Connector) Dismiss(ctx context.Context, r InboxEvent, who, why string) (RowAction, error) {
+	who, why = operatorText(who), operatorText(why)
 	if !r.Status.Dismissible() {
 		return RowAction{Refused: true, Message: fmt.Sprintf("%s: not dismissed: it is %s", r.EventID, r.Status)}, nil
 	}
-	return c.setRowStatus(ctx, r, StatusDismissed, fmt.Sprintf("dismissed by %s: %s", who, why), "dismissed")
+	return c.setRowStatus(ctx, r, StatusDismissed, fmt.Sprintf(dismissedBy+"%s: %s", who, why), "dismissed")
 }
 
 // DismissPayment dismisses r and every other dismissible row of its business key, so that a
@@ -198,6 +230,11 @@ func (c *Connector) FindEvents(ctx context.Context, id string) ([]InboxEvent, er
 	}
 	return rows, nil
 }
+
+// operatorText is text a person typed (a reason, a name) made fit for the store: invalid UTF-8
+// (a terminal in Latin-1, bytes pasted from a binary) becomes U+FFFD, as the console's login
+// name does, so that MariaDB never refuses the row (error 1366) and the reason stays readable.
+func operatorText(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // shorten makes s one line of at most n runes.
 func shorten(s string, n int) string {

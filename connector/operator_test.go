@@ -153,3 +153,35 @@ func itoa(n int64) string {
 	}
 	return string(b)
 }
+
+// A payment a person dismissed stays unbooked when a later event of it arrives — an order.paid
+// with a new event id that names a real open invoice: it finishes dismissed, saying why and how
+// to book it after all. Replaying that event lifts the dismissal (the first row says so) and
+// books the payment once.
+func TestDismissedPaymentIsNotBookedByALaterEvent(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.deliver("D1", captured(t, "pay_T3stDism000009", 50000, "NOPE-1", nil))
+	r.work()
+	r.want("D1", connector.StatusParked)
+	if a, err := r.conn.DismissPayment(ctx, r.event("D1"), "hand", "booked by hand"); err != nil || !a.Changed {
+		t.Fatalf("DismissPayment = %+v, %v", a, err)
+	}
+	inv := r.invoice("Test Customer", "500.00")
+	r.deliver("D2", envelope(t, "order.paid", "payment", payment("pay_T3stDism000009", 50000, map[string]any{"notes": map[string]any{"invoice": inv}})))
+	r.work()
+	r.want("D2", connector.StatusDismissed, "not booked: payment pay_T3stDism000009 was dismissed with event D1Z00000000000 (dismissed by hand: booked by hand); to book it after all, replay this event (events replay D2Z00000000000)")
+	if n := len(r.entries("pay_T3stDism000009")); n != 0 {
+		t.Fatalf("%d Payment Entries for a dismissed payment, want 0", n)
+	}
+
+	if a, err := r.conn.Replay(ctx, r.event("D2"), false, "priya"); err != nil || !a.Changed {
+		t.Fatalf("Replay = %+v, %v", a, err)
+	}
+	r.want("D1", connector.StatusDismissed, "dismissal lifted: D2Z00000000000 replayed by priya (was dismissed by hand: booked by hand)")
+	r.work()
+	r.want("D2", connector.StatusDone)
+	if n := len(r.entries("pay_T3stDism000009")); n != 1 {
+		t.Errorf("%d Payment Entries after the replay, want 1", n)
+	}
+}

@@ -169,11 +169,28 @@ func (c *Connector) failureOutcome(ev *InboxEvent, err error) (Outcome, *Failure
 // quarter of it at random, so the events it held do not all come back in the same instant.
 // Meanwhile every call through that client waits on the same gate: workers block there on a
 // timer, they do not spin.
+//
+// A Retry-After longer than the client's cap (erpnext.max_retry_after, razorpay.max_retry_after;
+// 5 min by default) was cut to it by the client: it is logged here and said in last_error.
 func (c *Connector) throttledOutcome(f *Failure, op string) Outcome {
 	after := max(f.RetryAfter, time.Second)
 	after += time.Duration(mrand.Int64N(int64(after/4) + 1))
+	note := "asked for a slower pace; no attempt spent"
+	if f.Asked > f.RetryAfter {
+		note = fmt.Sprintf("asked to wait %s, honoured %s (%s); no attempt spent", f.Asked.Round(time.Second), f.RetryAfter, capKey(f.System))
+		c.log.Warn().Str("system", f.System).Dur("retry_after_asked", f.Asked).Dur("retry_after_honoured", f.RetryAfter).
+			Msg("Retry-After longer than " + capKey(f.System) + ": capped")
+	}
 	return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(after),
-		LastError: "not now: " + op + f.reason() + " (asked for a slower pace; no attempt spent)"}
+		LastError: "not now: " + op + f.reason() + " (" + note + ")"}
+}
+
+// capKey is the configuration key that caps system's Retry-After.
+func capKey(system string) string {
+	if system == SystemRazorpay {
+		return "razorpay.max_retry_after"
+	}
+	return "erpnext.max_retry_after"
 }
 
 // retryOutcome is a retry that spends an attempt, after the given delay or the backoff.

@@ -20,6 +20,7 @@ const (
 	ExplainSkip        = "skip"         // nothing to book for this event
 	ExplainCancel      = "cancel"       // refund.failed: cancel the refund entry Existing, never book it
 	ExplainVoid        = "void"         // refund.failed: nothing (more) to cancel; it is never booked
+	ExplainDismissed   = "dismissed"    // a person dismissed the payment (Reason): not booked until one replays it
 )
 
 // Plan is the decision for one event (DESIGN.md §4 steps 5–6, "decide, then apply"): what to
@@ -102,6 +103,12 @@ func (pl *Plan) wait(until time.Time, reason string) *Plan {
 // skip makes pl a skip.
 func (pl *Plan) skip(reason string) *Plan {
 	pl.Action, pl.Reason = ExplainSkip, reason
+	return pl
+}
+
+// dismissed makes pl finish the event as dismissed.
+func (pl *Plan) dismissed(reason string) *Plan {
+	pl.Action, pl.Reason = ExplainDismissed, reason
 	return pl
 }
 

@@ -2,6 +2,8 @@ package connector
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -10,6 +12,12 @@ import (
 // decide (lookup before create, resolve, lock, plan), apply (fence, write, record).
 func (c *Connector) bookReceipt(ctx context.Context, ev *InboxEvent, e *razorpay.Event, owner string) (result, error) {
 	if pl := receiptPrecheck(e); pl != nil {
+		return c.apply(ctx, ev, nil, pl)
+	}
+	if pl, err := c.dismissedPlan(ctx, ev, e); pl != nil || err != nil {
+		if err != nil {
+			return result{}, err
+		}
 		return c.apply(ctx, ev, nil, pl)
 	}
 	w, held, err := c.claim(ctx, ev, owner, receiptBooking(e.Payment))
@@ -30,4 +38,31 @@ func (c *Connector) bookReceipt(ctx context.Context, ev *InboxEvent, e *razorpay
 		}
 		return c.apply(ctx, ev, w, pl)
 	})
+}
+
+// dismissedBy starts the reason of a row a person dismissed (Connector.Dismiss).
+const dismissedBy = "dismissed by "
+
+// dismissedPlan finishes ev as dismissed when a person dismissed another receipt event of the
+// same payment (events dismiss, the console): a later event of that payment — an order.paid
+// with a new event id, a Razorpay retry, a row reconcile queued — must not book what a person
+// decided is never booked (e.g. booked by hand without the payment id). The dismissal holds
+// until a person replays or rebooks an event of the payment (Replay lifts it); nil when no
+// dismissal holds.
+func (c *Connector) dismissedPlan(ctx context.Context, ev *InboxEvent, e *razorpay.Event) (*Plan, error) {
+	key := e.Payment.ID
+	rows, err := c.store.FindEvents(ctx, key)
+	if err != nil {
+		return nil, failed("read the events of "+key, err)
+	}
+	for _, r := range rows {
+		if r.ID == ev.ID || r.BusinessKey != key || r.Status != StatusDismissed || RouteOf(r.Event) != RouteReceipt ||
+			!strings.HasPrefix(r.LastError, dismissedBy) {
+			continue
+		}
+		return newPlan(e, receiptBooking(e.Payment)).dismissed(fmt.Sprintf(
+			"not booked: payment %s was dismissed with event %s (%s); to book it after all, replay this event (events replay %s)",
+			key, r.EventID, shortReason(r.LastError), ev.EventID)), nil
+	}
+	return nil, nil
 }

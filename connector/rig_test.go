@@ -168,7 +168,8 @@ func (r *rig) lastSent() map[string]any {
 // connector builds another connector on the rig's store, site and clock with cfg.
 func (r *rig) connector(cfg connector.Config) *connector.Connector {
 	r.t.Helper()
-	erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
+	erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret,
+		Timeout: cfg.ERPNext.Timeout.D(), MaxRetryAfter: cfg.ERPNext.MaxRetryAfter.D()})
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -74,14 +74,25 @@ func (c *Connector) decideSettlement(ctx context.Context, e *razorpay.Event, st 
 }
 
 // itemsWait is the plan while the settlement's items are not all booked: a park when one needs
-// a person (parked, dismissed, booked differently from Razorpay's row), else a wait that
-// queues the items never seen and is woken by the booking of one of them (itemsCheck.waitFor);
+// a person (parked, dismissed, booked differently from Razorpay's row) — queueing the items
+// never seen all the same, so that they are booked meanwhile — else a wait that queues the
+// items never seen and is woken by the booking of one of them (itemsCheck.waitFor);
 // nil when every item is booked.
 func (c *Connector) itemsWait(pl *Plan, k itemsCheck, receivedAt time.Time) *Plan {
 	id := pl.Key
 	if len(k.stuck) > 0 {
-		return pl.park(fmt.Sprintf("settlement %s waits for a person: %s; fix those (events show / replay them), then replay %s",
-			id, strings.Join(k.stuck, "; "), id))
+		queued := ""
+		if len(k.queue) > 0 {
+			ids := make([]string, len(k.queue))
+			for i, q := range k.queue {
+				ids[i] = q.ID
+			}
+			queued = "; never seen (every webhook lost), queued from Razorpay meanwhile: " + strings.Join(ids, ", ")
+			pl.QueueItems = k.queue
+		}
+		return pl.park(fmt.Sprintf("settlement %s waits for a person: %s%s. Once each of them is booked, replay %s; "+
+			"or post this settlement's Journal Entry by hand (cheque_no = its UTR) and dismiss %s",
+			id, strings.Join(k.stuck, "; "), queued, id, id))
 	}
 	if len(k.queue) == 0 && len(k.waiting) == 0 {
 		return nil

@@ -62,7 +62,7 @@ func (c *Connector) checkItems(ctx context.Context, sp mapping.Settlement, clear
 		if err != nil {
 			return k, failed("events of "+it.ID, err)
 		}
-		switch state := itemRows(rows, route); {
+		switch state := itemRows(it.ID, rows, route); {
 		case state != "":
 			if strings.HasPrefix(state, "waiting") {
 				k.waiting = append(k.waiting, it.ID+" ("+strings.TrimPrefix(state, "waiting ")+")")
@@ -85,10 +85,10 @@ func (c *Connector) checkItems(ctx context.Context, sp mapping.Settlement, clear
 	return k, c.checkBookedAmounts(ctx, sp, clearing, &k)
 }
 
-// itemRows says what the inbox rows of route tell about an item without a booking: "" when
+// itemRows says what the inbox rows of route tell about item id without a booking: "" when
 // none books it (never seen, or only skipped snapshots); "waiting pending" while one is on its
-// way; otherwise why a person must act first.
-func itemRows(rows []InboxEvent, route Route) string {
+// way; otherwise why a person must act first, and what they can do.
+func itemRows(id string, rows []InboxEvent, route Route) string {
 	state := ""
 	for _, row := range rows {
 		if RouteOf(row.Event) != route {
@@ -101,7 +101,9 @@ func itemRows(rows []InboxEvent, route Route) string {
 			state = fmt.Sprintf("is %s (%s)", row.Status, shortReason(row.LastError))
 		case StatusDismissed:
 			if state == "" {
-				state = "was dismissed by a person (" + shortReason(row.LastError) + ")"
+				state = fmt.Sprintf("was dismissed by a person (%s), so the connector never books it: if it was booked by hand, "+
+					"give that Payment Entry reference_no %s and replay the payment (events replay %s: the lookup records the entry); "+
+					"otherwise replay it to have it booked", shortReason(row.LastError), id, id)
 			}
 		case StatusDone, StatusDuplicate:
 			if state == "" {

@@ -90,7 +90,7 @@ func settlementChart(s Settlements, loc *time.Location) chartView {
 	v.Diffs, v.DaysWithoutDiff, v.NoDiffs = nil, 0, true
 	v.ExtraLabel, v.ExtraValue = "clearing balance ("+s.ClearingAccount+")", formatMoney(s.ClearingBalanceMinor, s.Currency)
 	if s.ClearingUnknown != "" {
-		v.ExtraValue = "not read: " + s.ClearingUnknown
+		v.ExtraValue = "not available: " + s.ClearingUnknown
 	}
 	return v
 }

@@ -54,6 +54,10 @@ type Options struct {
 	Secrets []string
 	// Log receives failures of the backend (never secrets: the backend's errors hold none).
 	Log zerolog.Logger
+	// Conceal, when set, gives the words a page shows instead of a backend error's own text
+	// ("" to show the text): a database's message (MariaDB's error 1366 quoting the bytes it
+	// refused, table and column names) belongs in the log, never on a page.
+	Conceal func(error) string
 }
 
 // Console serves the console's pages; create it with New.

@@ -240,7 +240,13 @@ func (c *Console) backendError(w http.ResponseWriter, s session, what string, er
 		c.renderError(w, http.StatusConflict, s, err.Error())
 	default:
 		c.o.Log.Warn().Err(err).Str("op", what).Msg("console: backend failed")
-		c.renderError(w, http.StatusServiceUnavailable, s, "Could not "+what+": "+err.Error())
+		msg := err.Error()
+		if c.o.Conceal != nil {
+			if alt := c.o.Conceal(err); alt != "" {
+				msg = alt
+			}
+		}
+		c.renderError(w, http.StatusServiceUnavailable, s, "Could not "+what+": "+msg)
 	}
 }
 

@@ -19,8 +19,10 @@ type fakeBackend struct {
 	runs    []console.ReconcileRun
 	report  console.ReconcileReport
 	dryErr  error
-	checks  []console.CheckLine
-	queries []console.EventQuery
+	// todayErr is what Today fails with (nil: it answers f.today).
+	todayErr error
+	checks   []console.CheckLine
+	queries  []console.EventQuery
 }
 
 func newFake() *fakeBackend { return &fakeBackend{events: map[int64]*console.EventDetail{}} }
@@ -31,7 +33,7 @@ func (f *fakeBackend) add(d console.EventDetail) {
 	f.events[d.ID] = &d
 }
 
-func (f *fakeBackend) Today(ctx context.Context) (console.Today, error) { return f.today, nil }
+func (f *fakeBackend) Today(ctx context.Context) (console.Today, error) { return f.today, f.todayErr }
 
 func (f *fakeBackend) Events(ctx context.Context, q console.EventQuery) ([]console.EventRow, error) {
 	f.mu.Lock()

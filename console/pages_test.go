@@ -1,7 +1,10 @@
 package console_test
 
 import (
+	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -95,5 +98,33 @@ func TestEventsFilterQuery(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest || len(s.f.queries) != n || !strings.Contains(body, `class="flash error"`) {
 			t.Errorf("%s: %d, want 400 and no query", q, resp.StatusCode)
 		}
+	}
+}
+
+// A backend error that Options.Conceal recognises (a database's message) is shown as the words
+// Conceal gives, with 503; its own text stays off the page.
+func TestConcealedBackendError(t *testing.T) {
+	f := newFake()
+	dbErr := errors.New("store unavailable: read counts: Error 1366 (22007): Incorrect string value: '\\xFF' for column `inbox`.`last_error`")
+	f.todayErr = dbErr
+	c := console.New(console.Options{Backend: f, Token: "T3stConcealToken0001", Conceal: func(err error) string {
+		if errors.Is(err, dbErr) {
+			return "the database did not answer"
+		}
+		return ""
+	}})
+	srv := httptest.NewServer(c)
+	t.Cleanup(srv.Close)
+	req, _ := http.NewRequest("GET", srv.URL+"/", nil)
+	req.Header.Set("Authorization", "Bearer T3stConcealToken0001")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if page := string(b); resp.StatusCode != http.StatusServiceUnavailable || strings.Contains(page, "1366") ||
+		strings.Contains(page, "last_error") || !strings.Contains(page, "the database did not answer") {
+		t.Errorf("GET /: %d\n%s", resp.StatusCode, page)
 	}
 }

@@ -31,6 +31,9 @@ type Config struct {
 	APISecret string        // its API secret; never appears in any error text
 	Timeout   time.Duration // deadline per call, including reading the body; default 30s
 	Host      string        // optional Host header (the Frappe site name) when URL points elsewhere
+	// MaxRetryAfter caps the pause a 429 or 503's Retry-After may impose on every call of the
+	// client; default throttle.DefaultMaxPause (5 min). A longer hint is honoured this long.
+	MaxRetryAfter time.Duration
 	// Transport is an optional round tripper (tests, custom TLS); default is a clone of
 	// http.DefaultTransport.
 	Transport http.RoundTripper
@@ -93,6 +96,7 @@ func New(cfg Config) (*Client, error) {
 		secrets: []string{cfg.APISecret},
 		gate:    throttle.New(nil),
 	}
+	c.gate.SetMaxPause(cfg.MaxRetryAfter)
 	if len(cfg.APIKey) >= 4 { // a shorter key would turn redaction into noise
 		c.secrets = append(c.secrets, cfg.APIKey)
 	}
@@ -144,9 +148,13 @@ func (c *Client) do(ctx context.Context, k call) error {
 	if status < 200 || status > 299 {
 		e := c.decodeError(k.method, k.path, status, resp.Header(), resp.Body())
 		if throttle.Asks(status, e.RetryAfter) {
-			if pause := tk.Done(throttle.Throttled, e.RetryAfter); e.RetryAfter == 0 {
-				e.RetryAfter = pause // a 429 without Retry-After: the backoff the client chose
+			// The pause honoured: the site's Retry-After up to the cap, or for a 429 without
+			// one the backoff the client chose.
+			pause := tk.Done(throttle.Throttled, e.RetryAfter)
+			if e.RetryAfter > pause {
+				e.RetryAfterAsked = e.RetryAfter
 			}
+			e.RetryAfter = pause
 			return e
 		}
 		tk.Done(throttle.Answered, 0)

@@ -30,8 +30,11 @@ type Error struct {
 	Messages     []string      // each _server_messages "message", HTML tags stripped, entities unescaped, in order
 	ErrorMessage string        // _error_message (permission failures), tags stripped
 	Exception    string        // the `exception` line, e.g. "frappe.exceptions.ValidationError: Cannot edit cancelled document"
-	RetryAfter   time.Duration // from Retry-After (seconds or HTTP date) on 429 and 503; on a 429 without it, the pause the client chose; else 0
-	NonJSON      bool          // the body was not a Frappe JSON error (proxy or werkzeug page)
+	RetryAfter   time.Duration // from Retry-After (seconds or HTTP date) on 429 and 503, cut to Config.MaxRetryAfter on a throttled answer; on a 429 without it, the pause the client chose; else 0
+	// RetryAfterAsked is the site's own Retry-After when it was longer than Config.MaxRetryAfter
+	// (RetryAfter then holds the cap, the pause the client honoured); 0 otherwise.
+	RetryAfterAsked time.Duration
+	NonJSON         bool // the body was not a Frappe JSON error (proxy or werkzeug page)
 }
 
 // Error formats the error as "frappe: POST /api/resource/Payment Entry: 417 ValidationError:

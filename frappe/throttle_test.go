@@ -303,3 +303,42 @@ func TestThrottleWithoutRetryAfter(t *testing.T) {
 		t.Errorf("state %+v", st)
 	}
 }
+
+// TestLongRetryAfterIsCapped: a proxy's `Retry-After: 86400` (or an HTTP date a day away)
+// pauses the client for the cap — 5 min by default, Config.MaxRetryAfter otherwise — not a day;
+// the error says the pause honoured and what the site asked for.
+func TestLongRetryAfterIsCapped(t *testing.T) {
+	var hits atomic.Int32
+	retryAfter := "86400"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Retry-After", retryAfter)
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"exc_type":"TooManyRequestsError"}`))
+	}))
+	t.Cleanup(srv.Close)
+	get := func(c *frappe.Client) error {
+		var doc map[string]any
+		return c.Get(context.Background(), frappe.DoctypeSalesInvoice, "X", &doc)
+	}
+	c := newClient(t, frappe.Config{URL: srv.URL})
+	err := get(c)
+	var fe *frappe.Error
+	if !errors.As(err, &fe) || fe.RetryAfter != 5*time.Minute || fe.RetryAfterAsked != 24*time.Hour || frappe.RetryAfter(err) != 5*time.Minute {
+		t.Fatalf("default cap: %v (%+v), want RetryAfter 5m, asked 24h", err, fe)
+	}
+	if st := c.Throttle(); time.Until(st.Until) > 5*time.Minute+time.Second || st.Capped != 1 || st.LastAsked != 24*time.Hour {
+		t.Fatalf("state %+v: want a pause of at most 5 min, capped 1", st)
+	}
+
+	retryAfter = time.Now().Add(25 * time.Hour).UTC().Format(http.TimeFormat)
+	c = newClient(t, frappe.Config{URL: srv.URL, MaxRetryAfter: 2 * time.Second})
+	start := time.Now()
+	if err := get(c); frappe.RetryAfter(err) != 2*time.Second || !errors.As(err, &fe) || fe.RetryAfterAsked < 24*time.Hour {
+		t.Fatalf("2 s cap, HTTP date: %v (asked %v)", err, fe.RetryAfterAsked)
+	}
+	_ = get(c) // waits out the capped pause, then asks again
+	if d := time.Since(start); d < 2*time.Second || hits.Load() != 3 {
+		t.Errorf("second call after %v (site hit %d times), want it sent after the 2 s cap", d, hits.Load())
+	}
+}

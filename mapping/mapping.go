@@ -180,3 +180,19 @@ func descOfLink(l *razorpay.PaymentLink) string {
 	}
 	return l.Description
 }
+
+// NotCaptured says why p is not money received, "" when it is: its status must be "captured"
+// (or "refunded": captured, then refunded since; spec/razorpay.md §3.1). A snapshot without a
+// status is taken at its captured flag; a status that contradicts captured: true (e.g.
+// "failed" with captured true) is not booked: a person checks the payment first.
+func NotCaptured(p *razorpay.Payment) string {
+	switch {
+	case p.Status == "captured" || p.Status == "refunded" || p.Status == "" && bool(p.Captured):
+		return ""
+	case bool(p.Captured):
+		return fmt.Sprintf("payment %s has status %q but captured true: only a payment whose status is captured is booked; check it in the Razorpay Dashboard, then replay or dismiss this event", p.ID, p.Status)
+	case p.Status == "":
+		return fmt.Sprintf("payment %s has no status and is not captured", p.ID)
+	}
+	return fmt.Sprintf("payment %s is %s, not captured", p.ID, p.Status)
+}

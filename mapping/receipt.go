@@ -95,8 +95,8 @@ func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoic
 	if p == nil {
 		return Receipt{}, park(ReasonNotCaptured, "event carries no payment")
 	}
-	if p.Status != "captured" && !bool(p.Captured) {
-		return Receipt{}, park(ReasonNotCaptured, "payment %s is %s", p.ID, p.Status)
+	if why := NotCaptured(p); why != "" {
+		return Receipt{}, park(ReasonNotCaptured, "%s", why)
 	}
 	if p.Amount <= 0 {
 		return Receipt{}, park(ReasonAmount, "payment %s has amount %d", p.ID, p.Amount)
@@ -363,8 +363,8 @@ func PlanAdvance(rules Rules, p *razorpay.Payment, o *razorpay.Order, customer, 
 	if p == nil {
 		return Receipt{}, park(ReasonNotCaptured, "event carries no payment")
 	}
-	if p.Status != "captured" && !bool(p.Captured) {
-		return Receipt{}, park(ReasonNotCaptured, "payment %s is %s", p.ID, p.Status)
+	if why := NotCaptured(p); why != "" {
+		return Receipt{}, park(ReasonNotCaptured, "%s", why)
 	}
 	if p.Amount <= 0 {
 		return Receipt{}, park(ReasonAmount, "payment %s has amount %d", p.ID, p.Amount)

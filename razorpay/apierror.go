@@ -25,7 +25,8 @@ const (
 // errors; Source, Step and Reason are often "NA". A body that is not the envelope (a proxy
 // page) leaves Code empty and puts up to 200 bytes of its text in Description (invalid UTF-8
 // replaced by U+FFFD). RetryAfter is
-// read from a Retry-After header (seconds or HTTP date); on a 429 without one (Razorpay
+// read from a Retry-After header (seconds or HTTP date), cut to ClientConfig.MaxRetryAfter on a
+// throttled answer; on a 429 without one (Razorpay
 // documents none) it is the pause the client chose; otherwise 0. No field ever holds the API
 // key secret, even when the server echoes it. Read it with errors.As, or with IsThrottled,
 // IsNotFound, Retryable and IsAuthFault.
@@ -38,6 +39,9 @@ type APIError struct {
 	Step        string
 	Reason      string
 	RetryAfter  time.Duration
+	// RetryAfterAsked is Razorpay's own Retry-After when it was longer than
+	// ClientConfig.MaxRetryAfter (RetryAfter then holds the cap the client honoured); else 0.
+	RetryAfterAsked time.Duration
 }
 
 // Error formats the error as "razorpay API: 400 BAD_REQUEST_ERROR: The id provided does not

@@ -37,6 +37,9 @@ type ClientConfig struct {
 	KeyID     string        // API key id, rzp_test_… or rzp_live_…
 	KeySecret string        // API key secret; never appears in any error text
 	Timeout   time.Duration // deadline per call, including reading the body; default 30s
+	// MaxRetryAfter caps the pause a 429 or 503's Retry-After may impose on every call of the
+	// client; default throttle.DefaultMaxPause (5 min). A longer hint is honoured this long.
+	MaxRetryAfter time.Duration
 	// Transport is an optional round tripper (tests, custom TLS); default is a clone of
 	// http.DefaultTransport.
 	Transport http.RoundTripper
@@ -99,14 +102,16 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		SetHeader("Accept", "application/json").
 		SetHeader("User-Agent", "razorpay-erpnext").
 		SetBasicAuth(cfg.KeyID, cfg.KeySecret)
-	return &Client{
+	c := &Client{
 		rc:      rc,
 		base:    strings.TrimRight(u.String(), "/"),
 		timeout: timeout,
 		secret:  cfg.KeySecret,
 		basic:   base64.StdEncoding.EncodeToString([]byte(cfg.KeyID + ":" + cfg.KeySecret)),
 		gate:    throttle.New(nil),
-	}, nil
+	}
+	c.gate.SetMaxPause(cfg.MaxRetryAfter)
+	return c, nil
 }
 
 // do runs one request through the client's pace with the client deadline and decodes a 2xx
@@ -140,9 +145,13 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if status := resp.StatusCode(); status < 200 || status > 299 {
 		e := decodeAPIError(status, resp.Header(), resp.Body(), c.redact)
 		if throttle.Asks(status, e.RetryAfter) {
-			if pause := tk.Done(throttle.Throttled, e.RetryAfter); e.RetryAfter == 0 {
-				e.RetryAfter = pause // Razorpay sends no Retry-After: the backoff the client chose
+			// The pause honoured: the Retry-After up to the cap, or (Razorpay sends none) the
+			// backoff the client chose.
+			pause := tk.Done(throttle.Throttled, e.RetryAfter)
+			if e.RetryAfter > pause {
+				e.RetryAfterAsked = e.RetryAfter
 			}
+			e.RetryAfter = pause
 		} else {
 			tk.Done(throttle.Answered, 0)
 		}

@@ -496,3 +496,21 @@ func TestShortSecretDoesNotMangleMessages(t *testing.T) {
 		t.Errorf("err = %v, want it to contain %q", err, want)
 	}
 }
+
+// TestLongRetryAfterIsCapped: a 429 with `Retry-After: 86400` pauses the client for
+// ClientConfig.MaxRetryAfter (5 min by default), not a day.
+func TestLongRetryAfterIsCapped(t *testing.T) {
+	c := setup(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "86400")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"error":{"code":"BAD_REQUEST_ERROR","description":"Too many requests"}}`))
+	}, time.Second)
+	_, err := c.GetPayment(context.Background(), "pay_CAP0000000001")
+	var e *razorpay.APIError
+	if !errors.As(err, &e) || !razorpay.IsThrottled(err) || razorpay.RetryAfter(err) != 5*time.Minute || e.RetryAfterAsked != 24*time.Hour {
+		t.Fatalf("err %v (%+v): want throttled, RetryAfter 5m, asked 24h", err, e)
+	}
+	if st := c.Throttle(); time.Until(st.Until) > 5*time.Minute+time.Second || st.Capped != 1 {
+		t.Fatalf("state %+v: want a pause of at most 5 min, capped 1", st)
+	}
+}

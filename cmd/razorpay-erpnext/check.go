@@ -10,8 +10,6 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
-	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
-	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // checkCmd validates the configuration, then the live ERPNext site and Razorpay account it
@@ -38,13 +36,13 @@ func (m *Main) checkCmd() *cobra.Command {
 				}
 				return err
 			}
-			erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
+			erp, err := newERPClient(cfg)
 			if err != nil {
 				return err
 			}
 			var rzp connector.RazorpayLister
 			if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
-				c, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret, Timeout: 15 * time.Second})
+				c, err := newRazorpayClient(cfg, 15*time.Second)
 				if err != nil {
 					return err
 				}

@@ -32,8 +32,17 @@ func (d *daemon) adminHandler(ctx context.Context) http.Handler {
 	secrets := append([]string{d.cfg.ERPNext.APISecret, d.cfg.ERPNext.APIKey, d.cfg.Razorpay.KeySecret, d.cfg.AdminToken},
 		d.cfg.Razorpay.WebhookSecrets...)
 	mux.Handle("/", console.New(console.Options{Backend: b, Token: d.cfg.AdminToken, ERPNextURL: d.cfg.ERPNext.URL,
-		Location: loc, Secrets: secrets, Log: d.log}))
+		Location: loc, Secrets: secrets, Log: d.log, Conceal: concealStoreError}))
 	return mux
+}
+
+// concealStoreError is the console's Conceal: a store failure is shown as what it means, its
+// database text (table, column, the bytes MariaDB refused) only in the log.
+func concealStoreError(err error) string {
+	if errors.Is(err, connector.ErrStoreUnavailable) {
+		return "the connector's database did not answer or refused the change; the daemon's log has its error"
+	}
+	return ""
 }
 
 // consoleBackend is console.Backend over a running daemon: its store, connector and clients,

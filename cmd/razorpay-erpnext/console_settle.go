@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
@@ -33,11 +35,53 @@ func (b *consoleBackend) settlements(ctx context.Context, days []time.Time, book
 	for _, x := range settled {
 		s.Days[x.Bucket].SettledMinor += x.AmountMinor
 	}
-	account, paise, err := b.d.conn.ClearingBalance(ctx)
+	cctx, cancel := context.WithTimeout(ctx, todayCallTimeout)
+	account, paise, err := b.d.conn.ClearingBalance(cctx)
+	cancel()
 	s.ClearingAccount, s.ClearingBalanceMinor = account, paise
 	if err != nil {
 		b.d.log.Warn().Err(err).Msg("console: clearing balance not read")
-		s.ClearingUnknown = "ERPNext did not answer get_balance_on"
+		s.ClearingUnknown = b.unanswered(connector.SystemERPNext, "get_balance_on", err)
 	}
 	return s, nil
+}
+
+// todayCallTimeout bounds each outside call the Today page waits for (the clearing balance
+// from ERPNext): a slow site, or one that asked for a pause, leaves that figure "not
+// available" and the page still answers.
+const todayCallTimeout = 5 * time.Second
+
+// unanswered says why a call of the Today page to system got no figure: the pause the system
+// asked for (with the seconds left), the page's deadline, or that it failed.
+func (b *consoleBackend) unanswered(system, what string, err error) string {
+	if msg := slowDownNote(b.d.conn.SlowDowns(), system); msg != "" {
+		return msg
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("%s did not answer %s within %s", system, what, todayCallTimeout)
+	}
+	return system + " did not answer " + what
+}
+
+// slowDownNote is "ERPNext asked to slow down, 287 s left" while system's pause runs, with
+// what it asked for when that was capped; "" when its calls flow.
+func slowDownNote(sds []connector.SlowDown, system string) string {
+	for _, sd := range sds {
+		if sd.System != system || !sd.Active() {
+			continue
+		}
+		msg := fmt.Sprintf("%s asked to slow down, %d s left", system, int64(sd.Left/time.Second))
+		if sd.Capped > 0 {
+			msg += fmt.Sprintf(" (it asked for %s; %s caps the wait)", sd.Asked, capKeyOf(system))
+		}
+		return msg
+	}
+	return ""
+}
+
+func capKeyOf(system string) string {
+	if system == connector.SystemRazorpay {
+		return "razorpay.max_retry_after"
+	}
+	return "erpnext.max_retry_after"
 }

@@ -124,12 +124,16 @@ func labelValue(m *dto.Metric, name string) string {
 	return ""
 }
 
-// faults is the state of ERPNext (paused by a 401/403 in this process), the Razorpay API (as
+// faults is the state of ERPNext (paused by a 401/403 in this process, or slowed down by a 429
+// or 503 with Retry-After: the seconds left), the Razorpay API (as
 // the last read of the captured series found it) and the store (it just answered).
 func (b *consoleBackend) faults() []console.Fault {
 	erp := console.Fault{System: "ERPNext", State: console.FaultOK, Detail: b.d.cfg.ERPNext.URL}
+	sds := b.d.conn.SlowDowns()
 	if paused, why := b.d.conn.Paused(); paused {
 		erp.State, erp.Detail = console.FaultDown, "all booking paused: "+why
+	} else if note := slowDownNote(sds, connector.SystemERPNext); note != "" {
+		erp.State, erp.Detail = console.FaultDown, note
 	} else if errs := troubleClasses(b.counterByLabel(connector.MetricERPNextErrors, "class")); len(errs) > 0 {
 		erp.Detail += "; calls that failed since this replica started: " + countList(errs)
 	}
@@ -137,6 +141,9 @@ func (b *consoleBackend) faults() []console.Fault {
 		Detail: "no razorpay.key_id/key_secret: no reconcile, no captured amounts"}
 	if b.captured != nil {
 		rzp.State, rzp.Detail = b.captured.state()
+		if note := slowDownNote(sds, connector.SystemRazorpay); note != "" {
+			rzp.State, rzp.Detail = console.FaultDown, note
+		}
 	}
 	return []console.Fault{erp, rzp, {System: "Store", State: console.FaultOK, Detail: b.d.cfg.Database.Driver + ", every replica's rows"}}
 }

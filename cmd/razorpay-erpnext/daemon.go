@@ -39,6 +39,7 @@ type daemon struct {
 
 // newLogger builds the zerolog logger of log.level and log.format.
 func newLogger(w io.Writer, cfg config.Log) zerolog.Logger {
+	w = rawWriter(w)
 	lvl, err := zerolog.ParseLevel(cfg.Level)
 	if err != nil || cfg.Level == "" {
 		lvl = zerolog.InfoLevel
@@ -70,7 +71,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 	opts := connector.Options{Config: cfg, Store: db, ERP: erp, Log: log}
 	var rzp *razorpay.Client
 	if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
-		rzp, err = razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret})
+		rzp, err = newRazorpayClient(cfg, 0)
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("razorpay client: %w", err)
@@ -249,5 +250,13 @@ func (m *Main) migrateCmd() *cobra.Command {
 
 // newERPClient is the Frappe client of the configured site.
 func newERPClient(cfg connector.Config) (*frappe.Client, error) {
-	return frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret, Timeout: cfg.ERPNext.Timeout.D()})
+	return frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret,
+		Timeout: cfg.ERPNext.Timeout.D(), MaxRetryAfter: cfg.ERPNext.MaxRetryAfter.D()})
+}
+
+// newRazorpayClient is the Razorpay API client of the configured keys; timeout 0 is the
+// client's default.
+func newRazorpayClient(cfg connector.Config, timeout time.Duration) (*razorpay.Client, error) {
+	return razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID,
+		KeySecret: cfg.Razorpay.KeySecret, Timeout: timeout, MaxRetryAfter: cfg.Razorpay.MaxRetryAfter.D()})
 }

@@ -46,7 +46,7 @@ func (m *Main) explainCmd() *cobra.Command {
 			}
 			var rzp *razorpay.Client
 			if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
-				if rzp, err = razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret}); err != nil {
+				if rzp, err = newRazorpayClient(cfg, 0); err != nil {
 					return err
 				}
 				opts.Razorpay = rzp

@@ -70,9 +70,13 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	root.AddCommand(m.eventsCmd(), m.checkCmd())
 	root.AddCommand(m.explainCmd())
 	needSubcommand(root)
-	out := &countingWriter{w: m.Stdout}
+	safeOut, safeErr := &termWriter{w: m.Stdout}, &termWriter{w: m.Stderr}
+	defer safeErr.Flush()
+	defer safeOut.Flush()
+	out := &countingWriter{w: safeOut}
 	root.SetOut(out)
-	m.Stdout = out
+	root.SetErr(safeErr)
+	m.Stdout, m.Stderr = out, safeErr
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK

@@ -34,7 +34,8 @@ func (m *Main) reconcileCmd() *cobra.Command {
 refunds that have neither a booking nor an inbox row, queue them and book them through the same
 path as a webhook; sweep ERPNext's Integration Requests; audit duplicate reference_no and
 cancelled bookings. T is RFC 3339 (2026-11-28T10:00:00+05:30) or a date (2026-11-28, midnight in
-mapping.timezone). --dry-run writes nothing anywhere and lists what would be queued.
+mapping.timezone), from 2015 up to now, --from before --to (else a usage error). --dry-run
+writes nothing anywhere and lists what would be queued.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 finished but something needs a person.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,8 +55,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 finished but something needs a person.`,
 			if err != nil {
 				return usageErr("--to: %v", err)
 			}
-			if !from.IsZero() && !to.IsZero() && !from.Before(to) {
-				return usageErr("--from %s is not before --to %s", fromText, toText)
+			if err := checkWindow(window{fromText, from}, window{toText, to}, time.Now()); err != nil {
+				return usageErr("%v", err)
 			}
 			return m.reconcile(cmd.Context(), cfg, reconcile.Request{From: from, To: to, DryRun: dryRun, Drain: !dryRun, WaitForLock: time.Minute}, asJSON)
 		},
@@ -82,6 +83,42 @@ func parseWhen(s string, loc *time.Location) (time.Time, error) {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("%q is neither RFC 3339 (2026-11-28T10:00:00+05:30) nor a date (2026-11-28)", s)
+}
+
+// razorpayEpoch is the earliest window bound reconcile accepts: no Razorpay payment is older.
+var razorpayEpoch = time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// clockSkew is how far past this machine's clock a window bound may lie (another machine's
+// "now", a bound typed a moment ago).
+const clockSkew = 5 * time.Minute
+
+// window is a --from or --to bound as typed ("" when not given) and as parsed.
+type window struct {
+	text string
+	t    time.Time
+}
+
+// checkWindow refuses --from/--to bounds that cannot name a reconcile window: before 2015
+// (0001-01-01T00:00:00Z parses to Go's zero time and used to fall back silently to the default
+// window), in the future (9999-… listed nothing and failed after printing a table), or from not
+// before to.
+func checkWindow(from, to window, now time.Time) error {
+	for _, b := range []struct {
+		flag string
+		window
+	}{{"--from", from}, {"--to", to}} {
+		switch {
+		case strings.TrimSpace(b.text) == "":
+		case b.t.Before(razorpayEpoch):
+			return fmt.Errorf("%s %s is before 2015: Razorpay has no payments that old", b.flag, b.t.Format(time.RFC3339))
+		case b.t.After(now.Add(clockSkew)):
+			return fmt.Errorf("%s %s is in the future (now is %s)", b.flag, b.t.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+		}
+	}
+	if from.text != "" && to.text != "" && !from.t.Before(to.t) {
+		return fmt.Errorf("--from %s is not before --to %s", from.t.Format(time.RFC3339), to.t.Format(time.RFC3339))
+	}
+	return nil
 }
 
 // reconcile runs one reconcile by hand and prints its report.
@@ -126,7 +163,7 @@ func openReconciler(ctx context.Context, cfg connector.Config, log zerolog.Logge
 	if cfg.Razorpay.KeyID == "" || cfg.Razorpay.KeySecret == "" {
 		return nil, nil, reconcile.ErrNoRazorpayAPI
 	}
-	rzp, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: cfg.Razorpay.KeyID, KeySecret: cfg.Razorpay.KeySecret})
+	rzp, err := newRazorpayClient(cfg, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("razorpay client: %w", err)
 	}
@@ -305,6 +342,7 @@ type progressBar struct {
 }
 
 func newProgressBar(w io.Writer) *progressBar {
+	w = rawWriter(w)
 	f, ok := w.(*os.File)
 	if !ok {
 		return &progressBar{}

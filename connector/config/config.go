@@ -63,11 +63,16 @@ type Razorpay struct {
 	KeyID          string   `yaml:"key_id"`
 	KeySecret      string   `yaml:"key_secret"`
 	APIURL         string   `yaml:"api_url"`
+	// MaxRetryAfter caps the pause a Razorpay 429's Retry-After may impose on every API call
+	// of the process (default 5 min).
+	MaxRetryAfter Duration `yaml:"max_retry_after"`
 }
 
 // ERPNext points at the Frappe site. ServerTimeout is how long the site may still run
 // (and commit) a request after the client gave up (gunicorn -t, 120 s by default,
 // spec/erpnext.md §8.2); it sizes the ambiguous-write fence of DESIGN.md §4 step 7.
+// MaxRetryAfter caps the pause a 429 (or 503) Retry-After may impose on every ERPNext call of
+// the process (default 5 min): a proxy's `Retry-After: 86400` must not stop booking for a day.
 type ERPNext struct {
 	URL                    string   `yaml:"url"`
 	APIKey                 string   `yaml:"api_key"`
@@ -76,6 +81,7 @@ type ERPNext struct {
 	ServerTimeout          Duration `yaml:"server_timeout"`
 	NameEntriesByPaymentID bool     `yaml:"name_entries_by_payment_id"`
 	MaxConcurrency         int      `yaml:"max_concurrency"`
+	MaxRetryAfter          Duration `yaml:"max_retry_after"`
 }
 
 // Mapping is the ERPNext administrator's mapping from payments to documents.
@@ -211,11 +217,12 @@ func Defaults() Config {
 		Workers:     4,
 		Server:      Server{MaxInFlight: DefaultMaxInFlight},
 		Database:    Database{Driver: "sqlite", DSN: "./razorpay-erpnext.db"},
-		Razorpay:    Razorpay{APIURL: "https://api.razorpay.com"},
+		Razorpay:    Razorpay{APIURL: "https://api.razorpay.com", MaxRetryAfter: Duration(5 * time.Minute)},
 		ERPNext: ERPNext{
 			Timeout:        Duration(30 * time.Second),
 			ServerTimeout:  Duration(120 * time.Second),
 			MaxConcurrency: 4,
+			MaxRetryAfter:  Duration(5 * time.Minute),
 		},
 		Mapping: Mapping{
 			Timezone:            "Asia/Kolkata",

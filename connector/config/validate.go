@@ -84,6 +84,9 @@ func (r Razorpay) validateAccounts(p *problems) {
 			p.add("razorpay.accept_accounts[%d]: %q is not a Razorpay account id (acc_ followed by letters and digits)", i, a)
 		}
 	}
+	if r.MaxRetryAfter <= 0 {
+		p.add("razorpay.max_retry_after: must be positive (the longest pause a 429's Retry-After may impose, e.g. 5m)")
+	}
 }
 
 func (e ERPNext) validate(p *problems) {
@@ -100,6 +103,9 @@ func (e ERPNext) validate(p *problems) {
 	}
 	if e.Timeout <= 0 {
 		p.add("erpnext.timeout: must be positive")
+	}
+	if e.MaxRetryAfter <= 0 {
+		p.add("erpnext.max_retry_after: must be positive (the longest pause a 429's Retry-After may impose, e.g. 5m)")
 	}
 	if e.ServerTimeout < e.Timeout {
 		p.add("erpnext.server_timeout: must be at least erpnext.timeout (the site may run a request longer than the client waits)")

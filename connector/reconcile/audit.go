@@ -61,7 +61,9 @@ func (r *reconcileRun) auditDuplicateReferences(ctx context.Context) error {
 	for _, ref := range refs {
 		names := byRef[ref]
 		r.rep.Anomalies = append(r.rep.Anomalies, Anomaly{Kind: AnomalyDuplicateReference, Documents: names,
-			Detail: fmt.Sprintf("%d submitted Payment Entries share reference_no %s: %s; cancel the extra one in ERPNext if the money arrived once",
+			Detail: fmt.Sprintf("%d submitted Payment Entries share reference_no %s: %s; cancel the extra one in ERPNext if the money arrived once. "+
+				"A usual cause is two connector stores booking into this ERPNext (e.g. the old SQLite daemon left running during a move to MariaDB): "+
+				"every replica must use one database; erpnext.name_entries_by_payment_id makes ERPNext itself refuse a second entry",
 				len(names), ref, strings.Join(names, ", "))})
 	}
 	return nil

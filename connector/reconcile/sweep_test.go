@@ -179,6 +179,11 @@ func TestReconcileAuditReports(t *testing.T) {
 	if d := kinds[reconcile.AnomalyDuplicateReference]; len(d) != 1 || strings.Join(d[0].Documents, ",") != a+","+b {
 		t.Errorf("duplicate reference_no %+v: want %s and %s", d, a, b)
 	}
+	// The message points at the usual cause: two stores booking into one ERPNext.
+	if d := kinds[reconcile.AnomalyDuplicateReference]; len(d) == 1 && (!strings.Contains(d[0].Detail, "two connector stores booking into this ERPNext") ||
+		!strings.Contains(d[0].Detail, "erpnext.name_entries_by_payment_id")) {
+		t.Errorf("duplicate reference_no detail %q does not name the two-stores cause and the setting", d[0].Detail)
+	}
 	if c := kinds[reconcile.AnomalyBookingCancelled]; len(c) != 3 || c[0].Documents[0] != cancelled || !strings.Contains(c[0].Detail, "was cancelled in ERPNext") ||
 		c[1].Documents[0] != je.Name || c[1].Detail != "Journal Entry "+je.Name+" booked for setl_T3stAudit0001 was cancelled in ERPNext; it is not re-booked automatically (replay the event after checking the money)" ||
 		c[2].Documents[0] != "ACC-JV-2026-99999" || !strings.Contains(c[2].Detail, "Journal Entry ACC-JV-2026-99999 booked for setl_T3stAudit0002 was deleted in ERPNext") {

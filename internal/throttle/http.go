@@ -14,9 +14,13 @@ func Asks(status int, retryAfter time.Duration) bool {
 	return status == http.StatusTooManyRequests || (status == http.StatusServiceUnavailable && retryAfter > 0)
 }
 
+// maxRetryAfter bounds what ParseRetryAfter reports (a year), whichever form the header has;
+// the Gate then honours at most its own cap (DefaultMaxPause unless SetMaxPause says otherwise).
+const maxRetryAfter = 365 * 24 * time.Hour
+
 // ParseRetryAfter reads a Retry-After header value, delay seconds or an HTTP date (RFC 9110
-// §10.2.3), as a duration from now. It returns 0 when the value is empty, negative, a date not
-// after now, or unreadable.
+// §10.2.3), as a duration from now, at most a year. It returns 0 when the value is empty,
+// negative, a date not after now, or unreadable.
 func ParseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -26,10 +30,10 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 		if n <= 0 {
 			return 0
 		}
-		return time.Duration(min(n, int64(365*24*time.Hour/time.Second))) * time.Second
+		return time.Duration(min(n, int64(maxRetryAfter/time.Second))) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+		return min(t.Sub(now), maxRetryAfter)
 	}
 	return 0
 }

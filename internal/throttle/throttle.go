@@ -23,9 +23,13 @@ const (
 	// FirstBackoff is the pause after a throttled answer without a Retry-After hint; it doubles
 	// with each consecutive pause up to MaxBackoff.
 	FirstBackoff = time.Second
-	// MaxBackoff caps the pause chosen without a hint. A server's own Retry-After is honoured
-	// whatever its length (callers bound their wait with their context).
+	// MaxBackoff caps the pause chosen without a hint.
 	MaxBackoff = 32 * time.Second
+	// DefaultMaxPause caps the pause a server's own Retry-After may impose (SetMaxPause changes
+	// it). A longer hint — a proxy answering `Retry-After: 86400`, an HTTP date next month — is
+	// honoured only this long and counted in State.Capped: a whole day without a single call
+	// would stop every booking of the process for that day.
+	DefaultMaxPause = 5 * time.Minute
 	// MinSpacing and MaxSpacing bound the gap between admissions while the callers held by a
 	// pause are let through after the probe.
 	MinSpacing = 5 * time.Millisecond
@@ -55,13 +59,17 @@ type State struct {
 	Throttled uint64        // throttled answers seen since the client was made (429s and 503s with Retry-After)
 	Pauses    uint64        // pauses started (a burst of throttled answers to requests already in flight is one pause)
 	Waiting   int           // callers blocked in Wait right now
-	LastPause time.Duration // length of the most recent pause (the server's Retry-After, or the backoff chosen)
+	LastPause time.Duration // length of the most recent pause (the server's Retry-After up to the cap, or the backoff chosen)
+	Capped    uint64        // throttled answers whose Retry-After was longer than the cap (SetMaxPause) and was cut to it
+	LastAsked time.Duration // the server's Retry-After of the most recent capped answer (0 until one)
 }
 
 // Gate is the shared pace. The zero value is not usable; call New. It is safe for concurrent use.
 type Gate struct {
 	now    func() time.Time
 	jitter func(max time.Duration) time.Duration
+
+	maxPause time.Duration // cap of a server's Retry-After (guarded by mu)
 
 	mu        sync.Mutex
 	until     time.Time     // no admission before this
@@ -83,12 +91,23 @@ func New(now func() time.Time) *Gate {
 	if now == nil {
 		now = time.Now
 	}
-	return &Gate{now: now, jitter: func(max time.Duration) time.Duration {
+	return &Gate{now: now, maxPause: DefaultMaxPause, jitter: func(max time.Duration) time.Duration {
 		if max <= 0 {
 			return 0
 		}
 		return rand.N(max)
 	}}
+}
+
+// SetMaxPause sets the longest pause a server's Retry-After may impose; d <= 0 restores
+// DefaultMaxPause. A pause already running is not shortened.
+func (g *Gate) SetMaxPause(d time.Duration) {
+	if d <= 0 {
+		d = DefaultMaxPause
+	}
+	g.mu.Lock()
+	g.maxPause = d
+	g.mu.Unlock()
 }
 
 // State returns a snapshot of the gate.
@@ -215,8 +234,8 @@ func sleep(ctx context.Context, d time.Duration, done <-chan struct{}) error {
 }
 
 // Done reports how the ticket's request ended. For Throttled, hint is the server's Retry-After
-// (0 when it sent none); the gate closes until now + the pause (hint, or the backoff when there
-// is none) + a small jitter, and Done returns that pause. A throttled answer to a request sent
+// (0 when it sent none); the gate closes until now + the pause (hint cut to the cap of
+// SetMaxPause, or the backoff when there is none) + a small jitter, and Done returns that pause. A throttled answer to a request sent
 // before the current pause began extends that pause without counting as a new one (it is the
 // same burst). An Answered probe opens the gate and sets the spacing for the callers that
 // waited; an Abandoned probe hands the probe to the next caller.
@@ -236,6 +255,11 @@ func (t *Ticket) Done(o Outcome, hint time.Duration) time.Duration {
 			g.state.Pauses++
 		}
 		pause = hint
+		if pause > g.maxPause {
+			g.state.Capped++
+			g.state.LastAsked = hint
+			pause = g.maxPause
+		}
 		if pause <= 0 {
 			pause = backoff(g.streak)
 		}

@@ -153,6 +153,7 @@ func TestPauseThenProbeThenSpacedSlots(t *testing.T) {
 // before the pause ends returns at once with DeadlineExceeded; neither admits anything.
 func TestWaitEndsWithTheCallersContext(t *testing.T) {
 	g := New(nil)
+	g.SetMaxPause(2 * time.Hour)
 	a := watch(g)
 	tk, _ := g.Wait(context.Background())
 	tk.Done(Throttled, time.Hour)
@@ -252,4 +253,52 @@ func TestAbandonedProbeHandsOver(t *testing.T) {
 		t.Fatal("the caller behind an abandoned probe must become the probe")
 	}
 	next.Done(Answered, 0)
+}
+
+// TestLongRetryAfterIsCapped: a Retry-After of a day (a proxy's 86400) pauses the gate only for
+// the cap — 5 min by default, what SetMaxPause says otherwise — and is counted with what was asked.
+func TestLongRetryAfterIsCapped(t *testing.T) {
+	clock := time.Unix(1768453200, 0)
+	g := New(func() time.Time { return clock })
+	g.jitter = func(time.Duration) time.Duration { return 0 }
+	tk, err := g.Wait(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := tk.Done(Throttled, 24*time.Hour); p != 5*time.Minute {
+		t.Fatalf("pause = %v, want 5m0s (DefaultMaxPause)", p)
+	}
+	st := g.State()
+	if !st.Until.Equal(clock.Add(5*time.Minute)) || st.Capped != 1 || st.LastAsked != 24*time.Hour || st.LastPause != 5*time.Minute {
+		t.Fatalf("state %+v: want until now+5m, capped 1, asked 24h, pause 5m", st)
+	}
+	g.SetMaxPause(30 * time.Second)
+	clock = clock.Add(time.Hour)
+	tk, _ = g.Wait(context.Background())
+	if p := tk.Done(Throttled, 20*time.Second); p != 20*time.Second || g.State().Capped != 1 {
+		t.Fatalf("a hint under the cap: pause %v, capped %d; want 20s, 1", p, g.State().Capped)
+	}
+	clock = clock.Add(time.Hour)
+	tk, _ = g.Wait(context.Background())
+	if p := tk.Done(Throttled, 31*time.Second); p != 30*time.Second || g.State().Capped != 2 {
+		t.Fatalf("a hint over a 30s cap: pause %v, capped %d; want 30s, 2", p, g.State().Capped)
+	}
+}
+
+// TestParseRetryAfterBounds: seconds and HTTP dates alike are read up to a year.
+func TestParseRetryAfterBounds(t *testing.T) {
+	now := time.Date(2026, 1, 15, 5, 0, 0, 0, time.UTC)
+	for v, want := range map[string]time.Duration{
+		"86400":                         24 * time.Hour,
+		"99999999999":                   365 * 24 * time.Hour,
+		"Thu, 15 Jan 2026 05:00:30 GMT": 30 * time.Second,
+		"Fri, 01 Jan 2100 00:00:00 GMT": 365 * 24 * time.Hour,
+		"Wed, 14 Jan 2026 05:00:00 GMT": 0,
+		"-5":                            0,
+		"soon":                          0,
+	} {
+		if got := ParseRetryAfter(v, now); got != want {
+			t.Errorf("ParseRetryAfter(%q) = %v, want %v", v, got, want)
+		}
+	}
 }
