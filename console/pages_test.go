@@ -97,3 +97,29 @@ func TestEventsFilterQuery(t *testing.T) {
 		}
 	}
 }
+
+// Without captured amounts the Today page says why once, not once per chart and once more.
+func TestTodaySaysWhyCapturedIsMissingOnce(t *testing.T) {
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	day := time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)
+	for _, note := range []string{"razorpay.key_id and key_secret are not configured.",
+		"reading Razorpay's payments of the last 14 days; reload in a moment."} {
+		s := newSite(t, token)
+		s.f.today = console.Today{SeriesNote: note, LastWebhook: fixedNow,
+			Series: []console.MoneySeries{{Currency: "INR", Days: []console.MoneyDay{{Day: day, BookedMinor: 83500, BookedCount: 1}}}}}
+		_, body := s.do(s.client(), "GET", "/", nil, bearer)
+		if n := strings.Count(body, strings.ReplaceAll(note, "'", "&#39;")); n != 1 {
+			t.Errorf("%q appears %d times; want once", note, n)
+		}
+		if !strings.Contains(body, "Captured amounts are not shown: "+strings.ReplaceAll(note, "'", "&#39;")) {
+			t.Errorf("no \"Captured amounts are not shown: %s\"", note)
+		}
+	}
+	s := newSite(t, token) // known, with a note about the read: said once, as is
+	note := "the last read of Razorpay failed (timeout); shown as of the read before."
+	s.f.today = console.Today{SeriesNote: note, LastWebhook: fixedNow, Series: []console.MoneySeries{{Currency: "INR",
+		CapturedKnown: true, Days: []console.MoneyDay{{Day: day, BookedMinor: 83500, CapturedMinor: 83500}}}}}
+	if _, body := s.do(s.client(), "GET", "/", nil, bearer); strings.Count(body, note) != 1 || strings.Contains(body, "Captured amounts are not shown") {
+		t.Errorf("known captured amounts with a note: %d times, body says not shown: %v", strings.Count(body, note), strings.Contains(body, "Captured amounts are not shown"))
+	}
+}
