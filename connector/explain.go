@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
@@ -54,6 +55,10 @@ func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanatio
 		Fields: pl.Fields, Ledger: pl.Ledger, Warnings: e.Warnings}
 	if pl.Action == ExplainCreate {
 		x.Entry = pl.Document
+	}
+	if len(pl.QueueItems) > 0 || pl.QueuePayment != "" {
+		// The worker queues them (its reason says "queued from Razorpay"); a dry run does not.
+		x.Reason = strings.ReplaceAll(x.Reason, "queued from Razorpay", "would be queued from Razorpay (explain queues nothing)")
 	}
 	if pl.Action == ExplainWait {
 		t := pl.WaitUntil.UTC()
