@@ -29,6 +29,10 @@ type Explanation struct {
 	// Warnings name the body's optional fields of an unusable type, read as absent
 	// (razorpay.Event.Warnings).
 	Warnings []string `json:"warnings,omitempty"`
+	// Source says where the event explained came from when the caller did not give it and
+	// Razorpay's API did not either: explain --payment falling back to the body the store
+	// kept ("the stored body of event …"). "" otherwise.
+	Source string `json:"source,omitempty"`
 }
 
 // ExplainRetry is Explain's action when a read failed in a way the worker would not park on
