@@ -58,8 +58,9 @@ type EventQuery struct {
 	Offset  int
 }
 
-// EventRow is one inbox event in the list. Reason is the last error (ERPNext's message
-// verbatim) or, for finished events, how it ended. Attempts counts failed attempts.
+// EventRow is one inbox event in the list. Reason is why it stands as it does: how a finished
+// event ended, why it is parked or dead (the connector's reason, with ERPNext's message
+// verbatim when ERPNext refused a call), or who replayed it. Attempts counts failed attempts.
 type EventRow struct {
 	ID            int64
 	EventID       string
@@ -89,6 +90,9 @@ type EventDetail struct {
 	// has none. DocumentErr says why it could not be read.
 	Document    *Document
 	DocumentErr string
+	// ReasonFromERPNext is true when Reason holds ERPNext's own answer to a call (its status,
+	// exception and message), false when it is the connector's own (e.g. "no invoice matched").
+	ReasonFromERPNext bool
 	// History lists who did what to the event, oldest first. HistoryRecorded is false when
 	// this version keeps no history (then the page says so).
 	History         []HistoryEntry

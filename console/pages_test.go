@@ -3,6 +3,7 @@ package console_test
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,29 @@ func TestTodaySaysWhyCapturedIsMissingOnce(t *testing.T) {
 		CapturedKnown: true, Days: []console.MoneyDay{{Day: day, BookedMinor: 83500, CapturedMinor: 83500}}}}}
 	if _, body := s.do(s.client(), "GET", "/", nil, bearer); strings.Count(body, note) != 1 || strings.Contains(body, "Captured amounts are not shown") {
 		t.Errorf("known captured amounts with a note: %d times, body says not shown: %v", strings.Count(body, note), strings.Contains(body, "Captured amounts are not shown"))
+	}
+}
+
+// An event's reason is headed by what it is: ERPNext's message only when ERPNext gave it.
+func TestEventReasonIsLabelledByWhatItIs(t *testing.T) {
+	s := newSite(t, token)
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	received := fixedNow.Add(-time.Hour)
+	s.f.add(console.EventDetail{EventRow: console.EventRow{ID: 4, EventID: "EvtRefused0001", Event: "payment.captured",
+		BusinessKey: "pay_Refused00001", Status: "parked", ReceivedAt: received, UpdatedAt: received,
+		Reason: "insert Payment Entry for pay_Refused00001: ERPNext 417 ValidationError: Posting Date is in a closed period"},
+		ReasonFromERPNext: true, Body: []byte(`{}`)})
+	for id, want := range map[int]string{
+		1: `<h3 id="reason-label">Why it is parked</h3>`,
+		2: "", // done without a reason: no heading
+		4: `<h3 id="reason-label">Why it is parked — with ERPNext's own message</h3>`,
+	} {
+		_, body := s.do(s.client(), "GET", "/events/"+strconv.Itoa(id), nil, bearer)
+		if want != "" && !strings.Contains(body, want) {
+			t.Errorf("event %d: no %s", id, want)
+		}
+		if id != 4 && strings.Contains(body, "ERPNext's own message") {
+			t.Errorf("event %d: its reason is the connector's own, but the page calls it ERPNext's message", id)
+		}
 	}
 }

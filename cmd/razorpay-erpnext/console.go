@@ -94,7 +94,7 @@ func (b *consoleBackend) Event(ctx context.Context, id int64) (console.EventDeta
 		return console.EventDetail{}, err
 	}
 	d := console.EventDetail{EventRow: eventRow(*e, e.RawBody == nil), AccountID: e.AccountID,
-		EventCreatedAt: e.EventCreatedAt, Body: e.RawBody}
+		EventCreatedAt: e.EventCreatedAt, Body: e.RawBody, ReasonFromERPNext: connector.QuotesERPNext(e.LastError)}
 	if e.Status == connector.StatusPending {
 		t := e.NextAttemptAt
 		d.NextAttemptAt = &t
