@@ -96,13 +96,20 @@ func (c *Connector) feeSource(plan mapping.Receipt) string {
 			fee += d.Amount
 		}
 	}
+	cur, mode := plan.ReceivedCurrency, c.cfg.Mapping.Fees.Mode
+	if cur == "" { // an advance: one currency
+		cur = plan.Currency
+	}
+	if mode == "" {
+		mode = "none"
+	}
 	switch {
 	case fee > 0:
-		return " less Razorpay's fee " + money(fee, firstNonEmpty(plan.ReceivedCurrency, plan.Currency)) + " (mapping.fees.mode deduction)"
-	case c.cfg.Mapping.Fees.Mode == "deduction":
+		return " less Razorpay's fee " + money(fee, cur) + " (mapping.fees.mode deduction)"
+	case mode == "deduction":
 		return " (mapping.fees.mode deduction, but no fee of the merchant's in the payment: nothing deducted)"
 	}
-	return " (mapping.fees.mode " + firstNonEmpty(c.cfg.Mapping.Fees.Mode, "none") + ": no fee deducted)"
+	return " (mapping.fees.mode " + mode + ": no fee deducted)"
 }
 
 // advanceFields are the fields of an advance (a receipt without an invoice).

@@ -93,11 +93,13 @@ type EventDetail struct {
 	// ReasonFromERPNext is true when Reason holds ERPNext's own answer to a call (its status,
 	// exception and message), false when it is the connector's own (e.g. "no invoice matched").
 	ReasonFromERPNext bool
-	// History lists who did what to the event, oldest first. HistoryRecorded is false when
-	// this version keeps no history (then the page says so).
-	History         []HistoryEntry
-	HistoryRecorded bool
-	Actions         Actions
+	// History lists who did what to the event (replays, rebooks, dismissals), oldest first.
+	History []HistoryEntry
+	// AttemptsLabel and AttemptsValue are the attempts line `events show` prints, e.g.
+	// "attempts", "1 since the last replay (2 in all)"; the page shows Attempts as failed
+	// attempts when AttemptsLabel is "".
+	AttemptsLabel, AttemptsValue string
+	Actions                      Actions
 }
 
 // Actions says which buttons the detail page shows; a false one carries why not.
@@ -134,7 +136,9 @@ type Document struct {
 	State   string // DocDraft, DocSubmitted, DocCancelled or DocDeleted
 }
 
-// HistoryEntry is one thing a person (or the connector) did to an event.
+// HistoryEntry is one thing a person did to an event: At, who (Actor, e.g. "Priya (console)"
+// or "hand" for the CLI), Action ("replayed", "rebooked", "dismissed") and Detail (the
+// dismiss reason; what a replay found: "was parked: …").
 type HistoryEntry struct {
 	At     time.Time
 	Actor  string
@@ -166,12 +170,15 @@ type PlanField struct {
 	Field, Value, Source string
 }
 
-// ReconcileRun is one recorded reconcile run (any replica). FinishedAt is nil while it runs;
-// Error is "" for a run that finished.
+// ReconcileRun is one recorded reconcile run (any replica), counted as `reconcile` reports it:
+// Queued payments, refunds and Integration Requests it queued, Booked those it booked itself
+// (a run by hand; a scheduled run leaves that to the workers), SettlementsQueued apart, Parked
+// what needs a person. FinishedAt is nil while it runs; Error is "" for a run that finished.
 type ReconcileRun struct {
 	ID                                     int64
 	WindowFrom, WindowTo                   time.Time
 	Scanned, Booked, AlreadyBooked, Parked int
+	Queued, SettlementsQueued              int
 	StartedAt                              time.Time
 	FinishedAt                             *time.Time
 	Error                                  string

@@ -148,3 +148,17 @@ func TestEventReasonIsLabelledByWhatItIs(t *testing.T) {
 		}
 	}
 }
+
+// A run row counts as `reconcile` reports: queued and booked apart, settlements apart.
+func TestReconcileRunRowCountsAsTheCLI(t *testing.T) {
+	s := newSite(t, token)
+	fin := fixedNow
+	s.f.runs = []console.ReconcileRun{{ID: 1, WindowFrom: fixedNow.Add(-48 * time.Hour), WindowTo: fixedNow, Scanned: 2, Queued: 2,
+		Booked: 1, Parked: 1, SettlementsQueued: 1, StartedAt: fixedNow, FinishedAt: &fin}}
+	_, body := s.do(s.client(), "GET", "/reconcile", nil, map[string]string{"Authorization": "Bearer " + token})
+	for _, want := range []string{`<td class="num run-queued">2</td>`, `<td class="num run-booked">1</td>`, `<td class="num run-settlements">1</td>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the run row lacks %s", want)
+		}
+	}
+}
