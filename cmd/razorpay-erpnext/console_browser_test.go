@@ -240,8 +240,34 @@ func browserPhone(t *testing.T, ctx context.Context, base string, id int64) {
 			t.Errorf("%s on a 390 px phone is %d px wider than the screen", p, w)
 		}
 	}
+	// The Events list: every row's time, status, payment and reason are on the screen (not
+	// scrolled off to the right inside the table's box), and rows stay compact.
+	do(t, ctx, "phone events", chromedp.Navigate(base+"/events"), chromedp.WaitVisible(chromedp.CSS("table.events")))
+	if bad := eval[string](t, ctx, phoneEventsCheck); bad != "" {
+		t.Errorf("/events on a 390 px phone: %s", bad)
+	}
+	shot(t, ctx, "", "console-phone-events.png", "true")
 	shot(t, ctx, base+"/", "console-phone.png", `!document.body.innerText.includes("reading Razorpay")`)
 }
+
+// phoneEventsCheck lists, for each row of the Events table, the cells that are not wholly
+// inside the viewport's width (or have no width) and rows taller than a few lines; "" when all are.
+const phoneEventsCheck = `(() => {
+  const w = window.innerWidth, bad = [];
+  const rows = document.querySelectorAll("table.events tbody tr");
+  if (rows.length < 3) return "only " + rows.length + " rows";
+  rows.forEach((tr, i) => {
+    for (const sel of [".c-received", ".c-event", ".c-key", ".c-status", ".c-reason"]) {
+      const c = tr.querySelector(sel);
+      if (!c) { bad.push("row " + i + " has no " + sel); continue; }
+      const r = c.getBoundingClientRect();
+      if (r.left < 0 || r.right > w + 0.5 || r.width <= 0) bad.push("row " + i + " " + sel + " at x " + Math.round(r.left) + "–" + Math.round(r.right));
+    }
+    const h = tr.getBoundingClientRect().height;
+    if (h > 240) bad.push("row " + i + " is " + Math.round(h) + " px tall");
+  });
+  return bad.join("; ");
+})()`
 
 // seedHistory gives the chart 14 days: for each day from the first one wholly before Razorpay's
 // listing (window plus lookback before now: 5 days back at this time of day by default) to 13
