@@ -291,8 +291,10 @@ type MoneyDay struct {
 	BookedCount, CapturedCount int
 }
 
-// Settlements is the settlement summary the settlement work fills in: per day settled vs
-// booked, and the clearing account's balance, in minor units of Currency.
+// Settlements is the settlement summary: per day what was settled and what was booked, and
+// the clearing account's balance, in minor units of Currency. Razorpay settles the receipts
+// less its fees (with GST) and the refunds, so a day is compared as settled vs booked net of
+// those (SettlementDay.BookedNetMinor).
 type Settlements struct {
 	Currency             string
 	Days                 []SettlementDay
@@ -302,8 +304,15 @@ type Settlements struct {
 	ClearingUnknown string
 }
 
-// SettlementDay is one day of Settlements.
+// SettlementDay is one day of Settlements: SettledMinor what the settlements posted that day
+// paid out (net); BookedMinor the receipts booked that day (gross, fee included), FeesMinor
+// Razorpay's fees with GST on those receipts (the merchant's; a customer-borne fee is not in
+// BookedMinor) and RefundsMinor the refunds booked that day.
 type SettlementDay struct {
-	Day                       time.Time
-	SettledMinor, BookedMinor int64
+	Day                                                time.Time
+	SettledMinor, BookedMinor, FeesMinor, RefundsMinor int64
 }
+
+// BookedNetMinor is what Razorpay owes for the day's bookings: BookedMinor − FeesMinor −
+// RefundsMinor, the figure a settlement of that day's receipts pays out.
+func (d SettlementDay) BookedNetMinor() int64 { return d.BookedMinor - d.FeesMinor - d.RefundsMinor }
