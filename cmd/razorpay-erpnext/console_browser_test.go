@@ -182,6 +182,13 @@ func browserReplay(t *testing.T, ctx context.Context, e *rzpEnv, base, missing s
 	if got := amountMinor(t, sub[0]["paid_amount"]); got != 1200000 {
 		t.Errorf("paid_amount %d paise; want 1200000", got)
 	}
+	// The page records who replayed it, and counts the attempt that parked it.
+	if h := text(t, ctx, "#history"); !strings.Contains(h, "Priya (accounts) (console) replayed: was parked: no invoice matched") {
+		t.Errorf("history after the replay: %q", h)
+	}
+	if a := text(t, ctx, "#attempts"); a != "1 since the last replay (2 in all)" {
+		t.Errorf("attempts after the replay: %q", a)
+	}
 	return id2
 }
 
