@@ -183,7 +183,7 @@ func browserReplay(t *testing.T, ctx context.Context, e *rzpEnv, base, missing s
 		t.Errorf("paid_amount %d paise; want 1200000", got)
 	}
 	// The page records who replayed it, and counts the attempt that parked it.
-	if h := text(t, ctx, "#history"); !strings.Contains(h, "Priya (accounts) (console) replayed: was parked: no invoice matched") {
+	if h := text(t, ctx, "#history"); !strings.Contains(h, "Priya Sharma (console) replayed: was parked: no invoice matched") {
 		t.Errorf("history after the replay: %q", h)
 	}
 	if a := text(t, ctx, "#attempts"); a != "1 since the last replay (2 in all)" {
@@ -303,8 +303,17 @@ func seedHistory(t *testing.T, e *rzpEnv, now time.Time, loc *time.Location) {
 			t.Fatal(err)
 		}
 		// Razorpay settled it the next morning, net of its 2 % fee and the GST on it, and the
-		// connector posted the settlement's Journal Entry.
+		// connector posted the settlement's Journal Entry. The fee (GST included) is in the
+		// body of the event that booked the receipt, as Razorpay sends it.
 		fee := amount * 2 / 100
+		body := fmt.Sprintf(`{"entity":"event","account_id":%q,"event":"payment.captured","contains":["payment"],"payload":{"payment":{"entity":`+
+			`{"id":%q,"entity":"payment","amount":%d,"currency":"INR","status":"captured","fee":%d,"tax":%d,"created_at":%d}}},"created_at":%d}`,
+			testAccount, id, amount, fee+fee*18/100, fee*18/100, at.Unix(), at.Unix())
+		if _, err := e.d.db.InsertEvent(context.Background(), &connector.InboxEvent{AccountID: testAccount, EventID: "seed:" + id,
+			Event: "payment.captured", BusinessKey: id, RawBody: []byte(body), ReceivedAt: at, Status: connector.StatusDone,
+			ResultDoctype: b.Doctype, ResultName: b.Name, UpdatedAt: at.Add(time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
 		setl := connector.Booking{BusinessKey: fmt.Sprintf("setl_T3stHist%06d", back), Kind: connector.KindSettlement, Owner: "seed",
 			FenceUntil: at.Add(24 * time.Hour), AmountMinor: amount - fee - fee*18/100, Currency: "INR"}
 		posted := time.Date(y, m, d-back+1, 10, 15, 0, 0, loc)
