@@ -132,11 +132,11 @@ func TestConsoleEventHistory(t *testing.T) {
 	t.Parallel()
 	e, cfg, d := startWithConsole(t, "sqlite")
 	const later = "ACC-SINV-2026-00002" // the next invoice the simulator names: not there yet
-	e.deliver(d, "T3stEvtHist0001", e.payment("payment.captured", "pay_T3stHistory001", 1200000, map[string]string{"invoice": later}))
-	e.deliver(d, "T3stEvtHist0002", e.payment("payment.captured", "pay_T3stHistory002", 50000, map[string]string{"invoice": "NO-SUCH-INVOICE"}))
+	e.deliver(d, "T3stEvtHist001", e.payment("payment.captured", "pay_T3stHistory001", 1200000, map[string]string{"invoice": later}))
+	e.deliver(d, "T3stEvtHist002", e.payment("payment.captured", "pay_T3stHistory002", 50000, map[string]string{"invoice": "NO-SUCH-INVOICE"}))
 	e.waitIdle(d)
 	ids := map[string]int64{}
-	for _, ev := range []string{"T3stEvtHist0001", "T3stEvtHist0002"} {
+	for _, ev := range []string{"T3stEvtHist001", "T3stEvtHist002"} {
 		rows, _ := d.db.FindEvents(context.Background(), ev)
 		if len(rows) != 1 || rows[0].Status != connector.StatusParked {
 			t.Fatalf("%s: %+v, want parked", ev, rows)
@@ -148,16 +148,16 @@ func TestConsoleEventHistory(t *testing.T) {
 	}
 	jar := consoleLogin(t, d, "Priya")
 	before := time.Now().UTC().Truncate(time.Second)
-	page := fmt.Sprintf("/events/%d", ids["T3stEvtHist0001"])
+	page := fmt.Sprintf("/events/%d", ids["T3stEvtHist001"])
 	if code := jar.post(t, page+"/replay", nil); code != http.StatusSeeOther {
 		t.Fatalf("replay: %d", code)
 	}
-	waitStatus(t, d, ids["T3stEvtHist0001"], connector.StatusDone)
-	other := fmt.Sprintf("/events/%d", ids["T3stEvtHist0002"])
+	waitStatus(t, d, ids["T3stEvtHist001"], connector.StatusDone)
+	other := fmt.Sprintf("/events/%d", ids["T3stEvtHist002"])
 	if code := jar.post(t, other+"/dismiss", url.Values{"reason": {"duplicate test payment"}}); code != http.StatusSeeOther {
 		t.Fatalf("dismiss: %d", code)
 	}
-	hist, err := d.conn.History(context.Background(), ids["T3stEvtHist0001"])
+	hist, err := d.conn.History(context.Background(), ids["T3stEvtHist001"])
 	if err != nil || len(hist) != 1 || hist[0].Actor != "Priya (console)" || hist[0].Action != connector.HistoryReplayed ||
 		hist[0].From != connector.StatusParked || hist[0].Attempts != 1 || hist[0].At.Before(before) ||
 		!strings.HasPrefix(hist[0].Detail, "was parked: no invoice matched") {
@@ -177,7 +177,7 @@ func TestConsoleEventHistory(t *testing.T) {
 		t.Error("the dismissed event's page does not show who dismissed it")
 	}
 	path, envs := e.writeConfig(cfg, "")
-	_, out, _ := run(t, envs, "events", "show", "T3stEvtHist0001", "--config", path)
+	_, out, _ := run(t, envs, "events", "show", "T3stEvtHist001", "--config", path)
 	for _, want := range []string{"\nattempts:        1 since the last replay (2 in all)\n", " replayed by Priya (console): was parked: no invoice matched"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("events show lacks %q:\n%s", want, out)

@@ -309,7 +309,7 @@ func seedHistory(t *testing.T, e *rzpEnv, now time.Time, loc *time.Location) {
 		body := fmt.Sprintf(`{"entity":"event","account_id":%q,"event":"payment.captured","contains":["payment"],"payload":{"payment":{"entity":`+
 			`{"id":%q,"entity":"payment","amount":%d,"currency":"INR","status":"captured","fee":%d,"tax":%d,"created_at":%d}}},"created_at":%d}`,
 			testAccount, id, amount, fee+fee*18/100, fee*18/100, at.Unix(), at.Unix())
-		if _, err := e.d.db.InsertEvent(context.Background(), &connector.InboxEvent{AccountID: testAccount, EventID: "seed:" + id,
+		if _, err := e.d.db.InsertEvent(context.Background(), &connector.InboxEvent{AccountID: testAccount, EventID: fmt.Sprintf("T3stSeedEvt%03d", back),
 			Event: "payment.captured", BusinessKey: id, RawBody: []byte(body), ReceivedAt: at, Status: connector.StatusDone,
 			ResultDoctype: b.Doctype, ResultName: b.Name, UpdatedAt: at.Add(time.Minute)}); err != nil {
 			t.Fatal(err)

@@ -148,7 +148,7 @@ func TestExplainPaymentFallsBackToTheStoredBody(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	d := e.start(e.config())
 	const id = "pay_T3stStored0001"
-	e.deliver(d, "T3stEvtStored01", e.payment("payment.captured", id, 1200000, nil))
+	e.deliver(d, "T3stEvtStore01", e.payment("payment.captured", id, 1200000, nil))
 	e.waitIdle(d)
 	_, srv := rzpSim(t, d, razorpaysim.Faults{}) // knows no such payment: 400 "The id provided does not exist"
 	write := func(keys string) string {
@@ -170,14 +170,14 @@ func TestExplainPaymentFallsBackToTheStoredBody(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &x); err != nil || code != exitOK {
 			t.Fatalf("%s: exit %d, %v: %s %s", name, code, err, out, errs)
 		}
-		want := "the stored body of event T3stEvtStored01 (payment.captured, received "
+		want := "the stored body of event T3stEvtStore01 (payment.captured, received "
 		if x.Action != connector.ExplainDuplicate || x.Key != id || !strings.HasPrefix(x.Source, want) {
 			t.Errorf("%s: %s %s from %q; want duplicate (booked already) from %q…", name, x.Action, x.Key, x.Source, want)
 		}
 		if name == "UnknownToRazorpay" && !strings.Contains(x.Source, "Razorpay did not give it: ") {
 			t.Errorf("%s: source %q does not say why Razorpay's answer was not used", name, x.Source)
 		}
-		if _, out, _ := run(t, envs, "explain", "--config", path, "--payment", id); !strings.HasPrefix(out, "explained from the stored body of event T3stEvtStored01") {
+		if _, out, _ := run(t, envs, "explain", "--config", path, "--payment", id); !strings.HasPrefix(out, "explained from the stored body of event T3stEvtStore01") {
 			t.Errorf("%s: the text output does not say where the body came from:\n%s", name, out)
 		}
 	}
