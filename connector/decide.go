@@ -200,7 +200,7 @@ func (c *Connector) decideAdvance(ctx context.Context, pl *Plan, rules mapping.R
 	} else if err != nil {
 		return nil, failed("find the customer of "+e.Payment.ID, err)
 	}
-	pl.Fields = advanceFields(plan)
+	pl.Fields = c.advanceFields(plan)
 	return c.create(pl, advanceDoc(plan), receiptLedger(plan), bookingOf(plan), "insert advance Payment Entry for "+plan.PaymentID,
 		"created an advance for "+plan.Customer), nil
 }

@@ -71,6 +71,7 @@ type settleCase struct {
 	reason   string
 	accounts []map[string]any // the exact accounts rows of the Journal Entry (create)
 	check    func(t *testing.T, pl *connector.Plan)
+	explain  string // what Explain's reason says, when it says more than Decide's (a dry run)
 }
 
 func TestDecideSettlements(t *testing.T) {
@@ -147,7 +148,8 @@ func TestDecideSettlements(t *testing.T) {
 				f.add("Journal Entry", "ACC-JV-10", map[string]any{"cheque_no": setlUTR, "docstatus": 0, "user_remark": "Razorpay settlement " + setlID + " UTR " + setlUTR})
 			}, action: connector.ExplainPark, reason: "draft Journal Entry ACC-JV-10 is this settlement's"},
 		{name: "ItemsNeverSeenAreQueued", rows: []razorpay.ReconItem{pay, refund}, action: connector.ExplainWait,
-			reason: "never seen (every webhook lost), queued from Razorpay: pay_T3stDecSetP001, rfnd_T3stDecSetR01",
+			reason:  "never seen (every webhook lost), queued from Razorpay: pay_T3stDecSetP001, rfnd_T3stDecSetR01",
+			explain: "never seen (every webhook lost), would be queued from Razorpay (explain queues nothing): pay_T3stDecSetP001, rfnd_T3stDecSetR01",
 			check: func(t *testing.T, pl *connector.Plan) {
 				want := []connector.QueuedItem{{Kind: connector.KindReceipt, ID: pay.EntityID}, {Kind: connector.KindRefund, ID: refund.EntityID}}
 				if !reflect.DeepEqual(pl.QueueItems, want) {
@@ -283,6 +285,12 @@ func runDecideSettlement(t *testing.T, tc settleCase) {
 	}
 	if tc.check != nil {
 		tc.check(t, pl)
+	}
+	if tc.explain != "" {
+		x, err := c.Explain(context.Background(), ev)
+		if err != nil || x.Action != tc.action || !strings.Contains(x.Reason, tc.explain) || strings.Contains(x.Reason, ", queued from") {
+			t.Errorf("explain %+v, %v; want %s %q", x, err, tc.action, tc.explain)
+		}
 	}
 }
 

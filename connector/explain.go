@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
@@ -28,6 +29,10 @@ type Explanation struct {
 	// Warnings name the body's optional fields of an unusable type, read as absent
 	// (razorpay.Event.Warnings).
 	Warnings []string `json:"warnings,omitempty"`
+	// Source says where the event explained came from when the caller did not give it and
+	// Razorpay's API did not either: explain --payment falling back to the body the store
+	// kept ("the stored body of event …"). "" otherwise.
+	Source string `json:"source,omitempty"`
 }
 
 // ExplainRetry is Explain's action when a read failed in a way the worker would not park on
@@ -54,6 +59,10 @@ func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanatio
 		Fields: pl.Fields, Ledger: pl.Ledger, Warnings: e.Warnings}
 	if pl.Action == ExplainCreate {
 		x.Entry = pl.Document
+	}
+	if len(pl.QueueItems) > 0 || pl.QueuePayment != "" {
+		// The worker queues them (its reason says "queued from Razorpay"); a dry run does not.
+		x.Reason = strings.ReplaceAll(x.Reason, "queued from Razorpay", "would be queued from Razorpay (explain queues nothing)")
 	}
 	if pl.Action == ExplainWait {
 		t := pl.WaitUntil.UTC()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -83,6 +84,14 @@ func (f *Failure) reason() string {
 	}
 	return f.Err.Error()
 }
+
+// erpnextMessage finds what reason keeps of an ERPNext error: "ERPNext 417 ValidationError: …".
+var erpnextMessage = regexp.MustCompile(`(^|[^A-Za-z])ERPNext [1-5][0-9][0-9] `)
+
+// QuotesERPNext reports whether lastError (an inbox row's LastError) holds ERPNext's own
+// answer to a call — "ERPNext <status> <exception>: <its message>", as the worker keeps it —
+// rather than only the connector's own reason (e.g. "no invoice matched: …").
+func QuotesERPNext(lastError string) bool { return erpnextMessage.MatchString(lastError) }
 
 // reason is the text kept for an ERPNext or Razorpay error err (reason of its Failure).
 func reason(err error) string {

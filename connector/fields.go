@@ -49,8 +49,8 @@ func (c *Connector) receiptFields(p *razorpay.Payment, res resolution, inv mappi
 	if p.FeeBearer == "customer" && p.Fee != nil {
 		paidSrc += fmt.Sprintf(" less the fee %s the customer paid on top", money(*p.Fee, companyCurrency))
 	}
-	if len(plan.Deductions) > 0 && plan.SourceExchangeRate == "" {
-		paidSrc += " less Razorpay's fee (mapping.fees.mode deduction)"
+	if plan.SourceExchangeRate == "" {
+		paidSrc += c.feeSource(plan)
 	}
 	f.add("paid_amount", money(plan.Paid, plan.Currency), paidSrc)
 	recvSrc := "= paid_amount (same currency)"
@@ -85,11 +85,38 @@ func (c *Connector) receiptFields(p *razorpay.Payment, res resolution, inv mappi
 	return f
 }
 
+// feeSource is what paid_amount's source says about Razorpay's fee, following the fee mode
+// the plan was made with: its fee rows (DeductionFee, DeductionTax) deducted in mode
+// deduction; nothing deducted in mode none, or when the payment carries no fee. A round-off
+// deduction is not a fee.
+func (c *Connector) feeSource(plan mapping.Receipt) string {
+	var fee int64
+	for _, d := range plan.Deductions {
+		if d.Kind == mapping.DeductionFee || d.Kind == mapping.DeductionTax {
+			fee += d.Amount
+		}
+	}
+	cur, mode := plan.ReceivedCurrency, c.cfg.Mapping.Fees.Mode
+	if cur == "" { // an advance: one currency
+		cur = plan.Currency
+	}
+	if mode == "" {
+		mode = "none"
+	}
+	switch {
+	case fee > 0:
+		return " less Razorpay's fee " + money(fee, cur) + " (mapping.fees.mode deduction)"
+	case mode == "deduction":
+		return " (mapping.fees.mode deduction, but no fee of the merchant's in the payment: nothing deducted)"
+	}
+	return " (mapping.fees.mode " + mode + ": no fee deducted)"
+}
+
 // advanceFields are the fields of an advance (a receipt without an invoice).
-func advanceFields(plan mapping.Receipt) []ExplainedField {
+func (c *Connector) advanceFields(plan mapping.Receipt) []ExplainedField {
 	var f fieldList
 	f.add("party", plan.Customer, "mapping.customer_from / mapping.fallback_customer (no invoice named: mapping.without_invoice advance)")
-	f.add("paid_amount", money(plan.Paid, plan.Currency), "payment amount (less the fee in deduction mode)")
+	f.add("paid_amount", money(plan.Paid, plan.Currency), "the payment amount"+c.feeSource(plan))
 	f.add("unallocated_amount", money(plan.Unallocated, plan.Currency), "the whole payment is an advance on the customer")
 	f.add("reference_no", plan.ReferenceNo, "the Razorpay payment id (exact case)")
 	return f

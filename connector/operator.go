@@ -83,18 +83,30 @@ func unparseable(body []byte) string {
 }
 
 // Replay sends r back to pending (attempts 0, due now) unless ReplayRefusal objects; by names
-// who asked ("hand" for the CLI, the console's user; invalid UTF-8 in it is replaced). Booking looks up before it creates, so a
-// replay never books twice. A row a worker claimed meanwhile is left alone (Busy).
+// who asked ("hand" for the CLI, the console's user; invalid UTF-8 in it is replaced). Booking
+// looks up before it creates, so a replay never books twice. A row a worker claimed meanwhile is
+// left alone (Busy). The replay is recorded in the row's history (who, when, what it was), with
+// the attempts made so far.
 func (c *Connector) Replay(ctx context.Context, r InboxEvent, rebook bool, by string) (RowAction, error) {
+	return c.replay(ctx, r, rebook, by, HistoryReplayed, "")
+}
+
+// replay is Replay recorded as action, with note added to the history entry's detail.
+func (c *Connector) replay(ctx context.Context, r InboxEvent, rebook bool, by, action, note string) (RowAction, error) {
 	by = operatorText(by)
 	if why, refused := ReplayRefusal(r, rebook); why != "" {
 		return RowAction{Refused: refused, Message: r.EventID + ": " + why}, nil
 	}
-	reason := "replayed by " + by + " (was " + string(r.Status) + ": " + shorten(r.LastError, 500) + ")"
+	was := "was " + string(r.Status) + ": " + shorten(r.LastError, 500)
+	detail := was
+	if note != "" {
+		detail = note + "; " + was
+	}
+	reason := "replayed by " + by + " (" + was + ")"
 	if err := c.liftDismissal(ctx, r, by); err != nil {
 		return RowAction{}, err
 	}
-	a, err := c.setRowStatus(ctx, r, StatusPending, reason, "replayed")
+	a, err := c.setRowStatus(ctx, r, StatusPending, reason, "replayed", HistoryEntry{Actor: by, Action: action, Detail: detail})
 	if a.Changed {
 		c.Wake()
 	}
@@ -129,7 +141,7 @@ func (c *Connector) liftDismissal(ctx context.Context, r InboxEvent, by string) 
 
 // Rebook is Replay with rebook for a row whose entry was cancelled or deleted in ERPNext on
 // purpose: the booking is forgotten first (ForgetCancelledBooking; a live entry is refused,
-// nothing changes), then the row is replayed.
+// nothing changes), then the row is replayed, recorded as rebooked.
 func (c *Connector) Rebook(ctx context.Context, r InboxEvent, by string) (RowAction, error) {
 	if why, _ := ReplayRefusal(r, true); why != "" {
 		return RowAction{Refused: true, Message: r.EventID + ": " + why}, nil
@@ -141,7 +153,11 @@ func (c *Connector) Rebook(ctx context.Context, r InboxEvent, by string) (RowAct
 	if err != nil {
 		return RowAction{}, err
 	}
-	a, err := c.Replay(ctx, r, true, by)
+	note := ""
+	if forgot != "" {
+		note = "forgot " + forgot + " (cancelled or deleted in ERPNext)"
+	}
+	a, err := c.replay(ctx, r, true, by, HistoryRebooked, note)
 	if a.Changed && forgot != "" {
 		a.Message = fmt.Sprintf("%s; forgot %s (cancelled or deleted in ERPNext): it will be booked again", a.Message, forgot)
 	}
@@ -150,13 +166,14 @@ func (c *Connector) Rebook(ctx context.Context, r InboxEvent, by string) (RowAct
 
 // Dismiss marks r dismissed with "dismissed by <who>: <why>" unless its status forbids it
 // (Status.Dismissible): kept for the record, never booked. Invalid UTF-8 in who or why is
-// replaced by U+FFFD before it reaches the store.
+// replaced by U+FFFD before it reaches the store. The dismissal is recorded in the row's history.
 func (c *Connector) Dismiss(ctx context.Context, r InboxEvent, who, why string) (RowAction, error) {
 	who, why = operatorText(who), operatorText(why)
 	if !r.Status.Dismissible() {
 		return RowAction{Refused: true, Message: fmt.Sprintf("%s: not dismissed: it is %s", r.EventID, r.Status)}, nil
 	}
-	return c.setRowStatus(ctx, r, StatusDismissed, fmt.Sprintf(dismissedBy+"%s: %s", who, why), "dismissed")
+	return c.setRowStatus(ctx, r, StatusDismissed, fmt.Sprintf(dismissedBy+"%s: %s", who, why), "dismissed",
+		HistoryEntry{Actor: who, Action: HistoryDismissed, Detail: why})
 }
 
 // DismissPayment dismisses r and every other dismissible row of its business key, so that a
@@ -187,10 +204,19 @@ func (c *Connector) DismissPayment(ctx context.Context, r InboxEvent, who, why s
 }
 
 // setRowStatus moves one row to status, only while it still has the status the decision was
-// made on (one conditional statement, Store.SetEventStatusFrom); Busy (no error) when a worker
-// claimed it meanwhile (ErrLeaseLost) or it changed since it was read (ErrStatusChanged).
-func (c *Connector) setRowStatus(ctx context.Context, r InboxEvent, status Status, reason, verb string) (RowAction, error) {
-	err := c.store.SetEventStatusFrom(ctx, r.ID, r.Status, status, reason, c.now())
+// made on (one conditional statement, Store.SetEventStatusBy, with h as its history entry,
+// Attempts set from the row); Busy (no error) when a worker claimed it meanwhile
+// (ErrLeaseLost) or it changed since it was read (ErrStatusChanged).
+func (c *Connector) setRowStatus(ctx context.Context, r InboxEvent, status Status, reason, verb string, h HistoryEntry) (RowAction, error) {
+	var hist []HistoryEntry
+	if r.Status == StatusDismissed { // its attempts were recorded when it was dismissed
+		var err error
+		if hist, err = c.store.EventHistory(ctx, r.ID); err != nil {
+			return RowAction{}, err
+		}
+	}
+	h.Attempts = AttemptsMade(r, hist)
+	err := c.store.SetEventStatusBy(ctx, r.ID, r.Status, status, reason, h, c.now())
 	if errors.Is(err, ErrLeaseLost) {
 		return RowAction{Busy: true, Message: fmt.Sprintf("%s: not %s: it is being processed right now; try again", r.EventID, verb)}, nil
 	}

@@ -88,6 +88,13 @@ func TestRoundedInvoicePaidAtGrandTotalIsPaidWithTheRoundingOnRoundOff(t *testin
 			if x.Ledger.Allocated != tc.allocated || x.Ledger.Unallocated != 0 {
 				t.Errorf("planned allocated %d unallocated %d, want %d and 0", x.Ledger.Allocated, x.Ledger.Unallocated, tc.allocated)
 			}
+			paidSrc := fmt.Sprintf("payment amount INR %s (mapping.fees.mode none: no fee deducted)", razorpay.FormatMinor(tc.amount, 2))
+			if tc.fees {
+				paidSrc = fmt.Sprintf("payment amount INR %s less Razorpay's fee INR 23.60 (mapping.fees.mode deduction)", razorpay.FormatMinor(tc.amount, 2))
+			}
+			if got := source(x, "paid_amount"); got != paidSrc {
+				t.Errorf("paid_amount from %q; want %q (the fee mode used)", got, paidSrc)
+			}
 			if !explained(x, "rounding", "rounding_adjustment") || !explained(x, "deductions["+roundOff+"]", "round_off_account") {
 				t.Errorf("explain does not say where the rounding goes: %+v", x.Fields)
 			}
@@ -116,6 +123,16 @@ func TestRoundedInvoicePaidAtGrandTotalIsPaidWithTheRoundingOnRoundOff(t *testin
 			}
 		})
 	}
+}
+
+// source is the source explain gives for field ("" when it names no such field).
+func source(x *connector.Explanation, field string) string {
+	for _, f := range x.Fields {
+		if f.Field == field {
+			return f.Source
+		}
+	}
+	return ""
 }
 
 // explained reports whether x explains field with a value or source containing s.

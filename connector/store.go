@@ -149,6 +149,12 @@ type Store interface {
 	// meanwhile, on any Galera node); otherwise nothing changes and the error wraps
 	// ErrStatusChanged.
 	SetEventStatusFrom(ctx context.Context, id int64, from, status Status, reason string, now time.Time) error
+	// SetEventStatusBy is SetEventStatusFrom for a person's decision, with h recorded as the
+	// row's history entry in the same transaction (both or neither; From, To and EventID are
+	// the call's). Nothing is recorded when the row did not change.
+	SetEventStatusBy(ctx context.Context, id int64, from, status Status, reason string, h HistoryEntry, now time.Time) error
+	// EventHistory returns the history entries of row id, oldest first.
+	EventHistory(ctx context.Context, id int64) ([]HistoryEntry, error)
 	// MarkDuplicates turns the parked, pending and dead rows of businessKey other than exceptID into
 	// StatusDuplicate, with LastError naming the booked document; returns how many changed.
 	// Rows of EventRefundFailed are never touched: they reverse the booking, not repeat it.
@@ -252,19 +258,23 @@ type PaymentState struct {
 }
 
 // ReconcileRun is one row of reconcile_runs (DESIGN.md §8): the window swept and the counts of
-// the run. Booked counts the rows the run queued (each goes through the booking path; when the
-// run drains them, only those that ended booked); Parked counts everything that needs a person
-// (parked or dead rows, authorized payments past their age, audit anomalies). Error is "" for a
-// run that finished; FinishedAt is nil while it runs. Times are UTC.
+// the run, with the meaning of `reconcile`'s own report (payments, refunds and Integration
+// Requests together): Queued counts the rows the run queued; Booked those it then booked itself
+// (a run by hand drains what it queued; a scheduled run leaves booking to the workers: 0);
+// SettlementsQueued counts the settlements it queued, apart; Parked counts everything that
+// needs a person (parked or dead rows, authorized payments past their age, audit anomalies).
+// Error is "" for a run that finished; FinishedAt is nil while it runs. Times are UTC.
 type ReconcileRun struct {
-	ID            int64      `json:"id"`
-	WindowFrom    time.Time  `json:"window_from"`
-	WindowTo      time.Time  `json:"window_to"`
-	Scanned       int        `json:"scanned"`
-	Booked        int        `json:"booked"`
-	AlreadyBooked int        `json:"already_booked"`
-	Parked        int        `json:"parked"`
-	StartedAt     time.Time  `json:"started_at"`
-	FinishedAt    *time.Time `json:"finished_at"`
-	Error         string     `json:"error"`
+	ID                int64      `json:"id"`
+	WindowFrom        time.Time  `json:"window_from"`
+	WindowTo          time.Time  `json:"window_to"`
+	Scanned           int        `json:"scanned"`
+	Queued            int        `json:"queued"`
+	SettlementsQueued int        `json:"settlements_queued"`
+	Booked            int        `json:"booked"`
+	AlreadyBooked     int        `json:"already_booked"`
+	Parked            int        `json:"parked"`
+	StartedAt         time.Time  `json:"started_at"`
+	FinishedAt        *time.Time `json:"finished_at"`
+	Error             string     `json:"error"`
 }

@@ -58,8 +58,9 @@ type EventQuery struct {
 	Offset  int
 }
 
-// EventRow is one inbox event in the list. Reason is the last error (ERPNext's message
-// verbatim) or, for finished events, how it ended. Attempts counts failed attempts.
+// EventRow is one inbox event in the list. Reason is why it stands as it does: how a finished
+// event ended, why it is parked or dead (the connector's reason, with ERPNext's message
+// verbatim when ERPNext refused a call), or who replayed it. Attempts counts failed attempts.
 type EventRow struct {
 	ID            int64
 	EventID       string
@@ -89,11 +90,16 @@ type EventDetail struct {
 	// has none. DocumentErr says why it could not be read.
 	Document    *Document
 	DocumentErr string
-	// History lists who did what to the event, oldest first. HistoryRecorded is false when
-	// this version keeps no history (then the page says so).
-	History         []HistoryEntry
-	HistoryRecorded bool
-	Actions         Actions
+	// ReasonFromERPNext is true when Reason holds ERPNext's own answer to a call (its status,
+	// exception and message), false when it is the connector's own (e.g. "no invoice matched").
+	ReasonFromERPNext bool
+	// History lists who did what to the event (replays, rebooks, dismissals), oldest first.
+	History []HistoryEntry
+	// AttemptsLabel and AttemptsValue are the attempts line `events show` prints, e.g.
+	// "attempts", "1 since the last replay (2 in all)"; the page shows Attempts as failed
+	// attempts when AttemptsLabel is "".
+	AttemptsLabel, AttemptsValue string
+	Actions                      Actions
 }
 
 // Actions says which buttons the detail page shows; a false one carries why not.
@@ -130,7 +136,9 @@ type Document struct {
 	State   string // DocDraft, DocSubmitted, DocCancelled or DocDeleted
 }
 
-// HistoryEntry is one thing a person (or the connector) did to an event.
+// HistoryEntry is one thing a person did to an event: At, who (Actor, e.g. "Priya (console)"
+// or "hand" for the CLI), Action ("replayed", "rebooked", "dismissed") and Detail (the
+// dismiss reason; what a replay found: "was parked: …").
 type HistoryEntry struct {
 	At     time.Time
 	Actor  string
@@ -162,12 +170,15 @@ type PlanField struct {
 	Field, Value, Source string
 }
 
-// ReconcileRun is one recorded reconcile run (any replica). FinishedAt is nil while it runs;
-// Error is "" for a run that finished.
+// ReconcileRun is one recorded reconcile run (any replica), counted as `reconcile` reports it:
+// Queued payments, refunds and Integration Requests it queued, Booked those it booked itself
+// (a run by hand; a scheduled run leaves that to the workers), SettlementsQueued apart, Parked
+// what needs a person. FinishedAt is nil while it runs; Error is "" for a run that finished.
 type ReconcileRun struct {
 	ID                                     int64
 	WindowFrom, WindowTo                   time.Time
 	Scanned, Booked, AlreadyBooked, Parked int
+	Queued, SettlementsQueued              int
 	StartedAt                              time.Time
 	FinishedAt                             *time.Time
 	Error                                  string
@@ -280,8 +291,10 @@ type MoneyDay struct {
 	BookedCount, CapturedCount int
 }
 
-// Settlements is the settlement summary the settlement work fills in: per day settled vs
-// booked, and the clearing account's balance, in minor units of Currency.
+// Settlements is the settlement summary: per day what was settled and what was booked, and
+// the clearing account's balance, in minor units of Currency. Razorpay settles the receipts
+// less its fees (with GST) and the refunds, so a day is compared as settled vs booked net of
+// those (SettlementDay.BookedNetMinor).
 type Settlements struct {
 	Currency             string
 	Days                 []SettlementDay
@@ -291,8 +304,15 @@ type Settlements struct {
 	ClearingUnknown string
 }
 
-// SettlementDay is one day of Settlements.
+// SettlementDay is one day of Settlements: SettledMinor what the settlements posted that day
+// paid out (net); BookedMinor the receipts booked that day (gross, fee included), FeesMinor
+// Razorpay's fees with GST on those receipts (the merchant's; a customer-borne fee is not in
+// BookedMinor) and RefundsMinor the refunds booked that day.
 type SettlementDay struct {
-	Day                       time.Time
-	SettledMinor, BookedMinor int64
+	Day                                                time.Time
+	SettledMinor, BookedMinor, FeesMinor, RefundsMinor int64
 }
+
+// BookedNetMinor is what Razorpay owes for the day's bookings: BookedMinor − FeesMinor −
+// RefundsMinor, the figure a settlement of that day's receipts pays out.
+func (d SettlementDay) BookedNetMinor() int64 { return d.BookedMinor - d.FeesMinor - d.RefundsMinor }

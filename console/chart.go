@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -37,10 +38,12 @@ type chartView struct {
 	SecondAsOf      time.Time
 	ExtraLabel      string // e.g. the clearing balance
 	ExtraValue      string
+	Breakdown       string // how the first series is made, e.g. "booked ₹… − Razorpay's fees ₹… − refunds ₹…"
 	DaysWithoutDiff int
-	// NoDiffs: the two series are not meant to agree day by day (a settlement pays out net of
-	// fees and refunds a day or more after the receipts), so no day is listed as differing.
-	NoDiffs bool
+	// Lag is how many days after its receipts a settlement pays them out (settlement chart; 0
+	// for the captured chart); DiffNote says how the days were paired when that is not the same day.
+	Lag      int
+	DiffNote string
 }
 
 type chartBar struct {
@@ -79,20 +82,65 @@ func moneyChart(s MoneySeries, loc *time.Location) chartView {
 	return v
 }
 
-// settlementChart draws booked vs settled, with the clearing balance beside it. Its days are
-// not compared: Razorpay settles net, days later, so what must agree is the clearing balance.
+// settlementChart draws booked vs settled, like with like: what each day's receipts are worth
+// once Razorpay has taken its fees and the refunds out (SettlementDay.BookedNetMinor) against
+// what the settlements paid out, with the gross, fees and refunds beside it and the clearing
+// balance. Razorpay pays a day's receipts out a few days later (T+2 by default; the simulator
+// at once), so each settlement day is compared with the booked net of the day settlementLag
+// finds it pays: a normal day — its receipts less their fees — is not a difference; a
+// settlement short or over by X still is, on its day, by X.
 func settlementChart(s Settlements, loc *time.Location) chartView {
 	days := make([]chartDay, len(s.Days))
+	var gross, fees, refunds int64
 	for i, d := range s.Days {
-		days[i] = chartDay{day: d.Day, first: d.BookedMinor, second: d.SettledMinor}
+		days[i] = chartDay{day: d.Day, first: d.BookedNetMinor(), second: d.SettledMinor}
+		gross, fees, refunds = gross+d.BookedMinor, fees+d.FeesMinor, refunds+d.RefundsMinor
 	}
-	v := drawChart(s.Currency, days, true, loc, "booked", "settled")
-	v.Diffs, v.DaysWithoutDiff, v.NoDiffs = nil, 0, true
+	v := drawChart(s.Currency, days, true, loc, "booked net of fees and refunds", "settled")
+	v.Breakdown = "booked " + formatMoney(gross, s.Currency) + " − Razorpay's fees " + formatMoney(fees, s.Currency) +
+		" − refunds " + formatMoney(refunds, s.Currency)
+	v.Diffs, v.DaysWithoutDiff, v.Lag = nil, 0, settlementLag(days)
+	for k := v.Lag; k < len(days); k++ {
+		booked, settled := days[k-v.Lag].first, days[k].second
+		notDueYet := settled == 0 && k >= len(days)-maxSettlementLag // recent receipts: their payout may not be due
+		if booked == settled || notDueYet {
+			v.DaysWithoutDiff++
+			continue
+		}
+		v.Diffs = append(v.Diffs, dayDiff{Day: days[k].day, First: formatMoney(booked, s.Currency), Second: formatMoney(settled, s.Currency),
+			Diff: formatMoney(settled-booked, s.Currency), SecondMore: settled > booked, FirstMore: booked > settled})
+	}
+	if v.Lag > 0 {
+		v.DiffNote = fmt.Sprintf("each day's payout against the booked net of %d %s before", v.Lag, plural(v.Lag, "day", "days"))
+	}
 	v.ExtraLabel, v.ExtraValue = "clearing balance ("+s.ClearingAccount+")", formatMoney(s.ClearingBalanceMinor, s.Currency)
 	if s.ClearingUnknown != "" {
 		v.ExtraValue = "not available: " + s.ClearingUnknown
 	}
 	return v
+}
+
+// maxSettlementLag is the longest payout delay settlementLag considers, in days.
+const maxSettlementLag = 4
+
+// settlementLag is the delay L (0 … maxSettlementLag days) that pairs each day's payout
+// (second) with the booked net of L days before (first) best: the one with the smallest mean
+// absolute difference over the days it can pair, the shortest on a tie. Integer arithmetic:
+// means are compared by cross-multiplying.
+func settlementLag(days []chartDay) int {
+	best, bestSum, bestN := 0, int64(-1), int64(0)
+	for lag := 0; lag <= maxSettlementLag && lag < len(days); lag++ {
+		var sum, n int64
+		for k := lag; k < len(days); k++ {
+			d := days[k].second - days[k-lag].first
+			sum += max(d, -d)
+			n++
+		}
+		if bestSum < 0 || sum*bestN < bestSum*n {
+			best, bestSum, bestN = lag, sum, n
+		}
+	}
+	return best
 }
 
 func drawChart(currency string, days []chartDay, secondKnown bool, loc *time.Location, first, second string) chartView {

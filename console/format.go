@@ -47,12 +47,29 @@ func (c *Console) funcMap() template.FuncMap {
 		"pretty":      prettyJSON,
 		"statusClass": statusClass,
 		"shorten":     shorten,
+		"reasonLabel": reasonLabel,
 		"duration":    formatDuration,
 		"deskPath":    deskPath,
 		"plural":      plural,
 		"sub":         func(a, b int) int { return a - b },
 		"add":         func(a, b int) int { return a + b },
 	}
+}
+
+// reasonLabel heads an event's reason by what it says for the event's status: how a finished
+// event ended, why one is parked, dismissed or dead, what a waiting one waits for.
+func reasonLabel(status string) string {
+	switch status {
+	case "done", "duplicate", "skipped":
+		return "Outcome"
+	case "parked":
+		return "Why it is parked"
+	case "dismissed":
+		return "Why it was dismissed"
+	case "dead":
+		return "Why it was given up (the last failure)"
+	}
+	return "Where it stands" // pending, processing: a failure it will be tried again after, or a replay
 }
 
 // formatMoney writes minor units of currency with its symbol or code and digit grouping, by

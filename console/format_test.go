@@ -88,19 +88,19 @@ func TestMoneyChart(t *testing.T) {
 	}
 }
 
-// The settlement chart draws booked vs settled and the clearing balance, and lists no day as
-// differing: a settlement pays out net, a day or more after its receipts, by design.
-func TestSettlementChartComparesNoDays(t *testing.T) {
+// The settlement chart pairs each payout with the booked net of the day it pays: settled the
+// next day, net of the fee, no day is a difference; the clearing balance stands beside it.
+func TestSettlementChartPairsPayoutsWithTheirDay(t *testing.T) {
 	ist, _ := time.LoadLocation("Asia/Kolkata")
 	d0 := time.Date(2026, 3, 12, 0, 0, 0, 0, ist)
 	v := settlementChart(Settlements{Currency: "INR", ClearingAccount: "Razorpay Clearing - EC", ClearingBalanceMinor: 1200000, Days: []SettlementDay{
-		{Day: d0, BookedMinor: 3000000},
+		{Day: d0, BookedMinor: 3000000, FeesMinor: 70800},
 		{Day: d0.AddDate(0, 0, 1), BookedMinor: 1200000, SettledMinor: 2929200},
 	}}, ist)
-	if len(v.Bars) != 4 || len(v.Diffs) != 0 || !v.NoDiffs || v.DaysWithoutDiff != 0 {
-		t.Errorf("%d bars, diffs %+v, NoDiffs %v; want 4 bars and no day compared", len(v.Bars), v.Diffs, v.NoDiffs)
+	if len(v.Bars) != 4 || len(v.Diffs) != 0 || v.Lag != 1 || v.DaysWithoutDiff != 1 {
+		t.Errorf("%d bars, diffs %+v, lag %d, %d days without; want 4 bars, no difference, lag 1", len(v.Bars), v.Diffs, v.Lag, v.DaysWithoutDiff)
 	}
-	if v.TotalFirst != "₹42,000.00" || v.TotalSecond != "₹29,292.00" || v.ExtraLabel != "clearing balance (Razorpay Clearing - EC)" || v.ExtraValue != "₹12,000.00" {
+	if v.TotalFirst != "₹41,292.00" || v.TotalSecond != "₹29,292.00" || v.ExtraLabel != "clearing balance (Razorpay Clearing - EC)" || v.ExtraValue != "₹12,000.00" {
 		t.Errorf("totals %q %q, %s: %s", v.TotalFirst, v.TotalSecond, v.ExtraLabel, v.ExtraValue)
 	}
 }

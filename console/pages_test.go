@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,69 @@ func TestConcealedBackendError(t *testing.T) {
 	if page := string(b); resp.StatusCode != http.StatusServiceUnavailable || strings.Contains(page, "1366") ||
 		strings.Contains(page, "last_error") || !strings.Contains(page, "the database did not answer") {
 		t.Errorf("GET /: %d\n%s", resp.StatusCode, page)
+	}
+}
+
+// Without captured amounts the Today page says why once, not once per chart and once more.
+func TestTodaySaysWhyCapturedIsMissingOnce(t *testing.T) {
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	day := time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)
+	for _, note := range []string{"razorpay.key_id and key_secret are not configured.",
+		"reading Razorpay's payments of the last 14 days; reload in a moment."} {
+		s := newSite(t, token)
+		s.f.today = console.Today{SeriesNote: note, LastWebhook: fixedNow,
+			Series: []console.MoneySeries{{Currency: "INR", Days: []console.MoneyDay{{Day: day, BookedMinor: 83500, BookedCount: 1}}}}}
+		_, body := s.do(s.client(), "GET", "/", nil, bearer)
+		if n := strings.Count(body, strings.ReplaceAll(note, "'", "&#39;")); n != 1 {
+			t.Errorf("%q appears %d times; want once", note, n)
+		}
+		if !strings.Contains(body, "Captured amounts are not shown: "+strings.ReplaceAll(note, "'", "&#39;")) {
+			t.Errorf("no \"Captured amounts are not shown: %s\"", note)
+		}
+	}
+	s := newSite(t, token) // known, with a note about the read: said once, as is
+	note := "the last read of Razorpay failed (timeout); shown as of the read before."
+	s.f.today = console.Today{SeriesNote: note, LastWebhook: fixedNow, Series: []console.MoneySeries{{Currency: "INR",
+		CapturedKnown: true, Days: []console.MoneyDay{{Day: day, BookedMinor: 83500, CapturedMinor: 83500}}}}}
+	if _, body := s.do(s.client(), "GET", "/", nil, bearer); strings.Count(body, note) != 1 || strings.Contains(body, "Captured amounts are not shown") {
+		t.Errorf("known captured amounts with a note: %d times, body says not shown: %v", strings.Count(body, note), strings.Contains(body, "Captured amounts are not shown"))
+	}
+}
+
+// An event's reason is headed by what it is: ERPNext's message only when ERPNext gave it.
+func TestEventReasonIsLabelledByWhatItIs(t *testing.T) {
+	s := newSite(t, token)
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	received := fixedNow.Add(-time.Hour)
+	s.f.add(console.EventDetail{EventRow: console.EventRow{ID: 4, EventID: "EvtRefused0001", Event: "payment.captured",
+		BusinessKey: "pay_Refused00001", Status: "parked", ReceivedAt: received, UpdatedAt: received,
+		Reason: "insert Payment Entry for pay_Refused00001: ERPNext 417 ValidationError: Posting Date is in a closed period"},
+		ReasonFromERPNext: true, Body: []byte(`{}`)})
+	for id, want := range map[int]string{
+		1: `<h3 id="reason-label">Why it is parked</h3>`,
+		2: "", // done without a reason: no heading
+		4: `<h3 id="reason-label">Why it is parked — with ERPNext's own message</h3>`,
+	} {
+		_, body := s.do(s.client(), "GET", "/events/"+strconv.Itoa(id), nil, bearer)
+		if want != "" && !strings.Contains(body, want) {
+			t.Errorf("event %d: no %s", id, want)
+		}
+		if id != 4 && strings.Contains(body, "ERPNext's own message") {
+			t.Errorf("event %d: its reason is the connector's own, but the page calls it ERPNext's message", id)
+		}
+	}
+}
+
+// A run row counts as `reconcile` reports: queued and booked apart, settlements apart.
+func TestReconcileRunRowCountsAsTheCLI(t *testing.T) {
+	s := newSite(t, token)
+	fin := fixedNow
+	s.f.runs = []console.ReconcileRun{{ID: 1, WindowFrom: fixedNow.Add(-48 * time.Hour), WindowTo: fixedNow, Scanned: 2, Queued: 2,
+		Booked: 1, Parked: 1, SettlementsQueued: 1, StartedAt: fixedNow, FinishedAt: &fin}}
+	_, body := s.do(s.client(), "GET", "/reconcile", nil, map[string]string{"Authorization": "Bearer " + token})
+	for _, want := range []string{`<td class="num run-queued">2</td>`, `<td class="num run-booked">1</td>`, `<td class="num run-settlements">1</td>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the run row lacks %s", want)
+		}
 	}
 }

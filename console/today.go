@@ -16,6 +16,11 @@ type todayView struct {
 	StatusList     []statusCount
 	Charts         []chartView
 	SettleChart    *chartView
+	// CapturedNote is Today.SeriesNote said once under every chart: "Captured amounts are not
+	// shown: …" when a chart lacks them (or there is none and Razorpay was not read), else the
+	// note as is ("" for none).
+	CapturedNote    string
+	CapturedUnknown bool // no chart shows captured amounts: Razorpay was not read
 }
 
 type statusCount struct {
@@ -48,6 +53,16 @@ func (c *Console) todayView(t Today) todayView {
 	}
 	for _, s := range t.Series {
 		v.Charts = append(v.Charts, moneyChart(s, c.o.Location))
+	}
+	v.CapturedUnknown = len(v.Charts) == 0 && t.SeriesNote != ""
+	for _, ch := range v.Charts {
+		if !ch.SecondKnown {
+			v.CapturedUnknown = true
+		}
+	}
+	v.CapturedNote = t.SeriesNote
+	if v.CapturedUnknown && t.SeriesNote != "" {
+		v.CapturedNote = "Captured amounts are not shown: " + t.SeriesNote
 	}
 	if t.Settlements != nil {
 		ch := settlementChart(*t.Settlements, c.o.Location)

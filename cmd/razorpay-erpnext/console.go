@@ -103,11 +103,19 @@ func (b *consoleBackend) Event(ctx context.Context, id int64) (console.EventDeta
 		return console.EventDetail{}, err
 	}
 	d := console.EventDetail{EventRow: eventRow(*e, e.RawBody == nil), AccountID: e.AccountID,
-		EventCreatedAt: e.EventCreatedAt, Body: e.RawBody}
+		EventCreatedAt: e.EventCreatedAt, Body: e.RawBody, ReasonFromERPNext: connector.QuotesERPNext(e.LastError)}
 	if e.Status == connector.StatusPending {
 		t := e.NextAttemptAt
 		d.NextAttemptAt = &t
 	}
+	hist, err := b.d.conn.History(ctx, id)
+	if err != nil {
+		return console.EventDetail{}, err
+	}
+	for _, h := range hist {
+		d.History = append(d.History, console.HistoryEntry{At: h.At, Actor: h.Actor, Action: h.Action, Detail: h.Detail})
+	}
+	d.AttemptsLabel, d.AttemptsValue = connector.AttemptsLine(*e, hist)
 	doctype, name := e.ResultDoctype, e.ResultName
 	if e.BusinessKey != "" {
 		if bk, err := b.d.db.GetBooking(ctx, e.BusinessKey); err == nil {
@@ -228,7 +236,7 @@ func (b *consoleBackend) ReconcileRuns(ctx context.Context, limit int) ([]consol
 	out := make([]console.ReconcileRun, 0, len(runs))
 	for _, r := range runs {
 		out = append(out, console.ReconcileRun{ID: r.ID, WindowFrom: r.WindowFrom, WindowTo: r.WindowTo, Scanned: r.Scanned,
-			Booked: r.Booked, AlreadyBooked: r.AlreadyBooked, Parked: r.Parked, StartedAt: r.StartedAt,
+			Queued: r.Queued, SettlementsQueued: r.SettlementsQueued, Booked: r.Booked, AlreadyBooked: r.AlreadyBooked, Parked: r.Parked, StartedAt: r.StartedAt,
 			FinishedAt: r.FinishedAt, Error: r.Error})
 	}
 	return out, nil

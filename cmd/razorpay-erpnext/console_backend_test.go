@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -122,12 +125,114 @@ func TestConsoleRebookAfterEntryCancelled(t *testing.T) {
 	}
 }
 
-// The per-event history (who replayed or dismissed, when) needs the event history table of
-// branch refactor (store migration 0014); until the adapter reads it, the page says none is kept.
+// The per-event history: a replay and a dismissal through the console are recorded with who
+// and when, shown on the event's page and by events show; after the replay the attempt that
+// parked the event still counts (issue 14).
 func TestConsoleEventHistory(t *testing.T) {
 	t.Parallel()
-	t.Skip("TO COMPLETE when branch refactor's event history (migration 0014, Connector.History) is merged: " +
-		"dismiss through the console, then the event page lists the dismissal with its actor and time")
+	e, cfg, d := startWithConsole(t, "sqlite")
+	const later = "ACC-SINV-2026-00002" // the next invoice the simulator names: not there yet
+	e.deliver(d, "T3stEvtHist001", e.payment("payment.captured", "pay_T3stHistory001", 1200000, map[string]string{"invoice": later}))
+	e.deliver(d, "T3stEvtHist002", e.payment("payment.captured", "pay_T3stHistory002", 50000, map[string]string{"invoice": "NO-SUCH-INVOICE"}))
+	e.waitIdle(d)
+	ids := map[string]int64{}
+	for _, ev := range []string{"T3stEvtHist001", "T3stEvtHist002"} {
+		rows, _ := d.db.FindEvents(context.Background(), ev)
+		if len(rows) != 1 || rows[0].Status != connector.StatusParked {
+			t.Fatalf("%s: %+v, want parked", ev, rows)
+		}
+		ids[ev] = rows[0].ID
+	}
+	if inv := e.newInvoice("Test Customer", "12000.00"); inv != later {
+		t.Fatalf("invoice %s, want %s", inv, later)
+	}
+	jar := consoleLogin(t, d, "Priya")
+	before := time.Now().UTC().Truncate(time.Second)
+	page := fmt.Sprintf("/events/%d", ids["T3stEvtHist001"])
+	if code := jar.post(t, page+"/replay", nil); code != http.StatusSeeOther {
+		t.Fatalf("replay: %d", code)
+	}
+	waitStatus(t, d, ids["T3stEvtHist001"], connector.StatusDone)
+	other := fmt.Sprintf("/events/%d", ids["T3stEvtHist002"])
+	if code := jar.post(t, other+"/dismiss", url.Values{"reason": {"duplicate test payment"}}); code != http.StatusSeeOther {
+		t.Fatalf("dismiss: %d", code)
+	}
+	hist, err := d.conn.History(context.Background(), ids["T3stEvtHist001"])
+	if err != nil || len(hist) != 1 || hist[0].Actor != "Priya (console)" || hist[0].Action != connector.HistoryReplayed ||
+		hist[0].From != connector.StatusParked || hist[0].Attempts != 1 || hist[0].At.Before(before) ||
+		!strings.HasPrefix(hist[0].Detail, "was parked: no invoice matched") {
+		t.Fatalf("history %+v, %v", hist, err)
+	}
+	_, body := jar.get(t, page)
+	for _, want := range []string{"<strong>Priya (console)</strong> replayed: was parked: no invoice matched",
+		`<dd id="attempts">1 since the last replay (2 in all)</dd>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the event page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "keeps no per-event history") {
+		t.Error("the event page says no history is kept")
+	}
+	if _, body := jar.get(t, other); !strings.Contains(body, "<strong>Priya (console)</strong> dismissed: duplicate test payment") {
+		t.Error("the dismissed event's page does not show who dismissed it")
+	}
+	path, envs := e.writeConfig(cfg, "")
+	_, out, _ := run(t, envs, "events", "show", "T3stEvtHist001", "--config", path)
+	for _, want := range []string{"\nattempts:        1 since the last replay (2 in all)\n", " replayed by Priya (console): was parked: no invoice matched"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("events show lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// consoleSession is a browser's cookie session on the daemon's console.
+type consoleSession struct {
+	d      *daemon
+	client *http.Client
+}
+
+// consoleLogin logs in as name with the admin token, as the login form does.
+func consoleLogin(t *testing.T, d *daemon, name string) *consoleSession {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	s := &consoleSession{d: d, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	resp, err := s.client.PostForm("http://"+d.adm.Addr().String()+"/login", url.Values{"token": {testAdminToken}, "name": {name}})
+	if err != nil || resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	return s
+}
+
+func (s *consoleSession) get(t *testing.T, path string) (int, string) {
+	t.Helper()
+	resp, err := s.client.Get("http://" + s.d.adm.Addr().String() + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// post sends form to path with the CSRF token of the event page it belongs to.
+func (s *consoleSession) post(t *testing.T, path string, form url.Values) int {
+	t.Helper()
+	_, page := s.get(t, path[:strings.LastIndex(path, "/")])
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no CSRF token on the page of %s", path)
+	}
+	if form == nil {
+		form = url.Values{}
+	}
+	form.Set("csrf", m[1])
+	resp, err := s.client.PostForm("http://"+s.d.adm.Addr().String()+path, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // fakeLister lists canned payments and counts its calls; block holds each call until released.

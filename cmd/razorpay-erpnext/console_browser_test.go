@@ -182,6 +182,13 @@ func browserReplay(t *testing.T, ctx context.Context, e *rzpEnv, base, missing s
 	if got := amountMinor(t, sub[0]["paid_amount"]); got != 1200000 {
 		t.Errorf("paid_amount %d paise; want 1200000", got)
 	}
+	// The page records who replayed it, and counts the attempt that parked it.
+	if h := text(t, ctx, "#history"); !strings.Contains(h, "Priya Sharma (console) replayed: was parked: no invoice matched") {
+		t.Errorf("history after the replay: %q", h)
+	}
+	if a := text(t, ctx, "#attempts"); a != "1 since the last replay (2 in all)" {
+		t.Errorf("attempts after the replay: %q", a)
+	}
 	return id2
 }
 
@@ -240,8 +247,34 @@ func browserPhone(t *testing.T, ctx context.Context, base string, id int64) {
 			t.Errorf("%s on a 390 px phone is %d px wider than the screen", p, w)
 		}
 	}
+	// The Events list: every row's time, status, payment and reason are on the screen (not
+	// scrolled off to the right inside the table's box), and rows stay compact.
+	do(t, ctx, "phone events", chromedp.Navigate(base+"/events"), chromedp.WaitVisible(chromedp.CSS("table.events")))
+	if bad := eval[string](t, ctx, phoneEventsCheck); bad != "" {
+		t.Errorf("/events on a 390 px phone: %s", bad)
+	}
+	shot(t, ctx, "", "console-phone-events.png", "true")
 	shot(t, ctx, base+"/", "console-phone.png", `!document.body.innerText.includes("reading Razorpay")`)
 }
+
+// phoneEventsCheck lists, for each row of the Events table, the cells that are not wholly
+// inside the viewport's width (or have no width) and rows taller than a few lines; "" when all are.
+const phoneEventsCheck = `(() => {
+  const w = window.innerWidth, bad = [];
+  const rows = document.querySelectorAll("table.events tbody tr");
+  if (rows.length < 3) return "only " + rows.length + " rows";
+  rows.forEach((tr, i) => {
+    for (const sel of [".c-received", ".c-event", ".c-key", ".c-status", ".c-reason"]) {
+      const c = tr.querySelector(sel);
+      if (!c) { bad.push("row " + i + " has no " + sel); continue; }
+      const r = c.getBoundingClientRect();
+      if (r.left < 0 || r.right > w + 0.5 || r.width <= 0) bad.push("row " + i + " " + sel + " at x " + Math.round(r.left) + "–" + Math.round(r.right));
+    }
+    const h = tr.getBoundingClientRect().height;
+    if (h > 240) bad.push("row " + i + " is " + Math.round(h) + " px tall");
+  });
+  return bad.join("; ");
+})()`
 
 // seedHistory gives the chart 14 days: for each day from the first one wholly before Razorpay's
 // listing (window plus lookback before now: 5 days back at this time of day by default) to 13
@@ -270,8 +303,17 @@ func seedHistory(t *testing.T, e *rzpEnv, now time.Time, loc *time.Location) {
 			t.Fatal(err)
 		}
 		// Razorpay settled it the next morning, net of its 2 % fee and the GST on it, and the
-		// connector posted the settlement's Journal Entry.
+		// connector posted the settlement's Journal Entry. The fee (GST included) is in the
+		// body of the event that booked the receipt, as Razorpay sends it.
 		fee := amount * 2 / 100
+		body := fmt.Sprintf(`{"entity":"event","account_id":%q,"event":"payment.captured","contains":["payment"],"payload":{"payment":{"entity":`+
+			`{"id":%q,"entity":"payment","amount":%d,"currency":"INR","status":"captured","fee":%d,"tax":%d,"created_at":%d}}},"created_at":%d}`,
+			testAccount, id, amount, fee+fee*18/100, fee*18/100, at.Unix(), at.Unix())
+		if _, err := e.d.db.InsertEvent(context.Background(), &connector.InboxEvent{AccountID: testAccount, EventID: fmt.Sprintf("T3stSeedEvt%03d", back),
+			Event: "payment.captured", BusinessKey: id, RawBody: []byte(body), ReceivedAt: at, Status: connector.StatusDone,
+			ResultDoctype: b.Doctype, ResultName: b.Name, UpdatedAt: at.Add(time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
 		setl := connector.Booking{BusinessKey: fmt.Sprintf("setl_T3stHist%06d", back), Kind: connector.KindSettlement, Owner: "seed",
 			FenceUntil: at.Add(24 * time.Hour), AmountMinor: amount - fee - fee*18/100, Currency: "INR"}
 		posted := time.Date(y, m, d-back+1, 10, 15, 0, 0, loc)

@@ -70,6 +70,10 @@ type eventView struct {
 	UpdatedAt     time.Time        `json:"updated_at"`
 	BodyPurged    bool             `json:"body_purged,omitempty"`
 	Body          json.RawMessage  `json:"body,omitempty"`
+	// AttemptsInAll (show only) counts the worker attempts across replays, the one that
+	// finished the event included (connector.Attempts); History is what people did to it.
+	AttemptsInAll int                      `json:"attempts_in_all,omitempty"`
+	History       []connector.HistoryEntry `json:"history,omitempty"`
 }
 
 func viewOf(e connector.InboxEvent, withBody bool) eventView {

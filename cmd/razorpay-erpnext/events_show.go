@@ -30,7 +30,12 @@ func (m *Main) eventsShowCmd(path *string) *cobra.Command {
 			if asJSON {
 				views := make([]eventView, 0, len(rows))
 				for _, r := range rows {
-					views = append(views, viewOf(r, true))
+					v := viewOf(r, true)
+					if v.History, err = conn.db.EventHistory(ctx, r.ID); err != nil {
+						return err
+					}
+					_, v.AttemptsInAll, _ = connector.Attempts(r, v.History)
+					views = append(views, v)
 				}
 				return json.NewEncoder(m.Stdout).Encode(map[string]any{"events": views})
 			}
@@ -60,7 +65,11 @@ func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEv
 	field("event", r.Event)
 	field("business key", r.BusinessKey)
 	field("status", string(r.Status))
-	field(attemptsOf(r))
+	hist, err := db.EventHistory(ctx, r.ID)
+	if err != nil {
+		fmt.Fprintf(w, "%-16s %v\n", "history:", err)
+	}
+	field(connector.AttemptsLine(r, hist))
 	field("received", r.ReceivedAt.UTC().Format(time.RFC3339))
 	if r.Status == connector.StatusPending {
 		field("next attempt", r.NextAttemptAt.UTC().Format(time.RFC3339))
@@ -84,6 +93,17 @@ func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEv
 			field("booking", line)
 		}
 	}
+	for i, h := range hist {
+		k := ""
+		if i == 0 {
+			k = "history:"
+		}
+		line := fmt.Sprintf("%s %s by %s", h.At.UTC().Format(time.RFC3339), h.Action, h.Actor)
+		if h.Detail != "" {
+			line += ": " + shorten(h.Detail, 300)
+		}
+		fmt.Fprintf(w, "%-16s %s\n", k, line)
+	}
 	switch {
 	case r.RawBody == nil:
 		fmt.Fprintln(w, "body:            (purged by retention; the event can no longer be replayed)")
@@ -95,20 +115,4 @@ func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEv
 			fmt.Fprintf(w, "body (not JSON): %q\n", shorten(string(r.RawBody), 2000))
 		}
 	}
-}
-
-// attemptsOf is the attempts line of `events show`. The store counts failed attempts (they
-// make an event dead after worker.max_attempts); an event a worker finished as done, parked
-// or skipped had one more, the one that finished it, so a booking that succeeded first time
-// shows "attempts: 1". Other statuses show their failed attempts.
-func attemptsOf(r connector.InboxEvent) (label, value string) {
-	switch r.Status {
-	case connector.StatusDone, connector.StatusParked, connector.StatusSkipped:
-		v := strconv.Itoa(r.Attempts + 1)
-		if r.Attempts > 0 {
-			v += fmt.Sprintf(" (%d failed before the last)", r.Attempts)
-		}
-		return "attempts", v
-	}
-	return "failed attempts", strconv.Itoa(r.Attempts)
 }

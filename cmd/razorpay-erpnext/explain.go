@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -56,6 +58,7 @@ func (m *Main) explainCmd() *cobra.Command {
 				return err
 			}
 			var ev *razorpay.Event
+			var source string
 			if payload != "" {
 				raw, err := os.ReadFile(payload)
 				if err != nil {
@@ -66,27 +69,21 @@ func (m *Main) explainCmd() *cobra.Command {
 				}
 			} else if settlementID != "" {
 				if rzp == nil {
-					return usageErr("--settlement needs razorpay.key_id and razorpay.key_secret in the configuration")
+					return errors.New("--settlement needs razorpay.key_id and razorpay.key_secret in the configuration (the settlement and its rows are read from Razorpay)")
 				}
 				st, err := rzp.GetSettlement(cmd.Context(), settlementID)
 				if err != nil {
 					return err
 				}
 				ev = &razorpay.Event{Entity: "event", Event: connector.EventSettlementProcessed, AccountID: cfg.Razorpay.AccountID, Settlement: st, CreatedAt: st.CreatedAt}
-			} else {
-				if rzp == nil {
-					return usageErr("--payment needs razorpay.key_id and razorpay.key_secret in the configuration")
-				}
-				p, err := rzp.GetPayment(cmd.Context(), paymentID)
-				if err != nil {
-					return err
-				}
-				ev = &razorpay.Event{Entity: "event", Event: "payment.captured", AccountID: cfg.Razorpay.AccountID, Payment: p, CreatedAt: p.CreatedAt}
+			} else if ev, source, err = paymentEvent(cmd.Context(), cfg, rzp, opts.Store, paymentID); err != nil {
+				return err
 			}
 			x, err := conn.Explain(cmd.Context(), ev)
 			if err != nil {
 				return err
 			}
+			x.Source = source
 			if asJSON {
 				if err := json.NewEncoder(m.Stdout).Encode(x); err != nil {
 					return err
@@ -111,7 +108,69 @@ func (m *Main) explainCmd() *cobra.Command {
 	return c
 }
 
+// paymentEvent is the event `explain --payment` explains: the payment as Razorpay's API
+// returns it now, or else — no API keys, or Razorpay refuses the id (a payment only a webhook
+// brought, a test payment of another mode) or cannot be reached — the body the store kept of
+// the payment's receipt event, with source saying which. Without keys and with nothing stored,
+// the error is a configuration failure (exit 1), not a usage error: the command line is right.
+func paymentEvent(ctx context.Context, cfg connector.Config, rzp *razorpay.Client, st connector.Store, paymentID string) (*razorpay.Event, string, error) {
+	var apiErr error
+	if rzp != nil {
+		p, err := rzp.GetPayment(ctx, paymentID)
+		if err == nil {
+			return &razorpay.Event{Entity: "event", Event: "payment.captured", AccountID: cfg.Razorpay.AccountID, Payment: p, CreatedAt: p.CreatedAt}, "", nil
+		}
+		apiErr = err
+	}
+	row, err := storedReceiptEvent(ctx, st, paymentID)
+	if err != nil {
+		return nil, "", err
+	}
+	switch {
+	case row != nil:
+		ev, err := razorpay.ParseEvent(row.RawBody)
+		if err != nil {
+			return nil, "", fmt.Errorf("the stored body of event %s: %w", row.EventID, err)
+		}
+		why := "no razorpay.key_id/key_secret to fetch it from Razorpay"
+		if apiErr != nil {
+			why = "Razorpay did not give it: " + shorten(apiErr.Error(), 200)
+		}
+		return ev, fmt.Sprintf("the stored body of event %s (%s, received %s; %s)", row.EventID, row.Event,
+			row.ReceivedAt.UTC().Format(time.RFC3339), why), nil
+	case apiErr != nil:
+		return nil, "", apiErr
+	}
+	return nil, "", fmt.Errorf("--payment %s: the store holds no event of it, and razorpay.key_id and razorpay.key_secret are not configured to fetch it from Razorpay; set them, or explain a body with --payload FILE", paymentID)
+}
+
+// storedReceiptEvent is the stored receipt event of paymentID whose body is kept: the one a
+// worker finished as done, else the latest. nil when there is none (or no store).
+func storedReceiptEvent(ctx context.Context, st connector.Store, paymentID string) (*connector.InboxEvent, error) {
+	if st == nil {
+		return nil, nil
+	}
+	rows, err := st.FindEvents(ctx, paymentID)
+	if err != nil {
+		return nil, err
+	}
+	var best *connector.InboxEvent
+	for i := range rows {
+		r := &rows[i]
+		if r.BusinessKey != paymentID || r.RawBody == nil || connector.RouteOf(r.Event) != connector.RouteReceipt {
+			continue
+		}
+		if best == nil || best.Status != connector.StatusDone {
+			best = r // rows are oldest first: the latest, unless a done one came before
+		}
+	}
+	return best, nil
+}
+
 func printExplanation(w io.Writer, x *connector.Explanation) {
+	if x.Source != "" {
+		fmt.Fprintf(w, "explained from %s\n", x.Source)
+	}
 	fmt.Fprintf(w, "%s %s → %s", x.Event, x.Key, strings.ToUpper(x.Action))
 	if x.Existing != "" {
 		fmt.Fprintf(w, " %s", x.Existing)

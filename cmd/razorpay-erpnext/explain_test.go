@@ -11,6 +11,7 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
 
 // configFile writes a configuration for e's simulator (extra top-level YAML, extra indented
@@ -136,5 +137,55 @@ func TestExplainShowsEveryFieldAndItsSource(t *testing.T) {
 	}
 	if len(e.site.Docs("Payment Entry")) != 0 {
 		t.Error("explain wrote an entry")
+	}
+}
+
+// explain --payment of a payment a webhook booked but Razorpay's API does not know (or with no
+// API keys at all) explains the body the store kept, and says so; without keys and with
+// nothing stored it is a configuration failure (exit 1), not a usage error (exit 2).
+func TestExplainPaymentFallsBackToTheStoredBody(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "sqlite")
+	d := e.start(e.config())
+	const id = "pay_T3stStored0001"
+	e.deliver(d, "T3stEvtStore01", e.payment("payment.captured", id, 1200000, nil))
+	e.waitIdle(d)
+	_, srv := rzpSim(t, d, razorpaysim.Faults{}) // knows no such payment: 400 "The id provided does not exist"
+	write := func(keys string) string {
+		p := filepath.Join(t.TempDir(), "config.yaml")
+		cfg := "database: {driver: sqlite, dsn: " + d.cfg.Database.DSN + "}\nrazorpay:\n  webhook_secrets: [\"${WH}\"]\n  account_id: " + testAccount + "\n" + keys +
+			"erpnext: {url: \"" + e.erp.URL + "\", api_key: \"${ERPNEXT_API_KEY}\", api_secret: \"${ERPNEXT_API_SECRET}\"}\nmapping: {company: \"" + erpnextsim.DefaultCompany + "\"}\n"
+		if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	envs := map[string]string{"WH": testWebhook, "ERPNEXT_API_KEY": testKey, "ERPNEXT_API_SECRET": testSecret,
+		"RZK": "rzp_test_key", "RZS": "rzp-secret-0123456789ab"}
+	withKeys := write("  key_id: ${RZK}\n  key_secret: ${RZS}\n  api_url: \"" + srv.URL + "\"\n")
+	noKeys := write("")
+	for name, path := range map[string]string{"UnknownToRazorpay": withKeys, "WithoutKeys": noKeys} {
+		code, out, errs := run(t, envs, "explain", "--config", path, "--payment", id, "--json")
+		var x connector.Explanation
+		if err := json.Unmarshal([]byte(out), &x); err != nil || code != exitOK {
+			t.Fatalf("%s: exit %d, %v: %s %s", name, code, err, out, errs)
+		}
+		want := "the stored body of event T3stEvtStore01 (payment.captured, received "
+		if x.Action != connector.ExplainDuplicate || x.Key != id || !strings.HasPrefix(x.Source, want) {
+			t.Errorf("%s: %s %s from %q; want duplicate (booked already) from %q…", name, x.Action, x.Key, x.Source, want)
+		}
+		if name == "UnknownToRazorpay" && !strings.Contains(x.Source, "Razorpay did not give it: ") {
+			t.Errorf("%s: source %q does not say why Razorpay's answer was not used", name, x.Source)
+		}
+		if _, out, _ := run(t, envs, "explain", "--config", path, "--payment", id); !strings.HasPrefix(out, "explained from the stored body of event T3stEvtStore01") {
+			t.Errorf("%s: the text output does not say where the body came from:\n%s", name, out)
+		}
+	}
+	code, out, errs := run(t, envs, "explain", "--config", noKeys, "--payment", "pay_T3stNeverSeen01")
+	if code != exitFailure || !strings.Contains(errs+out, "razorpay.key_id and razorpay.key_secret are not configured") {
+		t.Errorf("nothing stored, no keys: exit %d (want %d): %s %s", code, exitFailure, out, errs)
+	}
+	if code, _, _ := run(t, envs, "explain", "--config", withKeys, "--payment", "pay_T3stNeverSeen01"); code != exitFailure {
+		t.Errorf("nothing stored, unknown to Razorpay: exit %d, want %d", code, exitFailure)
 	}
 }

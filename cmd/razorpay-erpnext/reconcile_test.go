@@ -306,7 +306,7 @@ func TestReconcileBooksLostWebhooksOnce(t *testing.T) {
 			t.Errorf("second run payments %+v: want 0 queued, 120 already booked", rep.Payments)
 		}
 		runs, err := e.d.db.ListReconcileRuns(context.Background(), 0)
-		if err != nil || len(runs) != 2 || runs[1].Booked != 40 || runs[0].Booked != 0 || runs[0].Scanned != 120 || runs[0].FinishedAt == nil {
+		if err != nil || len(runs) != 2 || runs[1].Queued != 40 || runs[1].Booked != 40 || runs[0].Queued != 0 || runs[0].Booked != 0 || runs[0].Scanned != 120 || runs[0].FinishedAt == nil {
 			t.Errorf("runs %+v (%v): want the first with 40 booked, the second with 0", runs, err)
 		}
 
@@ -376,7 +376,7 @@ func TestServeReconcilesOnSchedule(t *testing.T) {
 	e.waitIdle(e.d)
 	e.bookedOnce(e.all)
 	runs, err := e.d.db.ListReconcileRuns(context.Background(), 0)
-	if err != nil || len(runs) == 0 || runs[len(runs)-1].Booked != 5 || runs[len(runs)-1].FinishedAt == nil {
+	if err != nil || len(runs) == 0 || runs[len(runs)-1].Queued != 5 || runs[len(runs)-1].Booked != 0 || runs[len(runs)-1].FinishedAt == nil {
 		t.Errorf("runs %+v (%v): want a finished scheduled run that queued the 5", runs, err)
 	}
 	// The scheduled runs are counted in this process's metrics (ObserveReconcile), not only

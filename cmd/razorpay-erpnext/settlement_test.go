@@ -122,7 +122,7 @@ func TestSettlementThroughTheDaemon(t *testing.T) {
 			put += amountMinor(t, sub[0]["received_amount"])
 			gross += 100000 + int64(i)*2500
 		}
-		wantToday(t, e, gross, 0, put) // booked, not settled: the clearing account holds what the receipts put in
+		wantToday(t, e, gross, gross-put, 0, put) // booked, not settled: the clearing account holds what the receipts put in
 
 		rep := e.reconcile(path, exitOK)
 		if rep.SettlementCounts.Queued != 1 || rep.SettlementCounts.Booked != 1 || len(rep.Settlements) != 1 {
@@ -152,7 +152,7 @@ func TestSettlementThroughTheDaemon(t *testing.T) {
 			t.Errorf("Bank Transaction %v is %v", bt["name"], d["status"])
 		}
 
-		wantToday(t, e, gross, st.Amount, 0) // settled: the clearing account is back to zero
+		wantToday(t, e, gross, gross-put, st.Amount, 0) // settled: the clearing account is back to zero
 
 		for _, ev := range e.sim.State().Events {
 			if ev.Event == "settlement.processed" {
@@ -195,9 +195,11 @@ func TestSettlementThroughTheDaemon(t *testing.T) {
 	})
 }
 
-// wantToday checks the console's settlement card: today's INR receipts booked (gross) and
-// settlements posted (net), and the clearing account's balance as ERPNext gives it.
-func wantToday(t *testing.T, e *rzpEnv, booked, settled, clearing int64) {
+// wantToday checks the console's settlement card: today's INR receipts booked (gross), the
+// fees Razorpay keeps of them, settlements posted (net), and the clearing account's balance as
+// ERPNext gives it. Once settled, the day's booked net of fees equals what was settled: the
+// day is not a difference (issue 14: it was listed as −fees).
+func wantToday(t *testing.T, e *rzpEnv, booked, fees, settled, clearing int64) {
 	t.Helper()
 	ist, _ := time.LoadLocation(e.cfg.Mapping.Timezone)
 	today, err := newConsoleBackend(context.Background(), e.d, ist).Today(context.Background())
@@ -209,9 +211,13 @@ func wantToday(t *testing.T, e *rzpEnv, booked, settled, clearing int64) {
 		t.Fatalf("Today settlements %+v", s)
 	}
 	last := s.Days[len(s.Days)-1]
-	if last.BookedMinor != booked || last.SettledMinor != settled || s.ClearingAccount != erpnextsim.RazorpayClearing ||
-		s.ClearingBalanceMinor != clearing || s.ClearingUnknown != "" {
-		t.Errorf("Today: booked %d settled %d, clearing %s %d (%q); want booked %d settled %d clearing %d",
-			last.BookedMinor, last.SettledMinor, s.ClearingAccount, s.ClearingBalanceMinor, s.ClearingUnknown, booked, settled, clearing)
+	if last.BookedMinor != booked || last.FeesMinor != fees || last.RefundsMinor != 0 || last.SettledMinor != settled ||
+		s.ClearingAccount != erpnextsim.RazorpayClearing || s.ClearingBalanceMinor != clearing || s.ClearingUnknown != "" {
+		t.Errorf("Today: booked %d fees %d refunds %d settled %d, clearing %s %d (%q); want booked %d fees %d settled %d clearing %d",
+			last.BookedMinor, last.FeesMinor, last.RefundsMinor, last.SettledMinor, s.ClearingAccount, s.ClearingBalanceMinor, s.ClearingUnknown,
+			booked, fees, settled, clearing)
+	}
+	if settled != 0 && last.BookedNetMinor() != last.SettledMinor {
+		t.Errorf("Today: booked net of fees %d, settled %d: a normal day shows as a difference", last.BookedNetMinor(), last.SettledMinor)
 	}
 }

@@ -110,11 +110,8 @@ func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, 
 	runErr := r.run(ctx)
 	r.summarise()
 	t := rep.Totals()
-	run.Scanned, run.AlreadyBooked = t.Scanned, t.AlreadyBooked
-	run.Booked = t.Queued
-	if req.Drain {
-		run.Booked = t.Booked
-	}
+	run.Scanned, run.AlreadyBooked, run.Queued, run.Booked = t.Scanned, t.AlreadyBooked, t.Queued, t.Booked
+	run.SettlementsQueued = rep.SettlementCounts.Queued
 	run.Parked = len(rep.Parked) + r.unlisted.parked + len(rep.Authorized) + len(rep.Anomalies)
 	finished := c.now()
 	run.FinishedAt = &finished
@@ -126,8 +123,12 @@ func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, 
 	if err := c.store.FinishReconcileRun(wctx, run); err != nil && runErr == nil {
 		runErr = fmt.Errorf("record reconcile run %d: %w", run.ID, err)
 	}
+	booked := run.Queued // reconcile_payments_total{outcome="booked"}: queued to be booked, as before
+	if req.Drain {
+		booked = run.Booked
+	}
 	conn.ObserveReconcile(connector.ReconcileObservation{Finished: finished, Err: runErr, Scanned: run.Scanned,
-		Booked: run.Booked, AlreadyBooked: run.AlreadyBooked, Parked: run.Parked, RetriedDead: len(rep.Retried)})
+		Booked: booked, AlreadyBooked: run.AlreadyBooked, Parked: run.Parked, RetriedDead: len(rep.Retried)})
 	return rep, runErr
 }
 

@@ -156,7 +156,7 @@ func TestReconcileReadsEveryPage(t *testing.T) {
 		t.Errorf("second run queued %d, in inbox %d; want 0 and 130", again.Payments.Queued, again.Payments.InInbox)
 	}
 	runs, err := e.db.ListReconcileRuns(context.Background(), 0)
-	if err != nil || len(runs) != 2 || runs[0].FinishedAt == nil || runs[0].Error != "" || runs[1].Booked != 130 || runs[1].Scanned != 130 {
+	if err != nil || len(runs) != 2 || runs[0].FinishedAt == nil || runs[0].Error != "" || runs[1].Queued != 130 || runs[1].Booked != 0 || runs[1].Scanned != 130 {
 		t.Errorf("runs %+v (%v): want two finished runs, the first with 130 scanned and queued", runs, err)
 	}
 }

@@ -153,7 +153,7 @@ func TestReconcileReplicasRunOneAtATime(t *testing.T) {
 				}
 			}
 			runs, err := e.db.ListReconcileRuns(ctx, 0)
-			if err != nil || len(runs) != 1 || runs[0].Booked != 12 || runs[0].FinishedAt == nil {
+			if err != nil || len(runs) != 1 || runs[0].Queued != 12 || runs[0].Booked != 0 || runs[0].FinishedAt == nil {
 				t.Errorf("runs %+v (%v): want one finished run that queued 12", runs, err)
 			}
 			if got := labelled(t, a.Metrics(), connector.MetricReconcileRuns, "result", "success"); got != 1 {

@@ -144,26 +144,10 @@ const maxSumBuckets = 400
 // pass local midnights, so a day in any time zone is one bucket). The amounts are what the
 // connector recorded (connector.Booking.AmountMinor: a receipt's gross amount, fee included).
 func (d *DB) SumBookings(ctx context.Context, kind string, bounds []time.Time) ([]BookedSum, error) {
-	if len(bounds) < 2 || len(bounds) > maxSumBuckets+1 {
-		return nil, fmt.Errorf("store: sum bookings: want 2 to %d bounds, got %d", maxSumBuckets+1, len(bounds))
+	if err := checkBounds("sum bookings", bounds); err != nil {
+		return nil, err
 	}
-	for i := 1; i < len(bounds); i++ {
-		if !bounds[i].After(bounds[i-1]) {
-			return nil, fmt.Errorf("store: sum bookings: bounds not increasing at %d", i)
-		}
-	}
-	var bucket strings.Builder
-	var args []any
-	if len(bounds) == 2 {
-		bucket.WriteString("0")
-	} else {
-		bucket.WriteString("CASE")
-		for i := 1; i < len(bounds)-1; i++ {
-			fmt.Fprintf(&bucket, " WHEN created_at < ? THEN %d", i-1)
-			args = append(args, d.arg(bounds[i]))
-		}
-		fmt.Fprintf(&bucket, " ELSE %d END", len(bounds)-2)
-	}
+	bucket, args := d.bucketExpr(bounds, "created_at")
 	args = append(args, connector.BookingBooked, kind, d.arg(bounds[0]), d.arg(bounds[len(bounds)-1]))
 	var rows []struct {
 		Bucket   int    `db:"bucket"`
@@ -171,12 +155,83 @@ func (d *DB) SumBookings(ctx context.Context, kind string, bounds []time.Time) (
 		Amount   int64  `db:"amount"`
 		N        int    `db:"n"`
 	}
-	err := d.db.SelectContext(ctx, &rows, `SELECT `+bucket.String()+` AS bucket, currency,
+	err := d.db.SelectContext(ctx, &rows, `SELECT `+bucket+` AS bucket, currency,
 		SUM(amount_minor) AS amount, COUNT(*) AS n FROM bookings
 		WHERE state = ? AND kind = ? AND created_at >= ? AND created_at < ?
 		GROUP BY bucket, currency ORDER BY bucket, currency`, args...)
 	if err != nil {
 		return nil, d.unavailable("sum bookings", err)
+	}
+	out := make([]BookedSum, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, BookedSum{Bucket: r.Bucket, Currency: r.Currency, AmountMinor: r.Amount, Count: r.N})
+	}
+	return out, nil
+}
+
+// checkBounds refuses bucket bounds SumBookings and SumReceiptFees cannot use.
+func checkBounds(op string, bounds []time.Time) error {
+	if len(bounds) < 2 || len(bounds) > maxSumBuckets+1 {
+		return fmt.Errorf("store: %s: want 2 to %d bounds, got %d", op, maxSumBuckets+1, len(bounds))
+	}
+	for i := 1; i < len(bounds); i++ {
+		if !bounds[i].After(bounds[i-1]) {
+			return fmt.Errorf("store: %s: bounds not increasing at %d", op, i)
+		}
+	}
+	return nil
+}
+
+// bucketExpr is the SQL expression numbering the bucket [bounds[i], bounds[i+1]) column falls
+// in, and its arguments.
+func (d *DB) bucketExpr(bounds []time.Time, column string) (string, []any) {
+	if len(bounds) == 2 {
+		return "0", nil
+	}
+	var b strings.Builder
+	var args []any
+	b.WriteString("CASE")
+	for i := 1; i < len(bounds)-1; i++ {
+		fmt.Fprintf(&b, " WHEN %s < ? THEN %d", column, i-1)
+		args = append(args, d.arg(bounds[i]))
+	}
+	fmt.Fprintf(&b, " ELSE %d END", len(bounds)-2)
+	return b.String(), args
+}
+
+// SumReceiptFees adds up, per bucket of SumBookings (a booked receipt's created_at in
+// [bounds[i], bounds[i+1])) and currency of the booking, the fee Razorpay keeps of each receipt
+// booked: the payment's fee (GST included, INR paise: spec/razorpay.md §3.1) as the body of its
+// done inbox event holds it (payload.payment.entity.fee), unless the customer bore it
+// (fee_bearer "customer": then the booked amount already excludes it). A receipt whose body is
+// gone (retention) or has no fee counts 0. BookedSum.Count is the receipts with a fee. Errors
+// wrap connector.ErrStoreUnavailable.
+func (d *DB) SumReceiptFees(ctx context.Context, bounds []time.Time) ([]BookedSum, error) {
+	if err := checkBounds("sum receipt fees", bounds); err != nil {
+		return nil, err
+	}
+	bucket, args := d.bucketExpr(bounds, "b.created_at")
+	fee, bearer := `json_extract(CAST(i.raw_body AS TEXT), '$.payload.payment.entity.fee')`,
+		`json_extract(CAST(i.raw_body AS TEXT), '$.payload.payment.entity.fee_bearer')`
+	if d.mysql() {
+		fee, bearer = `CAST(JSON_VALUE(CONVERT(i.raw_body USING utf8mb4), '$.payload.payment.entity.fee') AS SIGNED)`,
+			`JSON_VALUE(CONVERT(i.raw_body USING utf8mb4), '$.payload.payment.entity.fee_bearer')`
+	}
+	args = append(args, connector.BookingBooked, connector.KindReceipt, d.arg(bounds[0]), d.arg(bounds[len(bounds)-1]), connector.StatusDone)
+	var rows []struct {
+		Bucket   int    `db:"bucket"`
+		Currency string `db:"currency"`
+		Amount   int64  `db:"amount"`
+		N        int    `db:"n"`
+	}
+	err := d.db.SelectContext(ctx, &rows, `SELECT bucket, currency, SUM(fee) AS amount, COUNT(*) AS n FROM (
+		SELECT `+bucket+` AS bucket, b.currency AS currency, `+fee+` AS fee, `+bearer+` AS bearer
+		FROM bookings b JOIN inbox i ON i.business_key = b.business_key AND i.result_name = b.name
+		WHERE b.state = ? AND b.kind = ? AND b.created_at >= ? AND b.created_at < ? AND i.status = ? AND i.raw_body IS NOT NULL
+	) f WHERE fee > 0 AND (bearer IS NULL OR bearer <> 'customer')
+	GROUP BY bucket, currency ORDER BY bucket, currency`, args...)
+	if err != nil {
+		return nil, d.unavailable("sum receipt fees", err)
 	}
 	out := make([]BookedSum, 0, len(rows))
 	for _, r := range rows {

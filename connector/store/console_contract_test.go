@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -156,6 +157,41 @@ var consoleCases = []contractCase{
 		}
 		if _, err := db.SumBookings(ctx, connector.KindReceipt, []time.Time{t0, t0}); err == nil {
 			t.Error("SumBookings with equal bounds: no error")
+		}
+	}},
+	{"SumReceiptFeesFromTheBookedEventsBodies", func(t *testing.T, b backend) {
+		db := b.fresh(t)
+		day := 24 * time.Hour
+		receipt := func(key string, fee int64, bearer string, at time.Time, status connector.Status, result string) {
+			t.Helper()
+			claimBooking(t, db, connector.Booking{BusinessKey: key, Kind: connector.KindReceipt, Owner: "w1", FenceUntil: at.Add(time.Hour),
+				AmountMinor: 100000, Currency: "INR"}, at, true)
+			wantNoErr(t, "FinishBooking", db.FinishBooking(ctx, connector.Booking{BusinessKey: key, Doctype: "Payment Entry",
+				Name: "PE-" + key, AmountMinor: 100000, Currency: "INR"}, at))
+			p := `{"id":"` + key + `","amount":100000`
+			if fee >= 0 {
+				p += `,"fee":` + strconv.FormatInt(fee, 10)
+			}
+			if bearer != "" {
+				p += `,"fee_bearer":"` + bearer + `"`
+			}
+			e := newEvent("acc_1", "evt_"+key, key, at)
+			e.RawBody = []byte(`{"event":"payment.captured","payload":{"payment":{"entity":` + p + `}}}}`)
+			e.Status, e.ResultDoctype, e.ResultName = status, "Payment Entry", result
+			mustInsert(t, db, e)
+		}
+		receipt("pay_a", 2360, "", t0, connector.StatusDone, "PE-pay_a")
+		receipt("pay_b", 1180, "platform", t0.Add(time.Hour), connector.StatusDone, "PE-pay_b")
+		receipt("pay_c", 5000, "customer", t0.Add(2*time.Hour), connector.StatusDone, "PE-pay_c") // the customer paid it
+		receipt("pay_d", -1, "", t0.Add(3*time.Hour), connector.StatusDone, "PE-pay_d")           // no fee in the body
+		receipt("pay_e", 700, "", t0.Add(day), connector.StatusDone, "PE-pay_e")
+		receipt("pay_f", 900, "", t0.Add(day+time.Hour), connector.StatusDuplicate, "") // not the row that booked it
+		got, err := db.SumReceiptFees(ctx, []time.Time{t0, t0.Add(day), t0.Add(2 * day)})
+		if want := []store.BookedSum{{0, "INR", 3540, 2}, {1, "INR", 700, 1}}; err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("SumReceiptFees = %+v, %v; want %+v", got, err, want)
+		}
+		if _, err := db.SumReceiptFees(ctx, []time.Time{t0}); err == nil {
+			t.Error("SumReceiptFees with one bound: no error")
 		}
 	}},
 	{"WebhookActivityCountsWebhooksApartFromReconcileRows", func(t *testing.T, b backend) {

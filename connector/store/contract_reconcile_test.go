@@ -27,7 +27,7 @@ var reconcileCases = []contractCase{
 		}
 		wantTime(t, "window_from", runs[1].WindowFrom, first.WindowFrom)
 		done := t0.Add(time.Minute)
-		first.Scanned, first.Booked, first.AlreadyBooked, first.Parked, first.FinishedAt = 150, 40, 110, 1, &done
+		first.Scanned, first.Queued, first.SettlementsQueued, first.Booked, first.AlreadyBooked, first.Parked, first.FinishedAt = 150, 42, 2, 40, 110, 1, &done
 		wantNoErr(t, "FinishReconcileRun", db.FinishReconcileRun(ctx, first))
 		second.Error = "list payments: razorpay API: 500"
 		wantNoErr(t, "FinishReconcileRun", db.FinishReconcileRun(ctx, second))
@@ -38,7 +38,7 @@ var reconcileCases = []contractCase{
 		}
 		runs, _ = db.ListReconcileRuns(ctx, 0)
 		got := runs[1]
-		if got.Scanned != 150 || got.Booked != 40 || got.AlreadyBooked != 110 || got.Parked != 1 || got.Error != "" {
+		if got.Scanned != 150 || got.Queued != 42 || got.SettlementsQueued != 2 || got.Booked != 40 || got.AlreadyBooked != 110 || got.Parked != 1 || got.Error != "" {
 			t.Fatalf("first run %+v", got)
 		}
 		wantTime(t, "finished_at", *got.FinishedAt, done)

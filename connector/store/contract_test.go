@@ -57,6 +57,7 @@ func contractCases() []contractCase {
 	all = append(all, retentionCases...)
 	all = append(all, waiterCases...)
 	all = append(all, textCases...)
+	all = append(all, historyCases...)
 	return all
 }
 

@@ -295,8 +295,21 @@ func (d *DB) SetEventStatusFrom(ctx context.Context, id int64, from, status conn
 
 // setEventStatus is SetEventStatus, also conditional on the current status when from is set.
 func (d *DB) setEventStatus(ctx context.Context, id int64, from, status connector.Status, reason string, now time.Time) error {
+	query, args, err := d.statusUpdate(id, from, status, reason, now)
+	if err != nil {
+		return err
+	}
+	n, err := d.exec(ctx, fmt.Sprintf("set event %d status %s", id, status), query, args...)
+	if err != nil || n > 0 {
+		return err
+	}
+	return d.statusUnchanged(ctx, id, from, status, now)
+}
+
+// statusUpdate is the one UPDATE of setEventStatus and its arguments.
+func (d *DB) statusUpdate(id int64, from, status connector.Status, reason string, now time.Time) (string, []any, error) {
 	if status == connector.StatusProcessing || !knownStatus(status) {
-		return fmt.Errorf("store: set event %d status: cannot set status %q", id, status)
+		return "", nil, fmt.Errorf("store: set event %d status: cannot set status %q", id, status)
 	}
 	set := []string{"status = ?", "lease_owner = ''", "lease_until = NULL", "updated_at = ?"}
 	args := []any{status, d.arg(now)}
@@ -314,22 +327,23 @@ func (d *DB) setEventStatus(ctx context.Context, id int64, from, status connecto
 		where += ` AND status = ?`
 		args = append(args, from)
 	}
-	op := fmt.Sprintf("set event %d status %s", id, status)
-	n, err := d.exec(ctx, op, `UPDATE inbox SET `+strings.Join(set, ", ")+` WHERE `+where, args...)
-	if err != nil || n > 0 {
-		return err
-	}
+	return `UPDATE inbox SET ` + strings.Join(set, ", ") + ` WHERE ` + where, args, nil
+}
+
+// statusUnchanged says why statusUpdate changed no row: connector.ErrNotFound, a live lease
+// (ErrBusy, connector.ErrLeaseLost) or a status other than from (ErrChanged).
+func (d *DB) statusUnchanged(ctx context.Context, id int64, from, status connector.Status, now time.Time) error {
 	var row struct {
 		Status     connector.Status `db:"status"`
 		LeaseOwner string           `db:"lease_owner"`
 		LeaseUntil nullTime         `db:"lease_until"`
 	}
-	err = d.db.GetContext(ctx, &row, `SELECT status, lease_owner, lease_until FROM inbox WHERE id = ?`, id)
+	err := d.db.GetContext(ctx, &row, `SELECT status, lease_owner, lease_until FROM inbox WHERE id = ?`, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("event %d: %w", id, connector.ErrNotFound)
 	}
 	if err != nil {
-		return d.unavailable(op, err)
+		return d.unavailable(fmt.Sprintf("set event %d status %s", id, status), err)
 	}
 	live := row.Status == connector.StatusProcessing && row.LeaseUntil.Time != nil && !row.LeaseUntil.Time.Before(utc(now))
 	if live || from == "" {

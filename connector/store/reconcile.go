@@ -14,6 +14,8 @@ type reconcileRunRow struct {
 	WindowFrom    dbTime   `db:"window_from"`
 	WindowTo      dbTime   `db:"window_to"`
 	Scanned       int      `db:"scanned"`
+	Queued        int      `db:"queued"`
+	SetlQueued    int      `db:"settlements_queued"`
 	Booked        int      `db:"booked"`
 	AlreadyBooked int      `db:"already_booked"`
 	Parked        int      `db:"parked"`
@@ -22,7 +24,8 @@ type reconcileRunRow struct {
 	Error         string   `db:"error"`
 }
 
-const reconcileRunColumns = `id, window_from, window_to, scanned, booked, already_booked, parked, started_at, finished_at, error`
+const reconcileRunColumns = `id, window_from, window_to, scanned, queued, settlements_queued, booked, already_booked, parked,
+	started_at, finished_at, error`
 
 // StartReconcileRun inserts a run record with r's window and StartedAt (now when zero), zero
 // counts and no FinishedAt, and sets r.ID. Times are stored in UTC at microsecond precision.
@@ -53,8 +56,8 @@ func (d *DB) FinishReconcileRun(ctx context.Context, r connector.ReconcileRun) e
 		finished = *r.FinishedAt
 	}
 	n, err := d.exec(ctx, fmt.Sprintf("finish reconcile run %d", r.ID),
-		`UPDATE reconcile_runs SET scanned = ?, booked = ?, already_booked = ?, parked = ?, finished_at = ?, error = ?
-		WHERE id = ?`, r.Scanned, r.Booked, r.AlreadyBooked, r.Parked, d.arg(finished),
+		`UPDATE reconcile_runs SET scanned = ?, queued = ?, settlements_queued = ?, booked = ?, already_booked = ?, parked = ?,
+		finished_at = ?, error = ? WHERE id = ?`, r.Scanned, r.Queued, r.SettlementsQueued, r.Booked, r.AlreadyBooked, r.Parked, d.arg(finished),
 		truncateBytes(r.Error, maxLastError), r.ID)
 	if err != nil {
 		return err
@@ -81,7 +84,7 @@ func (d *DB) ListReconcileRuns(ctx context.Context, limit int) ([]connector.Reco
 	for _, r := range rows {
 		out = append(out, connector.ReconcileRun{
 			ID: r.ID, WindowFrom: r.WindowFrom.Time, WindowTo: r.WindowTo.Time, Scanned: r.Scanned,
-			Booked: r.Booked, AlreadyBooked: r.AlreadyBooked, Parked: r.Parked,
+			Queued: r.Queued, SettlementsQueued: r.SetlQueued, Booked: r.Booked, AlreadyBooked: r.AlreadyBooked, Parked: r.Parked,
 			StartedAt: r.StartedAt.Time, FinishedAt: r.FinishedAt.Time, Error: r.Error,
 		})
 	}
