@@ -2,6 +2,7 @@ package connector
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
@@ -31,3 +32,7 @@ func ReceiptEntry(plan mapping.Receipt, si frappe.SalesInvoice, termBased bool, 
 
 // InvoiceFields are the fields readInvoice lists.
 var InvoiceFields = invoiceFields
+
+// PauseHolding reports whether the workers are held by a configuration pause at the
+// connector's clock (its recheck still ahead).
+func (c *Connector) PauseHolding() (time.Time, bool) { return c.pauses.holding(c.now()) }

@@ -26,6 +26,7 @@ type pauses struct {
 	mu        sync.Mutex
 	by        map[string]pauseOf // system (SystemERPNext, SystemRazorpay) → its pause
 	recheckAt time.Time
+	probing   bool // a worker is rechecking (probePauses)
 }
 
 // pauseOf is one system's pause: why, and the generation of the refusal that set it.
@@ -99,4 +100,46 @@ func (p *pauses) holding(now time.Time) (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.recheckAt, len(p.by) > 0 && now.Before(p.recheckAt)
+}
+
+// systems lists the paused systems in the order of their names.
+func (p *pauses) systems() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.by))
+	for s := range p.by {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// startProbe reports whether the caller may recheck now: work is paused and no other worker is
+// rechecking. A true answer must be followed by endProbe.
+func (p *pauses) startProbe() bool {
+	if p.held.Load() == 0 {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.probing || len(p.by) == 0 {
+		return false
+	}
+	p.probing = true
+	return true
+}
+
+func (p *pauses) endProbe() {
+	p.mu.Lock()
+	p.probing = false
+	p.mu.Unlock()
+}
+
+// postpone puts the next recheck at t while work is still paused.
+func (p *pauses) postpone(t time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.by) > 0 {
+		p.recheckAt = t
+	}
 }

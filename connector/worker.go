@@ -45,6 +45,7 @@ func (c *Connector) work(ctx context.Context, worker int) {
 			c.sleepPaused(ctx, recheck.Sub(c.now()))
 			continue
 		}
+		c.probePauses(ctx)
 		did, err := c.ProcessNext(ctx, worker)
 		if err != nil && ctx.Err() == nil {
 			c.log.Warn().Err(err).Int("worker", worker).Msg("worker: store error")

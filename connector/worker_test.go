@@ -322,3 +322,62 @@ func TestCommentOnPark(t *testing.T) {
 		t.Errorf("comments added %v", got)
 	}
 }
+
+// A paused replica with nothing queued rechecks by itself: once worker.pause_recheck has
+// passed, one worker asks ERPNext who the API key is (a read), so restored credentials end
+// the pause and /readyz says ready again without any event — behind a load balancer a paused
+// replica gets no webhook to make that call. A recheck refused again renews the pause and
+// waits another pause_recheck: one probe, not a loop.
+func TestPausedWorkersRecheckWithNothingQueued(t *testing.T) {
+	var refuse atomic.Bool
+	refuse.Store(true)
+	r := newRig(t, refusingFront(&refuse), withConfig(func(c *connector.Config) {
+		c.Workers = 2
+		c.Worker.Poll = connector.Duration(10 * time.Millisecond)
+	}))
+	recheck := r.cfg.Worker.PauseRecheck.D()
+	r.deliver("Q1", captured(t, "pay_T3stProbe00001", 40000, r.invoice("Test Customer", "400.00"), nil))
+	r.work()
+	if paused, _ := r.conn.Paused(); !paused {
+		t.Fatal("not paused after ERPNext's 401")
+	}
+	if a, err := r.conn.Dismiss(context.Background(), r.event("Q1"), "test", "nothing queued"); err != nil || !a.Changed {
+		t.Fatalf("dismiss: %+v %v", a, err)
+	}
+	probes := func() int {
+		n := 0
+		for _, req := range r.site.Requests() {
+			if strings.HasSuffix(req.Path, "/"+frappe.MethodGetLoggedUser) {
+				n++
+			}
+		}
+		return n
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { r.conn.Run(ctx); close(ran) }()
+	t.Cleanup(func() { cancel(); <-ran })
+
+	r.clock.advance(recheck)
+	eventually(t, "a recheck refused again", func() bool { return probes() == 1 })
+	eventually(t, "the pause renewed", func() bool {
+		_, hold := r.conn.PauseHolding()
+		return hold
+	})
+	if ok, status, _ := r.conn.Ready(context.Background()); ok || status != "paused" {
+		t.Errorf("Ready %v %q after a refused recheck, want paused", ok, status)
+	}
+	if n := probes(); n != 1 {
+		t.Errorf("%d rechecks before pause_recheck passed again, want 1", n)
+	}
+
+	refuse.Store(false)
+	r.clock.advance(recheck)
+	eventually(t, "the pause to end without an event", func() bool { paused, _ := r.conn.Paused(); return !paused })
+	if ok, status, _ := r.conn.Ready(context.Background()); !ok || status != "ready" {
+		t.Errorf("Ready %v %q after the recheck succeeded, want ready", ok, status)
+	}
+	if n := len(r.entries("pay_T3stProbe00001")); n != 0 {
+		t.Errorf("%d Payment Entries for the dismissed payment, want 0", n)
+	}
+}
