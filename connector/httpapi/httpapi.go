@@ -151,12 +151,18 @@ var (
 	answerUnavailable  = []byte(`{"error":"store unavailable, retry later"}` + "\n")
 )
 
+// presizeLimit is the largest Content-Length readBody allocates for before the bytes arrive:
+// a webhook is a few KiB, and an unauthenticated sender announcing 1 MiB and trickling it must
+// not make max_in_flight requests hold 1 MiB each up front.
+const presizeLimit = 64 << 10
+
 // readBody reads the request body, at most connector.MaxWebhookBody bytes (a longer one is a
-// *http.MaxBytesError), into one buffer sized from Content-Length when the sender gave it.
+// *http.MaxBytesError), into one buffer sized from Content-Length when the sender gave one of
+// at most presizeLimit.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	src := http.MaxBytesReader(w, r.Body, connector.MaxWebhookBody)
 	n := r.ContentLength
-	if n <= 0 || n > connector.MaxWebhookBody {
+	if n <= 0 || n > presizeLimit {
 		return io.ReadAll(src)
 	}
 	buf := make([]byte, n, n+1)
