@@ -195,7 +195,7 @@ func (b *bench) connectorBookings(ctx context.Context, e *engine, n, invoices in
 			defer wg.Done()
 			id, body, sig := co.payment(k)
 			sent[k] = time.Now()
-			if o := post(ctx, client, dm.webhookURL, id, body, sig); o != outAccepted {
+			if o := deliver(ctx, client, dm.webhookURL, id, body, sig); o != outAccepted {
 				mu.Lock()
 				failed = fmt.Errorf("webhook of payment %d not accepted (outcome %d)", k, o)
 				mu.Unlock()

@@ -172,6 +172,29 @@ func newLoadClient() *http.Client {
 const deliverTimeout = 10 * time.Second
 
 // post delivers one webhook to url and classifies the answer.
+// deliver posts a webhook until it is stored, as Razorpay's sender retries (spec/razorpay.md
+// §1.4): a 503 (the daemon's admission bound, server.max_in_flight), a time-out or a transport
+// error is tried again a second later, at most a minute of tries; the first other answer is
+// returned. A duplicate on a retry means an earlier try was stored after all (its answer lost):
+// that counts as accepted.
+func deliver(ctx context.Context, client *http.Client, url, eventID string, body []byte, sig string) outcome {
+	for try := 0; ; try++ {
+		o := post(ctx, client, url, eventID, body, sig)
+		if o == outDuplicate && try > 0 {
+			return outAccepted
+		}
+		if (o != outRefused && o != outTimeout && o != outError) || try >= 60 || ctx.Err() != nil {
+			return o
+		}
+		t := time.NewTimer(time.Second) // Retry-After: 1
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
 func post(ctx context.Context, client *http.Client, url, eventID string, body []byte, sig string) outcome {
 	ctx, cancel := context.WithTimeout(ctx, deliverTimeout)
 	defer cancel()
