@@ -20,7 +20,7 @@ var coreLayers = map[string]int{
 	"clients.go": 1, "metrics.go": 1, "connector.go": 1, "pause.go": 1, "history.go": 1,
 	// 2. shared mechanisms: outcomes, plans, claims, locks, what is known of the site
 	"outcome.go": 2, "plan.go": 2, "claim.go": 2, "lock.go": 2, "site.go": 2, "synthetic.go": 2,
-	"wake.go": 2,
+	"wake.go": 2, "pause_probe.go": 2,
 	// 3. stages: lookup, resolve (invoice, checkout, customer, the refund's receipt), build
 	"lookup.go": 3, "resolve.go": 3, "checkout.go": 3, "customer.go": 3, "receipt_of.go": 3,
 	"build.go": 3, "entry.go": 3, "invoice.go": 3, "fields.go": 3,
