@@ -51,11 +51,11 @@ const dismissedBy = "dismissed by "
 // dismissal holds.
 func (c *Connector) dismissedPlan(ctx context.Context, ev *InboxEvent, e *razorpay.Event) (*Plan, error) {
 	key := e.Payment.ID
-	rows, err := c.store.FindEvents(ctx, key)
+	byKey, err := c.store.EventsByBusinessKeys(ctx, []string{key}) // status columns: no bodies read
 	if err != nil {
 		return nil, failed("read the events of "+key, err)
 	}
-	for _, r := range rows {
+	for _, r := range byKey[key] {
 		if r.ID == ev.ID || r.BusinessKey != key || r.Status != StatusDismissed || RouteOf(r.Event) != RouteReceipt ||
 			!strings.HasPrefix(r.LastError, dismissedBy) {
 			continue
