@@ -105,7 +105,11 @@ func (d *DB) insertEvent(ctx context.Context, e *connector.InboxEvent, ifNoKey b
 	}
 	var res sql.Result
 	err := retry(ctx, func() (err error) {
-		res, err = d.execContext(ctx, query, args...)
+		if ifNoKey { // reconcile's insert: not on the webhook's path
+			res, err = d.execContext(ctx, query, args...)
+		} else {
+			res, err = d.execHot(ctx, query, args...)
+		}
 		return err
 	})
 	if isDuplicate(err) {

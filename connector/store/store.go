@@ -35,10 +35,15 @@ const (
 )
 
 // Connection pool limits for MariaDB. The store holds no connection across calls, so a small
-// pool serves many workers.
+// pool serves many workers. Idle connections are kept up to the open limit: MariaDB's group
+// commit ends many webhooks' INSERTs at the same moment, and with fewer idle slots than open
+// connections the pool closed the surplus of every such burst and dialled it again for the
+// next one (measured: ~200 new connections in 5 s at 32 concurrent senders, with a TCP connect
+// and a MariaDB handshake each; 0 with the slots equal). ConnMaxIdleTime still closes the
+// connections a quiet daemon does not use.
 const (
 	mysqlMaxOpenConns    = 16
-	mysqlMaxIdleConns    = 8
+	mysqlMaxIdleConns    = mysqlMaxOpenConns
 	mysqlConnMaxLifetime = 5 * time.Minute
 	mysqlConnMaxIdleTime = time.Minute
 	mysqlDialTimeout     = 5 * time.Second
@@ -56,6 +61,7 @@ type DB struct {
 	secret string           // the DSN password, redacted from every error message
 	now    func() time.Time // for rows whose time the caller did not give
 	stmts  *stmtCache       // SQLite: the fixed statements, prepared once; nil on MariaDB
+	hot    *stmtCache       // MariaDB: the intake INSERT, prepared once per connection (execHot); nil on SQLite
 
 	claimStats  claimCounters  // ClaimNextEvent's retries (claim.go)
 	beforeClaim func(id int64) // tests: runs between finding a candidate and claiming it
@@ -72,7 +78,8 @@ var _ connector.Store = (*DB)(nil)
 // interpolateParams=true is added when the DSN does not mention it and names only character
 // sets in which client-side escaping is safe (utf8mb4, the driver's default, utf8, latin1,
 // ascii, binary; see statements.go): each statement is then one round trip instead of
-// PREPARE + EXECUTE + CLOSE.
+// PREPARE + EXECUTE + CLOSE. The intake INSERT alone is prepared once per connection and kept
+// (execHot), whatever the character set.
 //
 // For "sqlite" dsn is a file path, a "file:" URI or ":memory:"; WAL, a 5 s busy timeout, foreign
 // keys and immediate transactions are added, one connection is used (SQLite has one writer, so
@@ -115,7 +122,9 @@ func openMySQL(dsn string) (*DB, error) {
 	sqlDB.SetMaxIdleConns(mysqlMaxIdleConns)
 	sqlDB.SetConnMaxLifetime(mysqlConnMaxLifetime)
 	sqlDB.SetConnMaxIdleTime(mysqlConnMaxIdleTime)
-	return &DB{db: sqlx.NewDb(sqlDB, DriverMySQL), driver: DriverMySQL, secret: cfg.Passwd, now: time.Now}, nil
+	d := &DB{db: sqlx.NewDb(sqlDB, DriverMySQL), driver: DriverMySQL, secret: cfg.Passwd, now: time.Now}
+	d.hot = newStmtCache(d.db)
+	return d, nil
 }
 
 func openSQLite(ctx context.Context, dsn string) (*DB, error) {
@@ -158,6 +167,7 @@ func (d *DB) SQL() *sqlx.DB { return d.db }
 // Close releases the kept statements and the connection pool.
 func (d *DB) Close() error {
 	d.stmts.close()
+	d.hot.close()
 	return d.db.Close()
 }
 
