@@ -3,6 +3,7 @@ package connector_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
@@ -22,8 +23,9 @@ func TestNotesThatAreFreeTextAreReadAsAbsent(t *testing.T) {
 	inv := r.invoice("Test Customer", "1180.00")
 	free := map[string]any{"notes": "please deliver by friday", "order_id": "order_T3stNotes0001"}
 	e := r.deliver("E1", envelope(t, "payment.captured", "payment", payment("pay_T3stNotes00001", 118000, free)))
-	if e.Status != connector.StatusPending || e.Event != "payment.captured" || e.BusinessKey != "pay_T3stNotes00001" || e.LastError != notesWarning {
-		t.Fatalf("stored %s %q key %q reason %q; want pending payment.captured of pay_T3stNotes00001 with the warning", e.Status, e.Event, e.BusinessKey, e.LastError)
+	// Intake reads only the head: the warning comes with the worker's outcome.
+	if e.Status != connector.StatusPending || e.Event != "payment.captured" || e.BusinessKey != "pay_T3stNotes00001" || e.LastError != "" {
+		t.Fatalf("stored %s %q key %q reason %q; want pending payment.captured of pay_T3stNotes00001, no reason yet", e.Status, e.Event, e.BusinessKey, e.LastError)
 	}
 	r.work()
 	r.want("E1", connector.StatusParked, "no invoice matched", notesWarning)
@@ -39,6 +41,30 @@ func TestNotesThatAreFreeTextAreReadAsAbsent(t *testing.T) {
 	x, err := r.conn.Explain(context.Background(), mustParse(t, envelope(t, "payment.captured", "payment", payment("pay_T3stNotes00002", 100, free))))
 	if err != nil || len(x.Warnings) != 1 {
 		t.Errorf("explain warnings %v, %v", x, err)
+	}
+}
+
+// A body whose head (event, account, created_at, entity ids) reads but whose payment does not
+// — an amount that is a string, or beyond int64 — is stored pending by intake, which reads
+// only the head, and made dead by the worker with the parse error as the reason; nothing is
+// sent to ERPNext.
+func TestBodyTheHeadReadsButNotTheWorkerGoesDead(t *testing.T) {
+	r := newRig(t)
+	inv := r.invoice("Test Customer", "1180.00")
+	for id, amount := range map[string]any{"E1": "118000", "E2": json.Number("99999999999999999999")} {
+		p := payment("pay_T3stBadAmt0"+id[1:]+"0", 118000, map[string]any{"notes": map[string]any{"invoice": inv}})
+		p["amount"] = amount
+		if e := r.deliver(id, envelope(t, "payment.captured", "payment", p)); e.Status != connector.StatusPending || e.BusinessKey == "" {
+			t.Fatalf("%s stored %s key %q; want pending with its payment id", id, e.Status, e.BusinessKey)
+		}
+	}
+	r.work()
+	r.want("E1", connector.StatusDead, `webhook body does not parse: razorpay: parse event: payment.amount: not an integer: "\"118000\""`)
+	r.want("E2", connector.StatusDead, `webhook body does not parse: razorpay: parse event: payment.amount: not an integer: "99999999999999999999"`)
+	for _, ref := range []string{"pay_T3stBadAmt010", "pay_T3stBadAmt020"} {
+		if es := r.entries(ref); len(es) != 0 {
+			t.Fatalf("%d Payment Entries for %s; want none", len(es), ref)
+		}
 	}
 }
 
