@@ -32,9 +32,11 @@ type intakeSample struct {
 	errors  int
 }
 
-// measureIntake runs (1) and (2) on e: per run, the baseline, the floor server and the daemon
-// (workers paused) at each concurrency, each on a fresh database, interleaved so a change in
-// the machine's load falls on all three alike.
+// measureIntake runs (1) and (2) on e: per run, the baseline at each concurrency on a fresh
+// database, then the floor server and the daemon (workers paused) side by side, each on a fresh
+// database of its own, measured in alternating slices (intakeSides), so that a change in the
+// machine's load (another process, MariaDB flushing or purging what the last run dropped)
+// falls on both alike.
 func (b *bench) measureIntake(ctx context.Context, e *engine) ([]IntakePoint, error) {
 	samples := map[string]map[int][]intakeSample{"baseline": {}, "floor": {}, "intake": {}}
 	for run := 1; run <= b.runs; run++ {
@@ -51,12 +53,12 @@ func (b *bench) measureIntake(ctx context.Context, e *engine) ([]IntakePoint, er
 			samples["baseline"][c] = append(samples["baseline"][c], intakeSample{ps: r.InsertsPS, latency: r.Latency})
 			b.progress("baseline %s c=%d run %d/%d: %.0f inserts/s", e.Name, c, run, b.runs, r.InsertsPS)
 		}
-		for _, side := range []string{"floor", "intake"} {
-			got, err := b.intakeSide(ctx, e, side, run)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s run %d: %w", side, e.Name, run, err)
-			}
-			for c, s := range got {
+		got, err := b.intakeSides(ctx, e, run)
+		if err != nil {
+			return nil, fmt.Errorf("intake %s run %d: %w", e.Name, run, err)
+		}
+		for side, byC := range got {
+			for c, s := range byC {
 				samples[side][c] = append(samples[side][c], s)
 			}
 		}
@@ -85,47 +87,101 @@ func medianSamples(ss []intakeSample) (float64, Latency, int) {
 	return round3(median(ps)), medianLatency(lats), errs
 }
 
-// intakeSide starts the floor server or the daemon on a fresh database of e and measures it at
-// every concurrency, then checks the inbox holds exactly the rows it acknowledged as accepted.
-func (b *bench) intakeSide(ctx context.Context, e *engine, side string, run int) (map[int]intakeSample, error) {
-	db, err := e.fresh(ctx)
-	if err != nil {
-		return nil, err
+// intakeSlice is how long one side is driven before the other takes over: short enough that
+// the machine's load changes little between a floor slice and the daemon slice next to it.
+const intakeSlice = time.Second
+
+// intakeSide is one target of (2) while it is measured.
+type intakeSide struct {
+	name     string
+	db       *database
+	url      string
+	stop     func() error
+	co       *corpus
+	next     int // the next delivery number of co
+	accepted int // rows the target acknowledged as stored, warm-ups included
+	unsure   int // deliveries without a definite answer
+}
+
+// intakeSides starts the floor server and the daemon, each on a fresh database of e, and
+// measures both at every concurrency: a warm-up of each (not counted), then closedFor of each
+// in slices of intakeSlice, taking turns and starting with the other side every slice. A
+// side's figure is its accepted webhooks over its own slices' time, its latencies those of all
+// its slices. Afterwards each inbox must hold exactly the rows its target acknowledged.
+func (b *bench) intakeSides(ctx context.Context, e *engine, run int) (map[string]map[int]intakeSample, error) {
+	var sides []*intakeSide
+	defer func() {
+		for _, s := range sides {
+			if s.stop != nil {
+				s.stop()
+			}
+			s.db.drop()
+		}
+	}()
+	for _, name := range []string{"floor", "intake"} {
+		db, err := e.fresh(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s := &intakeSide{name: name, db: db, co: newCorpus(runTag(strings.ToUpper(name[:1])), b.secret, 1)}
+		sides = append(sides, s)
+		if s.url, s.accepted, s.stop, err = b.startIntakeTarget(ctx, name, db); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 	}
-	defer db.drop()
-	url, accepted, stop, err := b.startIntakeTarget(ctx, side, db)
-	if err != nil {
-		return nil, err
-	}
-	defer stop()
 	client := newLoadClient()
-	co := newCorpus(runTag(strings.ToUpper(side[:1])), b.secret, 1)
-	send := func(i int) outcome {
-		id, body, sig := co.delivery(i)
-		return post(ctx, client, url, id, body, sig)
+	drive := func(s *intakeSide, t *tally, c int, d time.Duration) time.Duration {
+		send := func(i int) outcome {
+			id, body, sig := s.co.delivery(i)
+			return post(ctx, client, s.url, id, body, sig)
+		}
+		before := t.counts()
+		elapsed, next := closedLoopInto(ctx, t, c, d, s.next, send)
+		after := t.counts()
+		s.next = next
+		s.accepted += after.Accepted - before.Accepted
+		s.unsure += after.Errors() - before.Errors()
+		return elapsed
 	}
-	out := map[int]intakeSample{}
-	next, unsure := 0, 0
+	slices := max(1, int(b.closedFor/intakeSlice))
+	out := map[string]map[int]intakeSample{"floor": {}, "intake": {}}
 	for _, c := range b.concurrencies {
-		warm, n := closedLoop(ctx, c, b.warmFor, next, send)
-		accepted, unsure = accepted+warm.Counts.Accepted, unsure+warm.Counts.Errors()
-		r, n := closedLoop(ctx, c, b.closedFor, n, send)
-		next = n
-		accepted, unsure = accepted+r.Counts.Accepted, unsure+r.Counts.Errors()
-		ps := perSecond(r.Counts.Accepted, r.Elapsed)
-		out[c] = intakeSample{ps: ps, latency: r.Latency, errors: r.Counts.Errors()}
-		b.progress("%s %s c=%d run %d/%d: %.0f accepted/s, p99 %.2f ms, %d duplicates, %d errors", side, e.Name, c, run, b.runs,
-			ps, r.Latency.P99ms, r.Counts.Duplicate, r.Counts.Errors())
+		for _, s := range sides {
+			drive(s, &tally{}, c, b.warmFor)
+		}
+		tallies := make([]tally, len(sides))
+		elapsed := make([]time.Duration, len(sides))
+		for k := 0; k < slices; k++ {
+			for j := range sides {
+				i := (j + k) % len(sides)
+				elapsed[i] += drive(sides[i], &tallies[i], c, b.closedFor/time.Duration(slices))
+			}
+		}
+		for i, s := range sides {
+			n := tallies[i].counts()
+			ps := perSecond(n.Accepted, elapsed[i])
+			out[s.name][c] = intakeSample{ps: ps, latency: summarise(tallies[i].lat), errors: n.Errors()}
+			b.progress("%s %s c=%d run %d/%d: %.0f accepted/s, p99 %.2f ms, %d duplicates, %d errors", s.name, e.Name, c, run, b.runs,
+				ps, summarise(tallies[i].lat).P99ms, n.Duplicate, n.Errors())
+		}
 	}
-	if err := stop(); err != nil {
-		return nil, err
+	for _, s := range sides {
+		err := s.stop()
+		s.stop = nil
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		st, err := store.Open(ctx, s.db.Driver, s.db.DSN)
+		if err != nil {
+			return nil, err
+		}
+		err = checkRows(ctx, st.SQL().DB, s.accepted, s.unsure)
+		st.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
 	}
-	s, err := store.Open(ctx, db.Driver, db.DSN)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	return out, checkRows(ctx, s.SQL().DB, accepted, unsure)
+	return out, nil
 }
 
 // startIntakeTarget starts the floor server or the daemon (workers paused) on db and returns

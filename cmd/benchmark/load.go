@@ -241,9 +241,16 @@ type closedResult struct {
 // next, for d: deliveries first..., numbered from an atomic counter so no two callers send the
 // same one. Every figure counts only deliveries answered within d.
 func closedLoop(ctx context.Context, callers int, d time.Duration, first int, send func(i int) outcome) (closedResult, int) {
+	var t tally
+	elapsed, next := closedLoopInto(ctx, &t, callers, d, first, send)
+	return closedResult{Counts: t.counts(), Elapsed: elapsed, Latency: summarise(t.lat)}, next
+}
+
+// closedLoopInto is closedLoop adding its outcomes and latencies to t (several slices of one
+// measurement add up in one tally); it returns the time it ran and the next delivery number.
+func closedLoopInto(ctx context.Context, t *tally, callers int, d time.Duration, first int, send func(i int) outcome) (time.Duration, int) {
 	var next atomic.Int64
 	next.Store(int64(first))
-	var t tally
 	start := time.Now()
 	deadline := start.Add(d)
 	var wg sync.WaitGroup
@@ -260,7 +267,7 @@ func closedLoop(ctx context.Context, callers int, d time.Duration, first int, se
 		}()
 	}
 	wg.Wait()
-	return closedResult{Counts: t.counts(), Elapsed: time.Since(start), Latency: summarise(t.lat)}, int(next.Load())
+	return time.Since(start), int(next.Load())
 }
 
 // perSecond is n events over d.
