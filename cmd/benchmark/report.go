@@ -185,6 +185,7 @@ func (r *Report) printTable(w io.Writer) {
 		for _, route := range sortedKeys(b.CallsByRoute) {
 			fmt.Fprintf(tw, "\t%s\t%.2f per booking\n", route, b.CallsByRoute[route])
 		}
+		fmt.Fprintf(tw, "    once per process\t%.0f site reads (Mode of Payment, Company), not counted per booking\n", b.CallsPerProcess)
 		fmt.Fprintf(tw, "    %d on one invoice\t%.2f calls per payment\tdrained in %.1f s\n", b.OneInvoice.Payments, b.OneInvoice.CallsPerPayment, b.OneInvoice.DrainSeconds)
 	}
 	if rc := r.Reconcile; rc != nil {
