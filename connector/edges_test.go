@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
@@ -49,8 +51,12 @@ func TestNotesThatAreFreeTextAreReadAsAbsent(t *testing.T) {
 // only the head, and made dead by the worker with the parse error as the reason; nothing is
 // sent to ERPNext.
 func TestBodyTheHeadReadsButNotTheWorkerGoesDead(t *testing.T) {
-	r := newRig(t)
+	var calls atomic.Int64
+	r := newRig(t, withFront(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { calls.Add(1); h.ServeHTTP(w, req) })
+	}))
 	inv := r.invoice("Test Customer", "1180.00")
+	before := calls.Load() // the invoice's own set-up
 	for id, amount := range map[string]any{"E1": "118000", "E2": json.Number("99999999999999999999")} {
 		p := payment("pay_T3stBadAmt0"+id[1:]+"0", 118000, map[string]any{"notes": map[string]any{"invoice": inv}})
 		p["amount"] = amount
@@ -61,10 +67,15 @@ func TestBodyTheHeadReadsButNotTheWorkerGoesDead(t *testing.T) {
 	r.work()
 	r.want("E1", connector.StatusDead, `webhook body does not parse: razorpay: parse event: payment.amount: not an integer: "\"118000\""`)
 	r.want("E2", connector.StatusDead, `webhook body does not parse: razorpay: parse event: payment.amount: not an integer: "99999999999999999999"`)
-	for _, ref := range []string{"pay_T3stBadAmt010", "pay_T3stBadAmt020"} {
-		if es := r.entries(ref); len(es) != 0 {
-			t.Fatalf("%d Payment Entries for %s; want none", len(es), ref)
-		}
+	if n := calls.Load() - before; n != 0 {
+		t.Fatalf("%d calls to ERPNext for two bodies that do not parse; want none", n)
+	}
+	// The count sees the worker's calls: a body that parses, on the same invoice, makes some.
+	r.deliver("E3", captured(t, "pay_T3stBadAmt030", 118000, inv, nil))
+	r.work()
+	r.want("E3", connector.StatusDone)
+	if calls.Load() == before {
+		t.Fatal("no ERPNext call counted for a booking; the count sees nothing")
 	}
 }
 

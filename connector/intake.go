@@ -46,8 +46,8 @@ type Delivery struct {
 // integer, say) is made dead by the worker with the same "webhook body does not parse: …"
 // reason, its optional fields of an unusable type kept as warnings with the outcome; intake
 // stays at one scan of the body (ParseEvent cost intake 2.5× the time and 4.7× the
-// allocations: razorpay BenchmarkParseEvent against BenchmarkPeekEvent). It returns duplicate=true when the pair was stored
-// before. Errors: ErrBadSignature, ErrBadEventID (nothing stored), or the store's error (the
+// allocations: razorpay BenchmarkParseEvent against BenchmarkPeekEvent). It returns
+// duplicate=true when the pair was stored before. Errors: ErrBadSignature, ErrBadEventID (nothing stored), or the store's error (the
 // event is not stored; Razorpay must retry), or ErrSenderGone when ctx was canceled while the
 // store worked (counted in MetricWebhooksAbandoned, not as store_unavailable). Nothing is sent
 // to ERPNext or Razorpay.

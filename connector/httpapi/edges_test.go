@@ -55,7 +55,7 @@ func edgeCases() []edgeCase {
 			stored: connector.StatusPending},
 		// The head is read and checked: an entity id that is not a string is dead at intake.
 		{name: "PaymentIDAsNumber", body: []byte(`{"entity":"event","event":"payment.captured","contains":["payment"],"payload":{"payment":{"entity":{"id":12345,"entity":"payment","amount":100,"currency":"INR"}}},"created_at":1768453205}`),
-			eventID: "T3stEdgeIdNum1", status: 200, stored: connector.StatusDead, reason: "payment.id"},
+			eventID: "T3stEdgeIdNum1", status: 200, stored: connector.StatusDead, reason: "webhook body does not parse: razorpay: parse event: payment.id: not a string"},
 		// A negative amount is a well-formed event: intake stores it; the worker decides.
 		{name: "NegativeAmount", body: edgePayment(`"amount":-100`), eventID: "T3stEdgeNeg001", status: 200, stored: connector.StatusPending},
 		{name: "EventIDWithByteFF", body: edgePayment(`"amount":100`), eventID: "T3stEdge\xffFF01", status: 400},
