@@ -17,7 +17,7 @@ import (
 // under; nil for plans that write no document (duplicate, park, wait, skip, void).
 func (c *Connector) apply(ctx context.Context, ev *InboxEvent, w *writeClaim, pl *Plan) (result, error) {
 	if pl.Record != nil {
-		if err := c.record(ctx, ev, *pl.Record); err != nil {
+		if err := c.record(ctx, ev, w, *pl.Record); err != nil {
 			return result{}, err
 		}
 	}
@@ -28,7 +28,7 @@ func (c *Connector) apply(ctx context.Context, ev *InboxEvent, w *writeClaim, pl
 		}
 		return w.write(ctx, pl)
 	case ExplainReuse:
-		return result{status: StatusDone, doctype: pl.Record.Doctype, name: pl.Record.Name, note: pl.Reason}, nil
+		return result{status: StatusDone, doctype: pl.Record.Doctype, name: pl.Record.Name, note: pl.Reason, invoice: pl.Record.Invoice}, nil
 	case ExplainDuplicate:
 		return result{status: StatusDuplicate, doctype: pl.Booking.Doctype, name: pl.Existing, note: pl.Reason}, nil
 	case ExplainPark:
@@ -105,10 +105,10 @@ func (w *writeClaim) write(ctx context.Context, pl *Plan) (result, error) {
 	if pl.Action == ExplainCreate {
 		b.Doctype, b.Name = pl.Doctype, out.Name
 	}
-	if err := c.record(ctx, w.ev, b); err != nil {
+	if err := c.record(ctx, w.ev, w, b); err != nil {
 		return result{}, err
 	}
-	return result{status: StatusDone, doctype: b.Doctype, name: b.Name, note: pl.Note}, nil
+	return result{status: StatusDone, doctype: b.Doctype, name: b.Name, note: pl.Note, invoice: b.Invoice}, nil
 }
 
 // writeFailed handles a failed POST/PUT: an ambiguous one keeps the claim until its fence. A
@@ -146,14 +146,14 @@ func (w *writeClaim) writeFailed(ctx context.Context, pl *Plan, err error) (resu
 			if b.Doctype == "" {
 				b.Doctype = frappe.DoctypePaymentEntry
 			}
-			if err := c.record(ctx, w.ev, b); err != nil {
+			if err := c.record(ctx, w.ev, w, b); err != nil {
 				return result{}, err
 			}
 			note := fmt.Sprintf("booked meanwhile as %s (ERPNext answered the insert %s)", name, f.reason())
 			if f.Kind == FailConflict {
 				note = "409: already booked under its id as " + name
 			}
-			return result{status: StatusDone, doctype: b.Doctype, name: b.Name, note: note}, nil
+			return result{status: StatusDone, doctype: b.Doctype, name: b.Name, note: note, invoice: b.Invoice}, nil
 		}
 	}
 	return result{}, failed(op, err)
@@ -166,11 +166,14 @@ func isDeadlock(err error) bool {
 }
 
 // record marks the business key booked as b's document and turns the key's other parked rows
-// into duplicates (DESIGN.md §8). It wakes what waits for the booking: a receipt the refunds
-// waiting, or parked, for it (issue 10 defect 5) and a settlement waiting for it, a refund a
-// settlement waiting for it; they run now. It runs even when ctx was cancelled meanwhile: the
-// document exists.
-func (c *Connector) record(ctx context.Context, ev *InboxEvent, b Booking) error {
+// into duplicates (DESIGN.md §8). It wakes what waits for the booking, in one statement: a
+// receipt the refunds waiting, or parked, for it (issue 10 defect 5) and a settlement waiting
+// for it, a refund a settlement waiting for it, and the jobs of either kind waiting for the
+// key's claim (waitBooking), which is no longer in flight: they run now and find the key
+// booked. It runs even when ctx was cancelled meanwhile: the document exists. w is the claim
+// the job holds (nil when none): when it is the claim of b's key, it is marked booked, so
+// releasing it costs no statement (writeClaim.release).
+func (c *Connector) record(ctx context.Context, ev *InboxEvent, w *writeClaim, b Booking) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := c.store.FinishBooking(wctx, b, c.now()); err != nil {
@@ -179,8 +182,11 @@ func (c *Connector) record(ctx context.Context, ev *InboxEvent, b Booking) error
 	if _, err := c.store.MarkDuplicates(wctx, b.BusinessKey, ev.ID, b.Doctype+" "+b.Name, c.now()); err != nil {
 		c.log.Warn().Err(err).Str("payment_id", b.BusinessKey).Msg("mark duplicates")
 	}
+	if w != nil && w.b.BusinessKey == b.BusinessKey {
+		w.booked = true
+	}
 	if b.Kind == KindReceipt || b.Kind == KindRefund {
-		if n := c.wakeWaiters(wctx, waitBooked(b.Kind, b.BusinessKey)); n > 0 {
+		if n := c.wakeWaiters(wctx, waitBooked(b.Kind, b.BusinessKey), waitBooking(b.BusinessKey)); n > 0 {
 			c.log.Info().Str("payment_id", b.BusinessKey).Str("kind", b.Kind).Int("waiters", n).Msg("booked: the events waiting for it are due now")
 		}
 	}

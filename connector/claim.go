@@ -19,6 +19,9 @@ type writeClaim struct {
 	// keep is set when an ambiguous write leaves the claim (and document lock) in place until
 	// the fence passes, so the next attempt's lookup finds a late commit.
 	keep bool
+	// booked is set once the claim's key is recorded booked (record): its row is no longer in
+	// flight, so release has nothing to delete, and record has woken its waiters already.
+	booked bool
 }
 
 // claim takes b.BusinessKey for owner in one statement: it inserts an in_flight row, or takes
@@ -63,9 +66,14 @@ func (w *writeClaim) hold(ctx context.Context, job func(context.Context) (result
 	return res, err
 }
 
-// release deletes the claim (a booked key's row stays booked) and wakes the jobs waiting for it:
-// they book the key now, or find it booked and finish (DESIGN.md §4 step 7).
+// release deletes the claim and wakes the jobs waiting for it: they book the key now
+// (DESIGN.md §4 step 7). A claim recorded booked costs nothing: the DELETE (of an in_flight row
+// of this owner) would match no row, since a booked row is never in flight again and owners are
+// never reused, and record woke the waiters when it booked the key.
 func (w *writeClaim) release(ctx context.Context) {
+	if w.booked {
+		return
+	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := w.c.store.ReleaseBooking(rctx, w.b.BusinessKey, w.owner); err != nil {

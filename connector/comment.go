@@ -69,8 +69,12 @@ func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
 }
 
 // outcomeInvoice is the invoice a log line names: the one the booking was allocated to when the
-// event was booked, else the first one the payment names ("" when none).
-func (c *Connector) outcomeInvoice(ev *InboxEvent, o Outcome) string {
+// event was booked (recorded, when the job recorded the booking itself: then no read), else the
+// first one the payment names ("" when none).
+func (c *Connector) outcomeInvoice(ev *InboxEvent, o Outcome, recorded string) string {
+	if recorded != "" && o.Status == StatusDone {
+		return recorded
+	}
 	if (o.Status == StatusDone || o.Status == StatusDuplicate) && ev.BusinessKey != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()

@@ -18,6 +18,9 @@ type result struct {
 	doctype string
 	name    string
 	note    string
+	// invoice is the invoice of the booking this job recorded ("" when it recorded none, or
+	// the booking names none): the outcome's log line names it without reading the booking.
+	invoice string
 	// warnings are the body's (razorpay.Event.Warnings), set whatever the job returned: settle
 	// keeps them with the outcome's reason.
 	warnings []string

@@ -122,11 +122,11 @@ type Store interface {
 	// CompleteEvent writes the outcome (WaitFor included) and clears the lease; ErrLeaseLost
 	// when owner no longer holds the lease. Attempts is incremented when o.CountAttempt.
 	CompleteEvent(ctx context.Context, id int64, owner string, now time.Time, o Outcome) error
-	// WakeWaiters ends the wait of every row whose WaitFor is waitFor, in one statement: a
-	// pending row becomes due at now (unless due earlier); a parked or dead row goes back to
-	// pending, due now, its attempts kept. WaitFor is cleared. It returns how many rows changed;
-	// 0 for an empty waitFor.
-	WakeWaiters(ctx context.Context, waitFor string, now time.Time) (int, error)
+	// WakeWaiters ends the wait of every row whose WaitFor is waitFor or one of more, in one
+	// statement: a pending row becomes due at now (unless due earlier); a parked or dead row goes
+	// back to pending, due now, its attempts kept. WaitFor is cleared. It returns how many rows
+	// changed; 0 for an empty waitFor.
+	WakeWaiters(ctx context.Context, waitFor string, now time.Time, more ...string) (int, error)
 	// Waiters returns the rows whose WaitFor is waitFor and whose status is one of statuses (any
 	// when none is given), oldest first.
 	Waiters(ctx context.Context, waitFor string, statuses ...Status) ([]InboxEvent, error)

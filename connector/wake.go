@@ -48,12 +48,13 @@ func (c *Connector) holderWait(fence time.Time) time.Time {
 	return until.Add(time.Duration(rand.Int64N(int64(time.Second))))
 }
 
-// wakeWaiters ends the waits for waitFor (Store.WakeWaiters) and wakes an idle worker of this
-// process when some row became due. A failure is logged: the waiters re-poll anyway.
-func (c *Connector) wakeWaiters(ctx context.Context, waitFor string) int {
+// wakeWaiters ends the waits for waitFor and more (Store.WakeWaiters, one statement) and wakes
+// an idle worker of this process when some row became due. A failure is logged: the waiters
+// re-poll anyway.
+func (c *Connector) wakeWaiters(ctx context.Context, waitFor string, more ...string) int {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	n, err := c.store.WakeWaiters(wctx, waitFor, c.now())
+	n, err := c.store.WakeWaiters(wctx, waitFor, c.now(), more...)
 	if err != nil {
 		c.log.Warn().Err(err).Str("wait_for", waitFor).Msg("wake waiters")
 		return 0

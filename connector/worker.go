@@ -110,7 +110,7 @@ func (c *Connector) ProcessNext(ctx context.Context, worker int) (bool, error) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	err = c.store.CompleteEvent(wctx, ev.ID, owner, c.now(), o)
-	c.logOutcome(ev, o, started, err)
+	c.logOutcome(ev, o, res.invoice, started, err)
 	if errors.Is(err, ErrLeaseLost) {
 		// Another worker holds the event now (this one stalled past its lease); its outcome wins.
 		return true, nil
@@ -141,7 +141,9 @@ func (c *Connector) heartbeat(ctx context.Context, id int64, owner string) func(
 	})
 }
 
-func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, started time.Time, err error) {
+// logOutcome logs the outcome o of ev; invoice is the invoice of the booking the job recorded
+// ("" when none: outcomeInvoice then finds one).
+func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, invoice string, started time.Time, err error) {
 	l := c.log.Info()
 	switch o.Status {
 	case StatusParked, StatusDead:
@@ -157,7 +159,7 @@ func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, started time.Time, err
 	if o.ResultName != "" {
 		l = l.Str("payment_entry", o.ResultName)
 	}
-	if inv := c.outcomeInvoice(ev, o); inv != "" {
+	if inv := c.outcomeInvoice(ev, o, invoice); inv != "" {
 		l = l.Str("invoice", inv)
 	}
 	if o.LastError != "" {

@@ -59,6 +59,10 @@ var takeoverSet = []string{"kind", "amount_minor", "currency", "invoice", "updat
 // owner's). It then returns the row as it stands, with claimed=true when b.Owner holds it in
 // flight. A booked row, or an in_flight row with a live fence, is left as it is: claimed=false
 // for another owner, claimed=true (fence unchanged) when b.Owner already holds it.
+//
+// The row comes back from the statement itself (RETURNING): on MariaDB always, on SQLite when
+// the statement inserted or took over the row; only a row SQLite left as it is is read again
+// (GetBooking), so a fresh claim costs one statement.
 func (d *DB) ClaimBooking(ctx context.Context, b connector.Booking, now time.Time) (connector.Booking, bool, error) {
 	if err := checkKeyOwner("claim booking", b.BusinessKey, maxBusinessKey, b.Owner); err != nil {
 		return connector.Booking{}, false, err
@@ -83,11 +87,12 @@ func (d *DB) ClaimBooking(ctx context.Context, b connector.Booking, now time.Tim
 			` WHERE bookings.state = ? AND bookings.fence_until < ?`
 		args = append(args, connector.BookingInFlight, d.arg(now))
 	}
-	op := "claim booking " + b.BusinessKey
-	if _, err := d.exec(ctx, op, query, args...); err != nil {
-		return connector.Booking{}, false, err
+	var r bookingRow
+	err := d.returning(ctx, "claim booking "+b.BusinessKey, &r, query+` RETURNING `+bookingColumns, args...)
+	row := r.booking()
+	if errors.Is(err, sql.ErrNoRows) { // SQLite: booked, or in flight with a live fence
+		row, err = d.GetBooking(ctx, b.BusinessKey)
 	}
-	row, err := d.GetBooking(ctx, b.BusinessKey)
 	if err != nil {
 		return connector.Booking{}, false, err
 	}

@@ -19,8 +19,9 @@ import (
 //
 // The claim itself is one conditional statement per candidate (DESIGN.md §10):
 // UPDATE … WHERE id = ? AND (pending and due, or processing with its lease ended), kept only when
-// it matched the row. Candidates are found by a plain SELECT in index order (inbox_lease, then
-// inbox_due); a claimer that loses a candidate to another one tries the next. No row lock is
+// it matched the row. Candidates are found by one plain SELECT reading both indexes in their
+// order (inbox_lease, then inbox_due: dueCandidatesQuery); a claimer that loses a candidate to
+// another one tries the next. No row lock is
 // held between reading and writing, so the claim is exact on single-server MariaDB, on SQLite
 // and on a multi-writer Galera cluster, where a SELECT … FOR UPDATE on one node does not stop
 // a worker on another node from updating the same row (issue 10, defect 6). Deadlock victims
@@ -75,25 +76,46 @@ func (d *DB) claimNext(ctx context.Context, owner string, now, until time.Time) 
 	return nil, nil
 }
 
-// dueCandidates returns up to claimCandidates ids of due rows, expired leases first. Each query
-// reads one index (inbox_lease, inbox_due) in its ORDER BY order and locks nothing.
+// dueCandidatesQuery finds the due rows in one statement: the expired leases (pri 0, by
+// lease_until, id, through inbox_lease) before the due pending rows (pri 1, by next_attempt_at,
+// id, through inbox_due). Each arm is a derived table with its own ORDER BY and LIMIT, so it
+// reads only the first rows of its index range (MariaDB does not merge a derived table that has
+// a LIMIT, and SQLite's compound SELECT cannot otherwise limit one arm); the outer ORDER BY
+// sorts at most twice claimCandidates rows.
+const dueCandidatesQuery = `SELECT id, pri, at FROM (
+	SELECT id, 0 AS pri, lease_until AS at FROM inbox WHERE status = ? AND lease_until < ? ORDER BY lease_until, id LIMIT ?
+) AS expired
+UNION ALL
+SELECT id, pri, at FROM (
+	SELECT id, 1 AS pri, next_attempt_at AS at FROM inbox WHERE status = ? AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?
+) AS due
+ORDER BY pri, at, id LIMIT ?`
+
+// dueCandidate is a row of dueCandidatesQuery.
+type dueCandidate struct {
+	ID  int64  `db:"id"`
+	Pri int    `db:"pri"`
+	At  dbTime `db:"at"`
+}
+
+// dueCandidates returns up to claimCandidates ids of due rows, expired leases first, in one
+// statement that locks nothing (dueCandidatesQuery).
 func (d *DB) dueCandidates(ctx context.Context, now time.Time) ([]int64, error) {
-	queries := []string{
-		`SELECT id FROM inbox WHERE status = ? AND lease_until < ? ORDER BY lease_until, id LIMIT ?`,
-		`SELECT id FROM inbox WHERE status = ? AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+	var rows []dueCandidate
+	err := d.retryClaim(ctx, func() error {
+		rows = rows[:0]
+		return d.db.SelectContext(ctx, &rows, dueCandidatesQuery,
+			connector.StatusProcessing, d.arg(now), claimCandidates,
+			connector.StatusPending, d.arg(now), claimCandidates, claimCandidates)
+	})
+	if err != nil || len(rows) == 0 {
+		return nil, err
 	}
-	statuses := []connector.Status{connector.StatusProcessing, connector.StatusPending}
-	for i, q := range queries {
-		var ids []int64
-		err := d.retryClaim(ctx, func() error {
-			ids = ids[:0]
-			return d.db.SelectContext(ctx, &ids, q, statuses[i], d.arg(now), claimCandidates)
-		})
-		if err != nil || len(ids) > 0 {
-			return ids, err
-		}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
 	}
-	return nil, nil
+	return ids, nil
 }
 
 // claimRow is the claim: one UPDATE whose WHERE repeats what makes the row due, so it matches

@@ -1,6 +1,22 @@
 package store
 
+import (
+	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+)
+
 // SetBeforeClaim makes ClaimNextEvent call f with each candidate's id after it found the row
 // due and before its claiming UPDATE: the window in which, on a multi-writer Galera cluster, a
 // worker on another node claims the same row without this node seeing a lock.
 func SetBeforeClaim(d *DB, f func(id int64)) { d.beforeClaim = f }
+
+// DueCandidatesQuery is the statement ClaimNextEvent finds its candidates with; its arguments
+// are DueCandidatesArgs.
+const DueCandidatesQuery = dueCandidatesQuery
+
+// DueCandidatesArgs are the arguments of DueCandidatesQuery at now on d's driver.
+func DueCandidatesArgs(d *DB, now time.Time) []any {
+	return []any{connector.StatusProcessing, d.arg(now), claimCandidates, connector.StatusPending, d.arg(now),
+		claimCandidates, claimCandidates}
+}

@@ -12,6 +12,12 @@ import (
 // before now, or extends it when owner already holds it (expires_at becomes expiresAt). It
 // returns false when another owner holds a live lock. Names and owners compare
 // case-sensitively.
+//
+// The statement answers for itself through RETURNING (MariaDB 10.5+, SQLite 3.35+), so no
+// second read can see a row that changed in between: MariaDB returns the row as the upsert left
+// it (inserted, changed or left alone), SQLite returns it only when it inserted or updated it
+// (DO UPDATE … WHERE false returns nothing), and the lock is owner's exactly when the returned
+// owner is owner.
 func (d *DB) AcquireLock(ctx context.Context, name, owner string, now, expiresAt time.Time) (bool, error) {
 	if err := checkKeyOwner("acquire lock", name, maxLockName, owner); err != nil {
 		return false, err
@@ -31,17 +37,13 @@ func (d *DB) AcquireLock(ctx context.Context, name, owner string, now, expiresAt
 		WHERE locks.owner = excluded.owner OR locks.expires_at < ?`
 		args = append(args, d.arg(now))
 	}
-	op := "acquire lock " + name
-	if _, err := d.exec(ctx, op, query, args...); err != nil {
-		return false, err
-	}
 	var holder string
-	err := d.getContext(ctx, &holder, `SELECT owner FROM locks WHERE name = ?`, name)
+	err := d.returning(ctx, "acquire lock "+name, &holder, query+` RETURNING owner`, args...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil // released by its holder in between: not ours
+		return false, nil // SQLite: held live by another owner, left as it is
 	}
 	if err != nil {
-		return false, d.unavailable(op, err)
+		return false, err
 	}
 	return holder == owner, nil
 }

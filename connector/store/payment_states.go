@@ -55,8 +55,10 @@ const recordPaymentStateSQLite = `INSERT INTO payment_states (payment_id, state,
 // RecordPaymentState records s.State with s.Rank and s.EventID for s.PaymentID (UpdatedAt now;
 // s.UpdatedAt is ignored) in one statement: it inserts the first state of a payment, replaces a
 // stored state of lower rank, and leaves a stored state of higher or equal rank as it is, so
-// states only move forward (DESIGN.md §4 step 4). It then returns the row as it stands, which
-// a concurrent call may already have moved further, and moved=true when this call wrote it.
+// states only move forward (DESIGN.md §4 step 4). It returns moved=true and the row as this
+// call wrote it (UpdatedAt now in UTC, to the microsecond) when it wrote it, with no second
+// statement; otherwise moved=false and the stored row, read after the upsert. Either way a
+// concurrent call may already have moved the row further.
 // Ids are compared byte for byte: ids differing by letter case are different payments.
 func (d *DB) RecordPaymentState(ctx context.Context, s connector.PaymentState, now time.Time) (connector.PaymentState, bool, error) {
 	if s.PaymentID == "" || utf8.RuneCountInString(s.PaymentID) > maxBusinessKey {
@@ -89,11 +91,15 @@ func (d *DB) RecordPaymentState(ctx context.Context, s connector.PaymentState, n
 		}
 		moved = marker == 0
 	}
+	if moved {
+		s.UpdatedAt = utc(now)
+		return s, true, nil
+	}
 	row, err := d.GetPaymentState(ctx, s.PaymentID)
 	if err != nil {
 		return connector.PaymentState{}, false, err
 	}
-	return *row, moved, nil
+	return *row, false, nil
 }
 
 // GetPaymentState returns the stored state of paymentID; an error wrapping connector.ErrNotFound

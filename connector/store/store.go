@@ -11,6 +11,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -87,17 +88,29 @@ var _ connector.Store = (*DB)(nil)
 // statements are prepared once and kept, and the file is opened at once so a bad path fails
 // here.
 func Open(ctx context.Context, driver, dsn string) (*DB, error) {
+	return OpenWith(ctx, driver, dsn, Options{})
+}
+
+// Options change how OpenWith opens a store.
+type Options struct {
+	// Wrap, when set, wraps the database/sql connector every connection of the pool is made
+	// by (tests count the statements the store sends at the driver edge: internal/sqlcount).
+	Wrap func(driver.Connector) driver.Connector
+}
+
+// OpenWith is Open with o.
+func OpenWith(ctx context.Context, driver, dsn string, o Options) (*DB, error) {
 	switch driver {
 	case DriverMySQL:
-		return openMySQL(dsn)
+		return openMySQL(dsn, o)
 	case DriverSQLite:
-		return openSQLite(ctx, dsn)
+		return openSQLite(ctx, dsn, o)
 	default:
 		return nil, fmt.Errorf("open store: unknown driver %q (want %q or %q)", driver, DriverMySQL, DriverSQLite)
 	}
 }
 
-func openMySQL(dsn string) (*DB, error) {
+func openMySQL(dsn string, o Options) (*DB, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		// The parser's messages never repeat the DSN, so the password cannot leak here.
@@ -117,7 +130,7 @@ func openMySQL(dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: mysql: %s", redact.Secrets(err.Error(), cfg.Passwd))
 	}
-	sqlDB := sql.OpenDB(conn)
+	sqlDB := sql.OpenDB(o.wrap(conn))
 	sqlDB.SetMaxOpenConns(mysqlMaxOpenConns)
 	sqlDB.SetMaxIdleConns(mysqlMaxIdleConns)
 	sqlDB.SetConnMaxLifetime(mysqlConnMaxLifetime)
@@ -127,7 +140,7 @@ func openMySQL(dsn string) (*DB, error) {
 	return d, nil
 }
 
-func openSQLite(ctx context.Context, dsn string) (*DB, error) {
+func openSQLite(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if dsn == "" {
 		return nil, errors.New("open store: sqlite: empty dsn")
 	}
@@ -141,6 +154,11 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	sqlDB, err := sql.Open(DriverSQLite, dsn+sep+params)
 	if err != nil {
 		return nil, fmt.Errorf("open store: sqlite: %w", err)
+	}
+	if o.Wrap != nil {
+		drv := sqlDB.Driver()
+		sqlDB.Close()
+		sqlDB = sql.OpenDB(o.Wrap(dsnConnector{dsn: dsn + sep + params, drv: drv}))
 	}
 	// One connection: SQLite allows one writer at a time, and a ":memory:" database exists only
 	// inside its connection, which must therefore never be closed while the store is open.
@@ -156,6 +174,24 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	}
 	return d, nil
 }
+
+// wrap applies o.Wrap to c, when set.
+func (o Options) wrap(c driver.Connector) driver.Connector {
+	if o.Wrap == nil {
+		return c
+	}
+	return o.Wrap(c)
+}
+
+// dsnConnector is the connector database/sql makes for a driver that has none of its own: it
+// opens dsn with drv.
+type dsnConnector struct {
+	dsn string
+	drv driver.Driver
+}
+
+func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c dsnConnector) Driver() driver.Driver                        { return c.drv }
 
 // Driver returns the driver name the store was opened with: "mysql" or "sqlite".
 func (d *DB) Driver() string { return d.driver }
@@ -216,6 +252,18 @@ func (d *DB) execResult(ctx context.Context, op, query string, args ...any) (sql
 		return nil, d.unavailable(op, err)
 	}
 	return res, nil
+}
+
+// returning runs one write statement with a RETURNING clause and reads the row it returns into
+// dest, retrying deadlocks (MariaDB) and busy errors (SQLite) as execResult does. sql.ErrNoRows
+// comes back unwrapped when the statement returned no row; other failures wrap
+// connector.ErrStoreUnavailable.
+func (d *DB) returning(ctx context.Context, op string, dest any, query string, args ...any) error {
+	err := retry(ctx, func() error { return d.getContext(ctx, dest, query, args...) })
+	if err == nil || errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	return d.unavailable(op, err)
 }
 
 // OpenExisting opens a store that must already exist and be migrated by this release (or an

@@ -13,15 +13,21 @@ import (
 // the wait — the worker releasing a claim or a lock row, a receipt being booked, a reconcile
 // run — through the store, so a waiter on one replica is woken by a holder on another.
 
-// WakeWaiters ends the wait of every row whose wait_for is waitFor, in one UPDATE (safe on any
-// Galera node: it changes only rows still waiting when it runs). A pending row becomes due at
+// WakeWaiters ends the wait of every row whose wait_for is waitFor or one of more, in one UPDATE
+// (safe on any Galera node: it changes only rows still waiting when it runs). A pending row becomes due at
 // now unless it is due earlier; a parked or dead row goes back to pending, due now, with its
 // attempts and last_error kept (the next outcome replaces the reason). wait_for is cleared.
 // Rows processing or in any other status are left alone. It returns how many rows changed; 0
-// for an empty waitFor.
-func (d *DB) WakeWaiters(ctx context.Context, waitFor string, now time.Time) (int, error) {
+// for an empty waitFor (empty values in more are ignored).
+func (d *DB) WakeWaiters(ctx context.Context, waitFor string, now time.Time, more ...string) (int, error) {
 	if waitFor == "" {
 		return 0, nil
+	}
+	waits := []any{waitFor}
+	for _, w := range more {
+		if w != "" && w != waitFor {
+			waits = append(waits, w)
+		}
 	}
 	// next_attempt_at is assigned before status: MariaDB evaluates SET left to right with the
 	// values already assigned, so the CASE must still see the row's own status.
@@ -29,10 +35,9 @@ func (d *DB) WakeWaiters(ctx context.Context, waitFor string, now time.Time) (in
 		`UPDATE inbox SET
 		next_attempt_at = CASE WHEN status = ? AND next_attempt_at < ? THEN next_attempt_at ELSE ? END,
 		status = ?, wait_for = '', updated_at = ?
-		WHERE wait_for = ? AND status IN (?, ?, ?)`,
-		connector.StatusPending, d.arg(now), d.arg(now),
-		connector.StatusPending, d.arg(now),
-		waitFor, connector.StatusPending, connector.StatusParked, connector.StatusDead)
+		WHERE wait_for IN (`+placeholders(len(waits))+`) AND status IN (?, ?, ?)`,
+		append(append([]any{connector.StatusPending, d.arg(now), d.arg(now), connector.StatusPending, d.arg(now)},
+			waits...), connector.StatusPending, connector.StatusParked, connector.StatusDead)...)
 	return int(n), err
 }
 
