@@ -80,7 +80,8 @@ type rig struct {
 	conn  *connector.Connector
 	erp   *frappe.Client // a client of the site for the test's own reads and writes
 	front func(http.Handler) http.Handler
-	logw  io.Writer // the connector's log, when set (withLog)
+	logw  io.Writer                  // the connector's log, when set (withLog)
+	open  func(testing.TB) *store.DB // the store's engine (withStore); SQLite when nil
 
 	mu   sync.Mutex
 	sent []map[string]any // the Payment Entries inserted through the site, as sent
@@ -99,6 +100,9 @@ func withRazorpay(r *rig) {
 
 // withConfig changes the configuration before the connector is built.
 func withConfig(f func(*connector.Config)) rigOption { return func(r *rig) { f(&r.cfg) } }
+
+// withStore puts the rig's store on the engine open returns (sqliteStore, mariadbStore).
+func withStore(open func(testing.TB) *store.DB) rigOption { return func(r *rig) { r.open = open } }
 
 // withFront puts a handler before the ERPNext simulator.
 func withFront(f func(http.Handler) http.Handler) rigOption { return func(r *rig) { r.front = f } }
@@ -125,7 +129,10 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	r.cfg.ERPNext.URL = srv.URL
-	r.db = sqliteStore(t)
+	if r.open == nil {
+		r.open = sqliteStore
+	}
+	r.db = r.open(t)
 	var err error
 	if r.erp, err = frappe.New(frappe.Config{URL: srv.URL, APIKey: erpKey, APISecret: erpSecret}); err != nil {
 		t.Fatal(err)
