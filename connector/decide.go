@@ -40,6 +40,12 @@ func receiptPrecheck(e *razorpay.Event) *Plan {
 // insert): take the lock of the invoice the payment names before reading anything, look up
 // before create, resolve the invoice (the read that finds it is the read under the lock),
 // wait out a Payment Request's grace, then decide against the invoice as it is under the lock.
+// Every ERPNext call of a booking is made under the invoice lock, so a payment that finds it
+// held has spent none (TestTwentyPaymentsOnOneInvoiceSpendAPlainBookingEach). Only a payment
+// whose first name is not its invoice's own name spends calls before it reaches that lock:
+// the lookup, the invoice read that misses (or finds the name in another case) and, for a
+// Payment Request this process has not resolved before, the read of the request. The
+// process's first booking also reads the Mode of Payment once (paidToAccount).
 func (c *Connector) decideReceipt(ctx context.Context, e *razorpay.Event, lk locker) (*Plan, error) {
 	p := e.Payment
 	pl := newPlan(e, receiptBooking(p))

@@ -81,7 +81,7 @@ type rig struct {
 	erp   *frappe.Client // a client of the site for the test's own reads and writes
 	front func(http.Handler) http.Handler
 	logw  io.Writer                  // the connector's log, when set (withLog)
-	open  func(*testing.T) *store.DB // the store, when not the default SQLite one (withStore)
+	open  func(testing.TB) *store.DB // the store's engine (withStore); SQLite when nil
 
 	mu   sync.Mutex
 	sent []map[string]any // the Payment Entries inserted through the site, as sent
@@ -101,8 +101,8 @@ func withRazorpay(r *rig) {
 // withConfig changes the configuration before the connector is built.
 func withConfig(f func(*connector.Config)) rigOption { return func(r *rig) { f(&r.cfg) } }
 
-// withStore makes the rig's store the one open returns (migrated, closed at the test's end).
-func withStore(open func(*testing.T) *store.DB) rigOption { return func(r *rig) { r.open = open } }
+// withStore puts the rig's store on the engine open returns (sqliteStore, mariadbStore).
+func withStore(open func(testing.TB) *store.DB) rigOption { return func(r *rig) { r.open = open } }
 
 // withFront puts a handler before the ERPNext simulator.
 func withFront(f func(http.Handler) http.Handler) rigOption { return func(r *rig) { r.front = f } }

@@ -2,16 +2,9 @@ package connector_test
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
@@ -20,56 +13,14 @@ import (
 )
 
 // countedSQLite opens a migrated SQLite store whose statements count into c.
-func countedSQLite(c *sqlcount.Counter) func(*testing.T) *store.DB {
-	return func(t *testing.T) *store.DB {
-		t.Helper()
-		return migrated(t, "sqlite", filepath.Join(t.TempDir(), "s.db"), c)
-	}
+func countedSQLite(c *sqlcount.Counter) func(testing.TB) *store.DB {
+	return func(t testing.TB) *store.DB { t.Helper(); return sqliteStoreWith(t, store.Options{Wrap: c.Wrap}) }
 }
 
 // countedMariaDB opens a migrated store on a fresh MariaDB database (dropped after the test)
 // whose statements count into c. Without TEST_MARIADB_DSN the test skips, except under CI.
-func countedMariaDB(c *sqlcount.Counter) func(*testing.T) *store.DB {
-	return func(t *testing.T) *store.DB {
-		t.Helper()
-		base := os.Getenv("TEST_MARIADB_DSN")
-		if base == "" {
-			if os.Getenv("CI") != "" {
-				t.Fatal("TEST_MARIADB_DSN is not set under CI: the MariaDB tests must run")
-			}
-			t.Skip("TEST_MARIADB_DSN not set")
-		}
-		cfg, err := mysql.ParseDSN(base)
-		if err != nil {
-			t.Fatalf("TEST_MARIADB_DSN: %v", err)
-		}
-		name := fmt.Sprintf("rzp_stmts_%d", time.Now().UnixNano()%1e12)
-		cfg.DBName = ""
-		admin, err := sql.Open("mysql", cfg.FormatDSN())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { admin.Close() })
-		if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-			t.Fatalf("create database: %v", err)
-		}
-		t.Cleanup(func() { _, _ = admin.Exec("DROP DATABASE IF EXISTS " + name) })
-		cfg.DBName = name
-		return migrated(t, "mysql", cfg.FormatDSN(), c)
-	}
-}
-
-func migrated(t *testing.T, driver, dsn string, c *sqlcount.Counter) *store.DB {
-	t.Helper()
-	db, err := store.OpenWith(context.Background(), driver, dsn, store.Options{Wrap: c.Wrap})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return db
+func countedMariaDB(c *sqlcount.Counter) func(testing.TB) *store.DB {
+	return func(t testing.TB) *store.DB { t.Helper(); return mariadbStoreWith(t, store.Options{Wrap: c.Wrap}) }
 }
 
 // bookingBudget is what one plain booking may cost the store: the statements by kind and
@@ -131,7 +82,7 @@ func plainBooking(t *testing.T, r *rig, c *sqlcount.Counter, id string) (intake,
 func TestPlainBookingStatementBudget(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		open   func(*sqlcount.Counter) func(*testing.T) *store.DB
+		open   func(*sqlcount.Counter) func(testing.TB) *store.DB
 		budget bookingBudget
 	}{
 		{"SQLite", countedSQLite, plainBudget},
