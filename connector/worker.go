@@ -42,7 +42,10 @@ func (c *Connector) work(ctx context.Context, worker int) {
 	poll := c.cfg.Worker.Poll.D()
 	for ctx.Err() == nil && !c.drained() {
 		if recheck, hold := c.pauses.holding(c.now()); hold {
-			c.sleepPaused(ctx, recheck.Sub(c.now()))
+			// At most a poll at a time: the recheck is due by the connector's clock, which
+			// need not move with the timer's (an injected clock jumps; a suspended VM's wall
+			// clock jumps on resume), so the worker looks at it again every poll.
+			c.sleepPaused(ctx, min(recheck.Sub(c.now()), poll))
 			continue
 		}
 		c.probePauses(ctx)
