@@ -54,6 +54,7 @@ type Connector struct {
 	seq       atomic.Int64
 	erpSem    chan struct{} // erpnext.max_concurrency
 	metrics   *metrics
+	intake    intakeRate // webhooks received in the last second (intake_rate.go)
 
 	mu        sync.Mutex
 	siteReads sync.Mutex           // held while a fact of the site is first read (site.go), so it is read once

@@ -57,6 +57,7 @@ func (c *Connector) Receive(ctx context.Context, d Delivery) (duplicate bool, er
 		c.log.Warn().Str("remote", d.Remote).Str("reason", err.Error()).Msg("webhook refused: signature")
 		return false, ErrBadSignature
 	}
+	c.intake.add(c.now())
 	eventID := strings.TrimSpace(d.EventID)
 	if !razorpay.ValidEventID(eventID) || razorpay.IsReconcileEventID(eventID) {
 		c.countWebhook("", "malformed")

@@ -43,6 +43,7 @@ type metrics struct {
 	settleMatches   *prometheus.CounterVec // state
 	settleUnmatched prometheus.Gauge
 	deadRetried     prometheus.Counter
+	yielding        prometheus.Gauge // workers now waiting for an intake burst to pass
 
 	mu          sync.Mutex
 	lastRecOK   time.Time // in-process reconcile success (ObserveReconcile)
@@ -91,6 +92,9 @@ const (
 	// MetricRetryAfterCapped counts throttled answers whose Retry-After was longer than
 	// erpnext.max_retry_after / razorpay.max_retry_after and was cut to it, by system.
 	MetricRetryAfterCapped = MetricNamespace + "_retry_after_capped_total"
+	// MetricWorkersYielding is the number of workers waiting, not claiming, while more than
+	// worker.intake_first_above webhooks arrive a second (connector/intake_rate.go).
+	MetricWorkersYielding = MetricNamespace + "_workers_yielding"
 )
 
 func newMetrics() *metrics {
@@ -138,12 +142,14 @@ func newMetrics() *metrics {
 			Help: "Unix time (created_at) of the oldest posted settlement the last reconcile of this process found not matched to a bank statement line (0 when none)."}),
 		abandoned: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricWebhooksAbandoned,
 			Help: "Webhooks whose sender disconnected before the event was stored (Razorpay retries them); not counted in " + MetricWebhooks + "."}),
+		yielding: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricWorkersYielding,
+			Help: "Workers waiting instead of claiming events while more than worker.intake_first_above webhooks arrive a second (webhooks are answered first)."}),
 		deadRetried: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricDeadRetried,
 			Help: "Dead events whose last failure was transient (5xx, timeout, connection, store) that reconcile runs of this process sent back to pending."}),
 	}
 	m.reg.MustRegister(m.abandoned, m.webhooks, m.outcomes, m.bookings, m.lastOK, m.lag, m.erpDuration, m.erpErrors,
 		m.rzpDuration, m.rzpErrors, m.recRuns, m.recPayments, m.purged, m.comments, m.disputes,
-		m.settleQueued, m.settleMatches, m.settleUnmatched, m.deadRetried,
+		m.settleQueued, m.settleMatches, m.settleUnmatched, m.deadRetried, m.yielding,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -48,6 +48,12 @@ func (c *Connector) work(ctx context.Context, worker int) {
 			c.sleepPaused(ctx, min(recheck.Sub(c.now()), poll))
 			continue
 		}
+		if worker > 0 && c.intakeFirst() {
+			c.metrics.yielding.Inc()
+			c.sleepPaused(ctx, min(yieldRecheck, poll))
+			c.metrics.yielding.Dec()
+			continue
+		}
 		c.probePauses(ctx)
 		did, err := c.ProcessNext(ctx, worker)
 		if err != nil && ctx.Err() == nil {
@@ -67,9 +73,9 @@ func (c *Connector) work(ctx context.Context, worker int) {
 	}
 }
 
-// sleepPaused waits d while work is paused, or until ctx ends or Drain is called (shutdown
-// while paused does not wait for the recheck). A webhook's Wake does not end it: the pause
-// holds new events too.
+// sleepPaused waits d while work is paused or yields to the intake, or until ctx ends or Drain
+// is called (shutdown does not wait for the recheck). A webhook's Wake does not end it: the
+// pause holds new events too, and a webhook is what a yielding worker makes way for.
 func (c *Connector) sleepPaused(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return

@@ -205,3 +205,26 @@ func TestServerMaxInFlight(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkerIntakeFirstAbove(t *testing.T) {
+	if got := config.Defaults().Worker.IntakeFirstAbove; got != 200 {
+		t.Errorf("default intake_first_above %d; want 200", got)
+	}
+	example := exampleConfig(t)
+	for _, tc := range []struct {
+		value string
+		want  string // a problem, or "" for none
+	}{{"0", ""}, {"1", ""}, {"5000", ""},
+		{"-1", "worker.intake_first_above: must be 0 (off) or a number of webhooks per second, got -1"}} {
+		raw := example + "\nworker: {intake_first_above: " + tc.value + "}\n"
+		cfg, _, err := config.Parse([]byte(raw), env(map[string]string{
+			"RAZORPAY_WEBHOOK_SECRET": whSecret, "ERPNEXT_API_KEY": erpKey, "ERPNEXT_API_SECRET": erpSecret,
+		}))
+		switch {
+		case tc.want == "" && (err != nil || fmt.Sprint(cfg.Worker.IntakeFirstAbove) != tc.value):
+			t.Errorf("intake_first_above %s: %v, read %d", tc.value, err, cfg.Worker.IntakeFirstAbove)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("intake_first_above %s: %v; want %q", tc.value, err, tc.want)
+		}
+	}
+}
