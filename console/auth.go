@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -41,20 +42,35 @@ type auth struct {
 	ttl   time.Duration
 	now   func() time.Time
 
-	mu       sync.Mutex
-	window   time.Time // start of the current failed-login minute
-	failures int
+	mu sync.Mutex
+	// failures are the wrong tokens (logins and Bearer headers) of each client address in its
+	// current minute.
+	failures map[string]failWindow
 }
 
-// maxLoginFailures is how many wrong tokens a process accepts per minute before it answers
-// 429 to every login until the minute is over: a brute-force guard, not a lockout of the
-// right token forever.
+// failWindow is one client address's wrong tokens since start (the current minute).
+type failWindow struct {
+	start time.Time
+	n     int
+}
+
+// maxLoginFailures is how many wrong tokens (POST /login or Authorization: Bearer) one client
+// address may present per minute; past it a wrong token is answered 429 until the minute is
+// over. The right token is never refused: the guard slows guessing, it locks nobody out.
 const maxLoginFailures = 10
+
+// maxFailureAddrs bounds the addresses remembered: past it, the expired windows are dropped,
+// and if every one is live the new address shares one window with the other newcomers
+// (overflowAddr), so many addresses cannot grow memory or escape the limit.
+const (
+	maxFailureAddrs = 4096
+	overflowAddr    = "(other addresses)"
+)
 
 func newAuth(token string, ttl time.Duration, now func() time.Time) *auth {
 	m := hmac.New(sha256.New, []byte(token))
 	m.Write([]byte("razorpay-erpnext console session key v1"))
-	return &auth{token: []byte(token), key: m.Sum(nil), ttl: ttl, now: now}
+	return &auth{token: []byte(token), key: m.Sum(nil), ttl: ttl, now: now, failures: map[string]failWindow{}}
 }
 
 func (a *auth) mac(parts ...string) string {
@@ -68,20 +84,43 @@ func (a *auth) tokenMatches(presented string) bool {
 	return subtle.ConstantTimeCompare([]byte(presented), a.token) == 1
 }
 
-// allowLogin reports whether a login may be tried now (the failure budget is not spent).
-func (a *auth) allowLogin() bool {
+// wrongToken counts a wrong token presented by client address addr (clientAddr) and reports
+// whether addr has spent its budget this minute (maxLoginFailures): then the caller answers
+// 429, and the refused try is not counted.
+func (a *auth) wrongToken(addr string) (limited bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if now := a.now(); now.Sub(a.window) >= time.Minute {
-		a.window, a.failures = now, 0
+	now := a.now()
+	if _, known := a.failures[addr]; !known && len(a.failures) >= maxFailureAddrs {
+		for k, w := range a.failures {
+			if now.Sub(w.start) >= time.Minute {
+				delete(a.failures, k)
+			}
+		}
+		if len(a.failures) >= maxFailureAddrs {
+			addr = overflowAddr
+		}
 	}
-	return a.failures < maxLoginFailures
+	w := a.failures[addr]
+	if now.Sub(w.start) >= time.Minute {
+		w = failWindow{start: now}
+	}
+	if w.n >= maxLoginFailures {
+		return true
+	}
+	w.n++
+	a.failures[addr] = w
+	return false
 }
 
-func (a *auth) loginFailed() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.failures++
+// clientAddr is the address the request came from, without its port: the peer of the TCP
+// connection (r.RemoteAddr). A forwarded-for header is not trusted (any client can send one);
+// behind a reverse proxy every client has the proxy's address and shares its budget.
+func clientAddr(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
 }
 
 // newCookie makes a signed session for actor (a name the person typed; trimmed to 60

@@ -40,9 +40,7 @@ type chartView struct {
 	ExtraValue      string
 	Breakdown       string // how the first series is made, e.g. "booked ₹… − Razorpay's fees ₹… − refunds ₹…"
 	DaysWithoutDiff int
-	// Lag is how many days after its receipts a settlement pays them out (settlement chart; 0
-	// for the captured chart); DiffNote says how the days were paired when that is not the same day.
-	Lag      int
+	// DiffNote says how the settlement chart compares its days ("" on the captured chart).
 	DiffNote string
 }
 
@@ -62,6 +60,8 @@ type dayDiff struct {
 	Day                   time.Time
 	First, Second, Diff   string
 	SecondMore, FirstMore bool
+	// Note says what the row stands for when it is not the day's own figures ("" when it is).
+	Note string
 }
 
 // chartDay is one day of a two-series chart, in minor units.
@@ -85,10 +85,9 @@ func moneyChart(s MoneySeries, loc *time.Location) chartView {
 // settlementChart draws booked vs settled, like with like: what each day's receipts are worth
 // once Razorpay has taken its fees and the refunds out (SettlementDay.BookedNetMinor) against
 // what the settlements paid out, with the gross, fees and refunds beside it and the clearing
-// balance. Razorpay pays a day's receipts out a few days later (T+2 by default; the simulator
-// at once), so each settlement day is compared with the booked net of the day settlementLag
-// finds it pays: a normal day — its receipts less their fees — is not a difference; a
-// settlement short or over by X still is, on its day, by X.
+// balance. The differences are settlementDiffs': no lag is guessed, so a settlement is never
+// called a difference for paying receipts of another day, nor for sitting beside receipts it
+// does not cover.
 func settlementChart(s Settlements, loc *time.Location) chartView {
 	days := make([]chartDay, len(s.Days))
 	var gross, fees, refunds int64
@@ -99,20 +98,10 @@ func settlementChart(s Settlements, loc *time.Location) chartView {
 	v := drawChart(s.Currency, days, true, loc, "booked net of fees and refunds", "settled")
 	v.Breakdown = "booked " + formatMoney(gross, s.Currency) + " − Razorpay's fees " + formatMoney(fees, s.Currency) +
 		" − refunds " + formatMoney(refunds, s.Currency)
-	v.Diffs, v.DaysWithoutDiff, v.Lag = nil, 0, settlementLag(days)
-	for k := v.Lag; k < len(days); k++ {
-		booked, settled := days[k-v.Lag].first, days[k].second
-		notDueYet := settled == 0 && k >= len(days)-maxSettlementLag // recent receipts: their payout may not be due
-		if booked == settled || notDueYet {
-			v.DaysWithoutDiff++
-			continue
-		}
-		v.Diffs = append(v.Diffs, dayDiff{Day: days[k].day, First: formatMoney(booked, s.Currency), Second: formatMoney(settled, s.Currency),
-			Diff: formatMoney(settled-booked, s.Currency), SecondMore: settled > booked, FirstMore: booked > settled})
-	}
-	if v.Lag > 0 {
-		v.DiffNote = fmt.Sprintf("each day's payout against the booked net of %d %s before", v.Lag, plural(v.Lag, "day", "days"))
-	}
+	v.Diffs = settlementDiffs(days, s.Currency)
+	v.DaysWithoutDiff = len(days) - len(v.Diffs)
+	v.DiffNote = fmt.Sprintf("each payout against the receipts booked and not yet paid out, oldest first; "+
+		"receipts of the last %d days may not be due yet", maxSettlementLag+1)
 	v.ExtraLabel, v.ExtraValue = "clearing balance ("+s.ClearingAccount+")", formatMoney(s.ClearingBalanceMinor, s.Currency)
 	if s.ClearingUnknown != "" {
 		v.ExtraValue = "not available: " + s.ClearingUnknown
@@ -120,27 +109,59 @@ func settlementChart(s Settlements, loc *time.Location) chartView {
 	return v
 }
 
-// maxSettlementLag is the longest payout delay settlementLag considers, in days.
+// maxSettlementLag is the longest payout delay of a normal settlement, in days: Razorpay's
+// default cycle is T+2 working days (its settlement docs; README "For accountants"), 4
+// calendar days over a weekend.
 const maxSettlementLag = 4
 
-// settlementLag is the delay L (0 … maxSettlementLag days) that pairs each day's payout
-// (second) with the booked net of L days before (first) best: the one with the smallest mean
-// absolute difference over the days it can pair, the shortest on a tie. Integer arithmetic:
-// means are compared by cross-multiplying.
-func settlementLag(days []chartDay) int {
-	best, bestSum, bestN := 0, int64(-1), int64(0)
-	for lag := 0; lag <= maxSettlementLag && lag < len(days); lag++ {
-		var sum, n int64
-		for k := lag; k < len(days); k++ {
-			d := days[k].second - days[k-lag].first
-			sum += max(d, -d)
-			n++
+// settlementDiffs are the days of a settlement chart (first: booked net, second: settled, in
+// minor units) that are differences, from what every settlement is: the connector posts a
+// settlement's entry only once every payment and refund it pays out is booked (DESIGN.md §5),
+// so a payout pays receipts booked on its day or before. Which ones the store does not record,
+// so the days are a running balance — what was booked and not yet paid out — and a payout pays
+// the oldest first:
+//   - a payout larger than that balance paid out money the connector did not book (an
+//     adjustment Razorpay credited, say) and is a difference on its day by the excess; in the
+//     first maxSettlementLag days the excess is taken to pay receipts booked before the chart;
+//   - what is still unpaid at the end beyond the receipts of the last maxSettlementLag+1 days
+//     (not due yet) was not paid out in time — a settlement short of its receipts, receipts
+//     Razorpay never settled — and is one row on the last day due: at least that much booked
+//     up to it and not paid out (at least: a later payout taken for old receipts may have paid
+//     new ones). Which of those days' receipts it is the store does not know, so no day's own
+//     figures are made up for it.
+//
+// A day whose payouts balance against receipts booked before them is never a difference, on
+// whatever day those receipts were booked.
+func settlementDiffs(days []chartDay, currency string) []dayDiff {
+	var diffs []dayDiff
+	var unpaid int64
+	for k, d := range days {
+		before := unpaid + d.first
+		unpaid = before - d.second
+		if unpaid >= 0 {
+			continue
 		}
-		if bestSum < 0 || sum*bestN < bestSum*n {
-			best, bestSum, bestN = lag, sum, n
+		if k >= maxSettlementLag {
+			diffs = append(diffs, newDayDiff(d.day, before, d.second, currency))
 		}
+		unpaid = 0
 	}
-	return best
+	due := len(days) - 2 - maxSettlementLag // the last day whose receipts are due by now (today is the last)
+	for k := max(due+1, 0); k < len(days); k++ {
+		unpaid -= max(days[k].first, 0)
+	}
+	if due >= 0 && unpaid > 0 {
+		d := newDayDiff(days[due].day, unpaid, 0, currency)
+		d.Note = fmt.Sprintf("at least this much booked up to this day not paid out within %d days", maxSettlementLag)
+		diffs = append(diffs, d)
+	}
+	return diffs
+}
+
+// newDayDiff is a difference of day: first and second in minor units of currency.
+func newDayDiff(day time.Time, first, second int64, currency string) dayDiff {
+	return dayDiff{Day: day, First: formatMoney(first, currency), Second: formatMoney(second, currency),
+		Diff: formatMoney(second-first, currency), SecondMore: second > first, FirstMore: first > second}
 }
 
 func drawChart(currency string, days []chartDay, secondKnown bool, loc *time.Location, first, second string) chartView {

@@ -6,20 +6,19 @@ import (
 	"time"
 )
 
-// Settlements compare like with like: a day settled exactly its receipts less Razorpay's fees
-// and the refunds is not a difference (issue 14: it was listed as −fees in a warning colour);
-// a day settled short of that still is, by exactly the shortfall.
+// Settlements compare like with like: each payout against what was booked net of Razorpay's
+// fees and the refunds and not yet paid out, with the gross, fees and refunds beside it.
 func TestSettlementChartComparesNetOfFeesAndRefunds(t *testing.T) {
 	ist, _ := time.LoadLocation("Asia/Kolkata")
 	d0 := time.Date(2026, 12, 1, 0, 0, 0, 0, ist)
 	s := Settlements{Currency: "INR", ClearingAccount: "Razorpay Clearing - EC", Days: []SettlementDay{
-		{Day: d0, BookedMinor: 1000000, FeesMinor: 30000, SettledMinor: 970000},                                      // normal: fees only
+		{Day: d0, BookedMinor: 1000000, FeesMinor: 30000, SettledMinor: 970000},                                      // fees only
 		{Day: d0.AddDate(0, 0, 1), BookedMinor: 500000, FeesMinor: 11800, RefundsMinor: 50000, SettledMinor: 438200}, // fees and a refund
-		{Day: d0.AddDate(0, 0, 2), BookedMinor: 200000, FeesMinor: 4720, SettledMinor: 185280},                       // ₹100.00 short
+		{Day: d0.AddDate(0, 0, 2), BookedMinor: 200000, FeesMinor: 4720, SettledMinor: 185280},
 	}}
 	v := settlementChart(s, ist)
-	if len(v.Diffs) != 1 || v.Diffs[0].Diff != "−₹100.00" || !v.Diffs[0].Day.Equal(d0.AddDate(0, 0, 2)) || v.DaysWithoutDiff != 2 {
-		t.Fatalf("diffs %+v (%d days without); want only 03 Dec, −₹100.00", v.Diffs, v.DaysWithoutDiff)
+	if len(v.Diffs) != 0 || v.DaysWithoutDiff != 3 {
+		t.Fatalf("diffs %+v (%d days without); want none", v.Diffs, v.DaysWithoutDiff)
 	}
 	if v.First != "booked net of fees and refunds" || v.TotalFirst != "₹16,034.80" || v.TotalSecond != "₹15,934.80" {
 		t.Errorf("series %q: totals %s vs %s", v.First, v.TotalFirst, v.TotalSecond)
@@ -27,36 +26,91 @@ func TestSettlementChartComparesNetOfFeesAndRefunds(t *testing.T) {
 	if want := "booked ₹17,000.00 − Razorpay's fees ₹465.20 − refunds ₹500.00"; v.Breakdown != want {
 		t.Errorf("breakdown %q; want %q", v.Breakdown, want)
 	}
-	if !strings.Contains(v.ExtraLabel, "Razorpay Clearing - EC") || v.Lag != 0 || v.DiffNote != "" {
-		t.Errorf("extra %q, lag %d %q", v.ExtraLabel, v.Lag, v.DiffNote)
+	if !strings.Contains(v.ExtraLabel, "Razorpay Clearing - EC") ||
+		v.DiffNote != "each payout against the receipts booked and not yet paid out, oldest first; receipts of the last 5 days may not be due yet" {
+		t.Errorf("extra %q, note %q", v.ExtraLabel, v.DiffNote)
 	}
-	// The same days paid out two days later (T+2): paired with their own days, the same one
-	// difference; the last two days' receipts are not due yet.
-	late := Settlements{Currency: "INR"}
-	for _, d := range s.Days {
-		late.Days = append(late.Days, SettlementDay{Day: d.Day, BookedMinor: d.BookedMinor, FeesMinor: d.FeesMinor, RefundsMinor: d.RefundsMinor})
+}
+
+// The README walkthrough's card (the tester's finding): today a ₹500.00 receipt settled the same
+// day (Dr bank 490.00 + fees 8.47 + GST 1.53 = Cr clearing 500.00) beside a ₹12,000.00 receipt
+// Razorpay never settled (its webhooks only). The lag that "fitted" 14 days best was 1, and the
+// day read "booked net ₹0.00, settled ₹490.00, difference ₹490.00". A payout that balances
+// against receipts booked before it is no difference, whatever the days around it hold.
+func TestSettledDayBesideUnsettledReceiptsIsNoDifference(t *testing.T) {
+	ist, _ := time.LoadLocation("Asia/Kolkata")
+	d0 := time.Date(2026, 11, 19, 0, 0, 0, 0, ist)
+	days := make([]SettlementDay, 14)
+	for i := range days {
+		days[i] = SettlementDay{Day: d0.AddDate(0, 0, i)}
 	}
-	for i := 0; i < 2; i++ {
-		late.Days = append(late.Days, SettlementDay{Day: d0.AddDate(0, 0, 3+i)})
+	days[13] = SettlementDay{Day: d0.AddDate(0, 0, 13), BookedMinor: 1250000, FeesMinor: 1000, SettledMinor: 49000}
+	v := settlementChart(Settlements{Currency: "INR", Days: days}, ist)
+	if len(v.Diffs) != 0 || v.DaysWithoutDiff != 14 || v.TotalFirst != "₹12,490.00" || v.TotalSecond != "₹490.00" {
+		t.Fatalf("diffs %+v (%d days without), totals %s vs %s; want no difference, ₹12,490.00 vs ₹490.00",
+			v.Diffs, v.DaysWithoutDiff, v.TotalFirst, v.TotalSecond)
 	}
-	for i, d := range s.Days {
-		late.Days[i+2].SettledMinor = d.SettledMinor
-	}
-	v = settlementChart(late, ist)
-	if v.Lag != 2 || len(v.Diffs) != 1 || v.Diffs[0].Diff != "−₹100.00" || !v.Diffs[0].Day.Equal(d0.AddDate(0, 0, 4)) ||
-		v.DiffNote != "each day's payout against the booked net of 2 days before" {
-		t.Errorf("T+2: lag %d, diffs %+v, note %q; want lag 2 and only the short payout of 05 Dec", v.Lag, v.Diffs, v.DiffNote)
-	}
-	// Receipts of the last days not paid out yet are not differences; an old day never paid is.
-	unpaid := Settlements{Currency: "INR", Days: make([]SettlementDay, 8)}
-	for i := range unpaid.Days {
-		unpaid.Days[i] = SettlementDay{Day: d0.AddDate(0, 0, i), BookedMinor: 100000, FeesMinor: 2360}
-		if i > 0 && i != 2 && i < 4 {
-			unpaid.Days[i].SettledMinor = 97640
+	// The same with a history of next-day payouts, and today's receipts paid the same day
+	// beside the unsettled one: still no day differs.
+	for i := 0; i < 13; i++ {
+		days[i].BookedMinor, days[i].FeesMinor = 100000, 2360
+		if i > 0 {
+			days[i].SettledMinor = 97640
 		}
 	}
-	v = settlementChart(unpaid, ist)
-	if v.Lag != 1 || len(v.Diffs) != 1 || !v.Diffs[0].Day.Equal(d0.AddDate(0, 0, 2)) || v.Diffs[0].Diff != "−₹976.40" {
-		t.Errorf("unpaid: lag %d, diffs %+v; want lag 1 and only the day a payout was missing", v.Lag, v.Diffs)
+	days[13].SettledMinor = 97640 + 49000
+	if v := settlementChart(Settlements{Currency: "INR", Days: days}, ist); len(v.Diffs) != 0 {
+		t.Fatalf("with next-day history: diffs %+v; want none", v.Diffs)
+	}
+}
+
+// Paid out two days later (T+2), or with a week's receipts not paid out yet at the end: no
+// difference. A payout beyond what was booked and not paid out is one, on its day, by the
+// excess — except in the chart's first days, when it pays receipts booked before the chart.
+// Money unpaid beyond the receipts of the last 5 days is one row, on the last day due.
+func TestSettlementDiffsRunningBalance(t *testing.T) {
+	ist, _ := time.LoadLocation("Asia/Kolkata")
+	d0 := time.Date(2026, 12, 1, 0, 0, 0, 0, ist)
+	mk := func(booked, settled []int64) Settlements {
+		s := Settlements{Currency: "INR"}
+		for i := range booked {
+			s.Days = append(s.Days, SettlementDay{Day: d0.AddDate(0, 0, i), BookedMinor: booked[i], FeesMinor: booked[i] / 50, SettledMinor: settled[i]})
+		}
+		return s
+	}
+	// ₹1,000.00 a day, ₹980.00 net; paid out two days later.
+	t2 := mk([]int64{100000, 100000, 100000, 100000, 100000, 100000, 100000, 100000},
+		[]int64{0, 0, 98000, 98000, 98000, 98000, 98000, 98000})
+	if v := settlementChart(t2, ist); len(v.Diffs) != 0 {
+		t.Errorf("T+2: diffs %+v; want none", v.Diffs)
+	}
+	// The first day pays ₹500.00 of receipts booked before the chart (no difference); day 7
+	// pays ₹100.00 more than every receipt booked and unpaid.
+	over := mk([]int64{0, 100000, 100000, 100000, 100000, 100000, 100000, 0},
+		[]int64{50000, 0, 98000, 98000, 98000, 98000, 98000, 108000})
+	v := settlementChart(over, ist)
+	if len(v.Diffs) != 1 || !v.Diffs[0].Day.Equal(d0.AddDate(0, 0, 7)) || v.Diffs[0].First != "₹980.00" ||
+		v.Diffs[0].Second != "₹1,080.00" || v.Diffs[0].Diff != "₹100.00" || !v.Diffs[0].SecondMore {
+		t.Errorf("overpaid: diffs %+v; want 08 Dec, ₹980.00 vs ₹1,080.00, ₹100.00", v.Diffs)
+	}
+	// Receipts stop after day 2 and only ₹500.00 of them is ever paid out: by day 8 the last 5
+	// days hold none, so ₹2,440.00 is overdue, one row on the last day due (day 3) — not made-up
+	// figures on days 0–2, whose receipts the store cannot tell apart.
+	late := mk([]int64{100000, 100000, 100000, 0, 0, 0, 0, 0, 0},
+		[]int64{0, 0, 50000, 0, 0, 0, 0, 0, 0})
+	v = settlementChart(late, ist)
+	if len(v.Diffs) != 1 || v.DaysWithoutDiff != 8 || !v.Diffs[0].Day.Equal(d0.AddDate(0, 0, 3)) ||
+		v.Diffs[0].First != "₹2,440.00" || v.Diffs[0].Second != "₹0.00" || v.Diffs[0].Diff != "−₹2,440.00" || !v.Diffs[0].FirstMore ||
+		v.Diffs[0].Note != "at least this much booked up to this day not paid out within 4 days" {
+		t.Errorf("unpaid: diffs %+v; want 04 Dec ₹2,440.00 booked and not paid out", v.Diffs)
+	}
+	// Receipts of day 0 are due by day 4: on a 5-day chart (today day 4) none is overdue yet; on
+	// a 6-day one ₹480.00 of day 0's is, the rest being day 1 and 2's, within the last 5 days.
+	if v := settlementChart(mk([]int64{100000, 100000, 100000, 0, 0}, []int64{0, 0, 50000, 0, 0}), ist); len(v.Diffs) != 0 {
+		t.Errorf("5 days: diffs %+v; want none", v.Diffs)
+	}
+	v = settlementChart(mk([]int64{100000, 100000, 100000, 0, 0, 0}, []int64{0, 0, 50000, 0, 0, 0}), ist)
+	if len(v.Diffs) != 1 || !v.Diffs[0].Day.Equal(d0) || v.Diffs[0].First != "₹480.00" || v.Diffs[0].Diff != "−₹480.00" {
+		t.Errorf("6 days: diffs %+v; want 01 Dec −₹480.00", v.Diffs)
 	}
 }

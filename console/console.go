@@ -153,13 +153,13 @@ func staticFiles(fsys fs.FS) http.Handler {
 type handlerFunc func(w http.ResponseWriter, r *http.Request, s session)
 
 // page authenticates a GET: without credentials it shows the login form (200 at "/", 401
-// elsewhere), with a wrong Bearer token it answers 401.
+// elsewhere), with a wrong Bearer token it answers 401 (429 past the wrong-token budget).
 func (c *Console) page(h handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s, ok, bad := c.auth.authenticate(r)
 		switch {
 		case bad:
-			c.unauthorized(w)
+			c.unauthorized(w, r, true)
 		case !ok:
 			status := http.StatusUnauthorized
 			if r.URL.Path == "/" {
@@ -179,7 +179,7 @@ func (c *Console) action(h handlerFunc) http.HandlerFunc {
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 		s, ok, bad := c.auth.authenticate(r)
 		if bad || !ok {
-			c.unauthorized(w)
+			c.unauthorized(w, r, bad)
 			return
 		}
 		if !sameOrigin(r) || !c.auth.checkCSRF(r, s) {
@@ -190,10 +190,19 @@ func (c *Console) action(h handlerFunc) http.HandlerFunc {
 	}
 }
 
-func (c *Console) unauthorized(w http.ResponseWriter) {
-	w.Header().Set("WWW-Authenticate", `Bearer realm="razorpay-erpnext console"`)
+// unauthorized answers a request without valid credentials: 401, or 429 when wrong (a wrong
+// Bearer token, counted like a wrong login) and its client address is past maxLoginFailures
+// wrong tokens this minute.
+func (c *Console) unauthorized(w http.ResponseWriter, r *http.Request, wrong bool) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if wrong && c.auth.wrongToken(clientAddr(r)) {
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte("too many wrong tokens from this address in the last minute: wait a minute\n"))
+		return
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="razorpay-erpnext console"`)
 	w.WriteHeader(http.StatusUnauthorized)
 	_, _ = w.Write([]byte("admin token required: log in at / or send Authorization: Bearer <admin_token>\n"))
 }

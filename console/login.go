@@ -23,8 +23,9 @@ func (c *Console) loginForm(w http.ResponseWriter, r *http.Request) {
 }
 
 // login checks the posted token field against admin_token and, when it matches, sets the
-// session cookie and goes on to the form's next page (303). A wrong token answers 401 with the
-// form again; past maxLoginFailures a minute, 429.
+// session cookie and goes on to the form's next page (303), always: the token is compared
+// first, so no one can lock the operators out. A wrong token answers 401 with the form again;
+// past maxLoginFailures wrong tokens from the client's address in a minute, 429.
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	next := safeNext(r.PostFormValue("next"))
@@ -32,13 +33,13 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.renderError(w, http.StatusForbidden, session{}, "This login form did not come from the console.")
 		return
 	}
-	if !c.auth.allowLogin() {
-		c.render(w, http.StatusTooManyRequests, "login", session{}, loginView{Next: next,
-			Error: "Too many wrong tokens in the last minute. Wait a minute and try again."})
-		return
-	}
 	if !c.auth.tokenMatches(r.PostFormValue("token")) {
-		c.auth.loginFailed()
+		if c.auth.wrongToken(clientAddr(r)) {
+			w.Header().Set("Retry-After", "60")
+			c.render(w, http.StatusTooManyRequests, "login", session{}, loginView{Next: next,
+				Error: "Too many wrong tokens from this address in the last minute. Wait a minute and try again."})
+			return
+		}
 		c.render(w, http.StatusUnauthorized, "login", session{}, loginView{Next: next,
 			Error: "That is not the admin token (admin_token in the configuration)."})
 		return

@@ -50,21 +50,84 @@ func TestNoSecretOnAnyPage(t *testing.T) {
 	}
 }
 
+// Twelve wrong tokens in a minute: 401 ten times, then 429; the right token still logs in
+// (the limit counts failures only, and never refuses the token); another address has its own
+// budget; a minute later a wrong token is 401 again.
 func TestTooManyWrongTokensIs429(t *testing.T) {
 	s := newSite(t, token)
-	for i := 0; i < 10; i++ {
-		if resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {"guess"}}, nil); resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("try %d: %d", i, resp.StatusCode)
-		}
+	wantStatuses(t, "wrong logins", s.wrongLogins(12), 10)
+	if resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {token}}, nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the right token after 12 wrong ones: %d, want 303", resp.StatusCode)
 	}
-	resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {token}}, nil)
-	if resp.StatusCode != http.StatusTooManyRequests {
-		t.Fatalf("11th try in a minute: %d, want 429", resp.StatusCode)
+	if resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {"guess"}}, nil); resp.StatusCode != http.StatusTooManyRequests ||
+		resp.Header.Get("Retry-After") != "60" {
+		t.Fatalf("a wrong token after the right one: %d (Retry-After %q), want 429 (60)", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if code := s.from("192.0.2.7:40001", "POST", "/login", url.Values{"token": {"guess"}}, nil); code != http.StatusUnauthorized {
+		t.Fatalf("a wrong token from another address: %d, want 401", code)
 	}
 	s.now = s.now.Add(time.Minute)
-	if resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {token}}, nil); resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("a minute later: %d, want 303", resp.StatusCode)
+	wantStatuses(t, "wrong logins a minute later", s.wrongLogins(1), 1)
+}
+
+// Wrong Bearer tokens are limited like wrong logins, in the same budget of the address: ten
+// 401s, then 429 on pages and actions alike; the right Bearer token is always served.
+func TestWrongBearerTokensAreLimited(t *testing.T) {
+	s := newSite(t, token)
+	var got []int
+	for i := 0; i < 11; i++ {
+		resp, _ := s.do(s.client(), "GET", "/events", nil, map[string]string{"Authorization": "Bearer wrong" + strconv.Itoa(i)})
+		got = append(got, resp.StatusCode)
 	}
+	resp, _ := s.do(s.client(), "POST", "/events/1/replay", url.Values{}, map[string]string{"Authorization": "Bearer wrong11"})
+	got = append(got, resp.StatusCode)
+	wantStatuses(t, "wrong Bearer tokens", got, 10)
+	if resp, _ := s.do(s.client(), "GET", "/events", nil, map[string]string{"Authorization": "Bearer " + token}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the right Bearer token after 12 wrong ones: %d, want 200", resp.StatusCode)
+	}
+	wantStatuses(t, "a wrong login after the wrong Bearer tokens", s.wrongLogins(1), 0)
+	if resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {token}}, nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the right login token: %d, want 303", resp.StatusCode)
+	}
+}
+
+// wrongLogins posts n wrong tokens to /login and returns the statuses.
+func (s *site) wrongLogins(n int) []int {
+	var got []int
+	for i := 0; i < n; i++ {
+		resp, _ := s.do(s.client(), "POST", "/login", url.Values{"token": {"guess" + strconv.Itoa(i)}}, nil)
+		got = append(got, resp.StatusCode)
+	}
+	return got
+}
+
+// wantStatuses checks that got is 401 for the first unauthorized answers and 429 after.
+func wantStatuses(t *testing.T, what string, got []int, unauthorized int) {
+	t.Helper()
+	for i, code := range got {
+		want := http.StatusTooManyRequests
+		if i < unauthorized {
+			want = http.StatusUnauthorized
+		}
+		if code != want {
+			t.Errorf("%s: statuses %v; want %d × 401, then 429", what, got, unauthorized)
+			return
+		}
+	}
+}
+
+// from serves one request from client address addr (host:port) straight through the console's
+// handler and returns the status.
+func (s *site) from(addr, method, path string, form url.Values, hdr map[string]string) int {
+	req := httptest.NewRequest(method, path, strings.NewReader(form.Encode()))
+	req.RemoteAddr = addr
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	s.srv.Config.Handler.ServeHTTP(rec, req)
+	return rec.Code
 }
 
 func TestLoginRedirectStaysOnSite(t *testing.T) {

@@ -276,17 +276,16 @@ const phoneEventsCheck = `(() => {
   return bad.join("; ");
 })()`
 
-// seedHistory gives the chart 14 days: for each day from the first one wholly before Razorpay's
-// listing (window plus lookback before now: 5 days back at this time of day by default) to 13
-// back, a payment Razorpay captured at 11:30 (webhooks lost) and its booking, written straight
-// to the store as the connector would have recorded it; being older than the listing, the audit
-// does not look for its entry. And one lost payment yesterday that nobody booked yet.
+// seedHistory gives the chart 14 days: for each day of seedDays (from the first whose records
+// all lie before Razorpay's listing to 13 back), a payment Razorpay captured at 11:30 (webhooks
+// lost) and its booking, written straight to the store as the connector would have recorded it,
+// and its settlement posted the next morning; being older than the listing, the audit does not
+// look for their entries. And one lost payment yesterday that nobody booked yet.
 func seedHistory(t *testing.T, e *rzpEnv, now time.Time, loc *time.Location) {
 	t.Helper()
 	y, m, d := now.In(loc).Date()
-	listed := e.cfg.Reconcile.Window.D() + e.cfg.Reconcile.Lookback.D()
-	for back := int(listed/(24*time.Hour)) + 1; back <= 13; back++ {
-		at := time.Date(y, m, d-back, 11, 30, 0, 0, loc)
+	for _, day := range seedDays(now, loc, e.cfg.Reconcile.Window.D()+e.cfg.Reconcile.Lookback.D()) {
+		back, at, posted := day.back, day.paid, day.posted
 		amount := int64(1500000 + back*137500)
 		id := fmt.Sprintf("pay_T3stHist%06d", back)
 		if _, err := e.sim.CreatePayment(razorpay.Payment{ID: id, Amount: amount, Currency: "INR", Method: "upi",
@@ -316,7 +315,6 @@ func seedHistory(t *testing.T, e *rzpEnv, now time.Time, loc *time.Location) {
 		}
 		setl := connector.Booking{BusinessKey: fmt.Sprintf("setl_T3stHist%06d", back), Kind: connector.KindSettlement, Owner: "seed",
 			FenceUntil: at.Add(24 * time.Hour), AmountMinor: amount - fee - fee*18/100, Currency: "INR"}
-		posted := time.Date(y, m, d-back+1, 10, 15, 0, 0, loc)
 		if _, _, err := e.d.db.ClaimBooking(context.Background(), setl, posted); err != nil {
 			t.Fatal(err)
 		}
@@ -342,6 +340,33 @@ func seedHistory(t *testing.T, e *rzpEnv, now time.Time, loc *time.Location) {
 		CreatedAt: lost.Unix(), Notes: razorpay.Notes{"invoice": e.invoice}}, razorpaysim.PaymentOptions{Lose: true}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// seedDay is one day of seedHistory: back days before now's local date, the payment captured
+// at 11:30 local time and its settlement posted at 10:15 the next day.
+type seedDay struct {
+	back         int
+	paid, posted time.Time
+}
+
+// seedDays are the days seedHistory seeds, oldest last: from the first day back whose
+// settlement (its latest record) is posted before the listing's start, now − listed, to 13
+// back. The listing starts at now's time of day, so the first day depends on the hour: before
+// 10:15 local time the settlement of 5 + 1 days back is posted inside the listing (the audit
+// would look for its entry) and the seeding starts a day earlier. A later now (the reconcile
+// runs after the seeding) only moves the listing's start later.
+func seedDays(now time.Time, loc *time.Location, listed time.Duration) []seedDay {
+	y, m, d := now.In(loc).Date()
+	listedFrom := now.Add(-listed)
+	var days []seedDay
+	for back := 1; back <= 13; back++ {
+		day := seedDay{back: back, paid: time.Date(y, m, d-back, 11, 30, 0, 0, loc),
+			posted: time.Date(y, m, d-back+1, 10, 15, 0, 0, loc)}
+		if day.posted.Before(listedFrom) {
+			days = append(days, day)
+		}
+	}
+	return days
 }
 
 // eventRowID is the inbox row id of the captured payment's first row.
