@@ -149,7 +149,10 @@ func (c *Connector) explainRefund(ctx context.Context, e *razorpay.Event) (*Plan
 	if err != nil || pl != nil {
 		return pl, err
 	}
-	if refundFailed(e, r) {
+	if pl, err := c.refundDisagrees(ctx, e, r); err != nil || pl != nil {
+		return pl, err
+	}
+	if refundFailed(r) {
 		return c.explainVoid(ctx, e, r)
 	}
 	if r.Status != "processed" {

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,9 +12,9 @@ import (
 )
 
 // Refunds (DESIGN.md §4 step 4, §5): refund.processed (and refund.created already processed)
-// books one Pay entry per refund id against the credit note of the paid invoice; refund.failed
-// is final (void.go). With the Razorpay API configured the refund is re-fetched before acting:
-// snapshots arrive in any order.
+// books one Pay entry per refund id against the credit note of the paid invoice; a failed
+// refund is final (void.go). With the Razorpay API configured the refund is re-fetched before
+// acting (snapshots arrive in any order) and its re-fetched status decides, not the event's name.
 
 // refundBooking is the bookings row a refund r claims.
 func refundBooking(r *razorpay.Refund) Booking {
@@ -37,9 +38,44 @@ func (c *Connector) refundOf(ctx context.Context, e *razorpay.Event) (*razorpay.
 	return r, nil, nil
 }
 
-// refundFailed reports whether e reports the refund r failed: final, whatever came before.
-func refundFailed(e *razorpay.Event, r *razorpay.Refund) bool {
-	return e.Event == EventRefundFailed || r.Status == "failed"
+// refundFailed reports whether the refund r (re-fetched, or the webhook's snapshot without the
+// API) is failed: final, whatever came before.
+func refundFailed(r *razorpay.Refund) bool { return r.Status == "failed" }
+
+// refundDisagrees is the park plan of a refund.failed event e whose refund r is not failed: with
+// the API configured, Razorpay's API (the fresh word) reports it processed or pending; without
+// it, the webhook's own refund entity says so. Refund statuses go pending → processed | failed
+// (spec/razorpay.md §3.3): a processed refund does not fail, so the event is not acted on — a
+// booked entry is kept, nothing is made void — and a person checks the refund at Razorpay, then
+// replays (decided again from the API) or dismisses the event. nil when e is no refund.failed
+// or r is failed.
+//
+// Without the API a refund.failed whose entity says failed still cancels the booked entry, as
+// DESIGN.md §4 and the README document: the webhook's signature was verified at intake, it is
+// Razorpay's own word and the only one such a deployment has, and the spec's event table has
+// refund.failed reverse a refund booked from an earlier snapshot. Parking every one of them
+// would keep booked, by default, a refund Razorpay says never left the account.
+func (c *Connector) refundDisagrees(ctx context.Context, e *razorpay.Event, r *razorpay.Refund) (*Plan, error) {
+	if e.Event != EventRefundFailed || refundFailed(r) {
+		return nil, nil
+	}
+	source, why := "Razorpay's API reports it", "a processed refund does not fail"
+	if c.rzp == nil {
+		source = "the webhook's own refund entity says"
+	}
+	if r.Status != "processed" {
+		why = "it is cancelled only once Razorpay reports it failed"
+	}
+	kept := "nothing is cancelled or made void"
+	b, err := c.facts().GetBooking(ctx, r.ID)
+	switch {
+	case err == nil && b.State == BookingBooked && b.Name != "":
+		kept = "Payment Entry " + b.Name + " is kept"
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return nil, failed("booking of "+r.ID, err)
+	}
+	return newPlan(e, refundBooking(r)).park(fmt.Sprintf("%s: %s for refund %s, but %s %s (%s); %s: check the refund in the Razorpay Dashboard, then replay or dismiss this event",
+		mapping.ReasonRefundDisagrees, e.Event, r.ID, source, r.Status, why, kept)), nil
 }
 
 // bookRefund follows DESIGN.md §4 steps 3–7 for a refund event.
@@ -48,7 +84,10 @@ func (c *Connector) bookRefund(ctx context.Context, ev *InboxEvent, e *razorpay.
 	if err != nil || pl != nil {
 		return c.applyOrFail(ctx, ev, pl, err)
 	}
-	if refundFailed(e, r) {
+	if pl, err := c.refundDisagrees(ctx, e, r); err != nil || pl != nil {
+		return c.applyOrFail(ctx, ev, pl, err)
+	}
+	if refundFailed(r) {
 		return c.voidRefund(ctx, ev, e, r, owner)
 	}
 	if r.Status != "processed" {

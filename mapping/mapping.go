@@ -34,6 +34,8 @@ const (
 	ReasonAmount            = "invalid amount"
 	ReasonAccount           = "another account"
 	ReasonRounding          = "rounding"
+	// ReasonRefundDisagrees: a refund.failed event for a refund Razorpay reports not failed.
+	ReasonRefundDisagrees = "refund status disagrees"
 )
 
 // Park is a reason to stop and ask a person. It is returned as an error by the planners.
