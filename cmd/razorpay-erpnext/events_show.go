@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -16,17 +17,21 @@ import (
 
 func (m *Main) eventsShowCmd(path *string) *cobra.Command {
 	var asJSON bool
+	var wait time.Duration
 	c := &cobra.Command{
-		Use:   "show ID [--json]",
+		Use:   "show ID [--wait D] [--json]",
 		Short: "Show an event: raw body, attempts, last error (ERPNext's message), result",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			conn, rows, err := m.eventsOf(ctx, *path, args[0])
+			conn, rows, err := m.showSettled(ctx, *path, args[0], wait)
 			if err != nil {
 				return err
 			}
 			defer conn.close()
+			if busy := unsettled(rows); busy > 0 && wait > 0 {
+				fmt.Fprintf(m.Stderr, "warning: %d event(s) of %s still pending or processing after %s\n", busy, args[0], wait)
+			}
 			if asJSON {
 				views := make([]eventView, 0, len(rows))
 				for _, r := range rows {
@@ -48,8 +53,42 @@ func (m *Main) eventsShowCmd(path *string) *cobra.Command {
 			return nil
 		},
 	}
+	c.Flags().DurationVar(&wait, "wait", 0, "first wait up to this long (e.g. 30s) until ID names an event and none of its events is pending or processing")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
+}
+
+// showSettled is eventsOf for show. With wait > 0 it first waits, looking every 100 ms, until
+// id names at least one event and none of them is pending or processing, or wait has passed:
+// a webhook may not be stored yet (Razorpay, and its simulator, answer the call that caused it
+// before the webhook is delivered), or be stored and still being booked. Past wait it returns
+// what id names then, or the error that it names nothing. A store that cannot be reached is an
+// error at once.
+func (m *Main) showSettled(ctx context.Context, path, id string, wait time.Duration) (*cliConnector, []connector.InboxEvent, error) {
+	conn, err := m.connectorFor(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	deadline := time.Now().Add(wait)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		rows, err := conn.FindEvents(ctx, id)
+		over := !time.Now().Before(deadline)
+		switch {
+		case err == nil && (over || unsettled(rows) == 0):
+			return conn, rows, nil
+		case err != nil && (over || errors.Is(err, connector.ErrStoreUnavailable)):
+			conn.close()
+			return nil, nil, err
+		}
+		select {
+		case <-ctx.Done():
+			conn.close()
+			return nil, nil, ctx.Err()
+		case <-tick.C:
+		}
+	}
 }
 
 func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEvent) {
