@@ -180,7 +180,7 @@ func (c *Connector) record(ctx context.Context, ev *InboxEvent, w *writeClaim, b
 		return failed(fmt.Sprintf("record booking %s as %s", b.BusinessKey, b.Name), err)
 	}
 	if _, err := c.store.MarkDuplicates(wctx, b.BusinessKey, ev.ID, b.Doctype+" "+b.Name, c.now()); err != nil {
-		c.log.Warn().Err(err).Str("payment_id", b.BusinessKey).Msg("mark duplicates")
+		c.log.Warn().Err(err).Str(logKeyField(b.Kind), b.BusinessKey).Msg("mark duplicates")
 	}
 	if w != nil && w.b.BusinessKey == b.BusinessKey {
 		w.booked = true

@@ -77,7 +77,7 @@ func (w *writeClaim) release(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := w.c.store.ReleaseBooking(rctx, w.b.BusinessKey, w.owner); err != nil {
-		w.c.log.Warn().Err(err).Str("payment_id", w.b.BusinessKey).Msg("release booking claim")
+		w.c.log.Warn().Err(err).Str(logKeyField(w.b.Kind), w.b.BusinessKey).Msg("release booking claim")
 		return
 	}
 	w.c.wakeWaiters(rctx, waitBooking(w.b.BusinessKey))

@@ -1,6 +1,10 @@
 package connector
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+)
 
 // Route is what an event means for the books (DESIGN.md §4 step 4). RouteOf is the one routing
 // table: the worker, Explain, the metrics and reconcile all read it.
@@ -69,4 +73,23 @@ func (r Route) Kind() string {
 		return KindSettlement
 	}
 	return ""
+}
+
+// logKeyField is the log field that names a business key of kind: "settlement_id" for a
+// settlement's, "payment_id" for the rest (a receipt's payment id, and a refund's id too, as
+// payment lines always had it).
+func logKeyField(kind string) string {
+	if kind == KindSettlement {
+		return "settlement_id"
+	}
+	return "payment_id"
+}
+
+// logResultField is the log field that names a result of doctype: "journal_entry" for a
+// settlement's Journal Entry, "payment_entry" for the rest.
+func logResultField(doctype string) string {
+	if doctype == frappe.DoctypeJournalEntry {
+		return "journal_entry"
+	}
+	return "payment_entry"
 }

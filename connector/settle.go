@@ -77,7 +77,7 @@ func (c *Connector) afterPosting(ctx context.Context, owner string, st *razorpay
 	m, err := c.matchBank(ctx, settledEntry{id: st.ID, utr: st.UTR, entry: res.name, amount: st.Amount}, owner, false)
 	c.countMatch(m, err)
 	if err != nil {
-		c.log.Warn().Err(err).Str("settlement", st.ID).Msg("bank statement match failed; reconcile tries again")
+		c.log.Warn().Err(err).Str("settlement_id", st.ID).Msg("bank statement match failed; reconcile tries again")
 		res.note += "; bank: match failed (" + shortReason(err.Error()) + "), tried again by reconcile"
 		return res
 	}

@@ -163,10 +163,10 @@ func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, invoice string, starte
 	} else if err != nil {
 		l = c.log.Warn().Err(err)
 	}
-	l = l.Str("event_id", ev.EventID).Str("event", ev.Event).Str("payment_id", ev.BusinessKey).
+	l = l.Str("event_id", ev.EventID).Str("event", ev.Event).Str(logKeyField(RouteOf(ev.Event).Kind()), ev.BusinessKey).
 		Int("attempt", ev.Attempts+1).Str("status", string(o.Status)).Int64("took_ms", c.now().Sub(started).Milliseconds())
 	if o.ResultName != "" {
-		l = l.Str("payment_entry", o.ResultName)
+		l = l.Str(logResultField(o.ResultDoctype), o.ResultName)
 	}
 	if inv := c.outcomeInvoice(ev, o, invoice); inv != "" {
 		l = l.Str("invoice", inv)
