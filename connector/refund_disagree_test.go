@@ -82,21 +82,44 @@ func TestRefundFailedWebhookAgainstProcessedRefundParks(t *testing.T) {
 	r.wantDocstatus(id, entry, 1)
 }
 
-// With the API configured and reporting the refund failed, refund.failed cancels the booked entry
-// as before — also when the webhook's own snapshot still said processed.
+// With the API configured and reporting the refund failed, refund.failed cancels a booked entry
+// as before: here one booked from a processed snapshot while the deployment had no API keys (the
+// keys added since), the API now answering failed.
 func TestRefundFailedAtTheAPICancels(t *testing.T) {
 	r := newRig(t, withRazorpay)
 	id, _ := r.simRefundBooked("pay_T3stApiFail001", "failed")
-	// Nothing booked (the API said failed for the processed snapshot too): the refund is void.
+	withAPI, sim := r.conn, r.rzp
+	r.rzp = nil
+	r.conn = r.connector(r.cfg) // no Razorpay client: the webhook's snapshot decides
+	r.rzp = sim
 	r.deliver("P1", refundBody(t, "refund.processed", id, "pay_T3stApiFail001", 10000, "processed"))
 	r.work()
+	r.want("P1", connector.StatusDone, "created")
+	entry := fmt.Sprint(r.one(id)["name"])
+	r.conn = withAPI
+	r.deliver("F1", refundBody(t, "refund.failed", id, "pay_T3stApiFail001", 10000, "failed"))
+	r.work()
+	r.want("F1", connector.StatusDone, "refund "+id+" failed at Razorpay; cancelled "+entry)
+	r.wantDocstatus(id, entry, 2)
+	if b, err := r.db.GetBooking(t.Context(), id); err != nil || b.State != connector.BookingVoid {
+		t.Errorf("booking %+v %v, want void", b, err)
+	}
+}
+
+// With the API reporting the refund failed, a refund.processed snapshot books nothing and the
+// refund is void; refund.failed then finds nothing to cancel.
+func TestRefundFailedAtTheAPIWithNothingBooked(t *testing.T) {
+	r := newRig(t, withRazorpay)
+	id, _ := r.simRefundBooked("pay_T3stApiFail002", "failed")
+	r.deliver("P1", refundBody(t, "refund.processed", id, "pay_T3stApiFail002", 10000, "processed"))
+	r.work()
 	r.want("P1", connector.StatusDone, "refund "+id+" failed at Razorpay; nothing was booked and it never will be")
+	r.deliver("F1", refundBody(t, "refund.failed", id, "pay_T3stApiFail002", 10000, "failed"))
+	r.work()
+	r.want("F1", connector.StatusDone, "refund "+id+" failed at Razorpay; nothing was booked and it never will be")
 	if n := len(r.entries(id)); n != 0 {
 		t.Errorf("%d entries for a refund the API reports failed", n)
 	}
-	r.deliver("F1", refundBody(t, "refund.failed", id, "pay_T3stApiFail001", 10000, "failed"))
-	r.work()
-	r.want("F1", connector.StatusDone, "refund "+id+" failed at Razorpay; nothing was booked and it never will be")
 	if b, err := r.db.GetBooking(t.Context(), id); err != nil || b.State != connector.BookingVoid {
 		t.Errorf("booking %+v %v, want void", b, err)
 	}
