@@ -32,6 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 )
 
@@ -54,7 +55,7 @@ type Connector struct {
 	seq       atomic.Int64
 	erpSem    chan struct{} // erpnext.max_concurrency
 	metrics   *metrics
-	intake    intakeRate // webhooks received in the last second (intake_rate.go)
+	intake    intakeRate // verified webhooks of the last second (intake_rate.go), for worker.intake_first_above
 
 	mu        sync.Mutex
 	siteReads sync.Mutex           // held while a fact of the site is first read (site.go), so it is read once
@@ -127,7 +128,9 @@ func New(o Options) (*Connector, error) {
 		metrics:    m,
 		paces:      paces,
 	}
-	m.reg.MustRegister(newStateCollector(c))
+	m.reg.MustRegister(newStateCollector(c), prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: MetricWebhooksLastSecond,
+		Help: "Verified webhooks (duplicates included) received in the last second, on the connector's clock: what worker.intake_first_above is compared with."},
+		func() float64 { return float64(c.intake.lastSecond(c.now())) }))
 	return c, nil
 }
 

@@ -36,8 +36,3 @@ var InvoiceFields = invoiceFields
 // PauseHolding reports whether the workers are held by a configuration pause at the
 // connector's clock (its recheck still ahead).
 func (c *Connector) PauseHolding() (time.Time, bool) { return c.pauses.holding(c.now()) }
-
-// IntakeCount is how many webhooks the intake received in the second up to the connector's now
-// (intake_rate.go), and IntakeFirst whether workers other than worker 0 yield to it.
-func (c *Connector) IntakeCount() int64 { return c.intake.count(c.now()) }
-func (c *Connector) IntakeFirst() bool  { return c.intakeFirst() }

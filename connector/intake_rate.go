@@ -5,65 +5,76 @@ import (
 	"time"
 )
 
-// Booking yields to intake during a burst (issue 13). Against an instant ERPNext a booking job
-// is CPU work — the daemon's, the database's — on the cores that also acknowledge webhooks.
-// Measured on the 2-core development machine at 1,000 webhooks/s (cmd/benchmark (3)): four
-// booking jobs at once put the acknowledgement p99 at 12–52 ms, one at 5.4 ms. The
-// acknowledgement is the deadline that matters (Razorpay waits 5 s, retries, and disables a
-// webhook that keeps failing); a booking can wait out the burst. So while more than
-// worker.intake_first_above webhooks arrived in the last second, only worker 0 claims new
-// events; the others finish what they hold and wait (Connector.work). Against a real ERPNext a
-// booking mostly waits on the site, and bursts are rare: a flash sale, or Razorpay delivering a
-// backlog after an outage — exactly when the acknowledgements must stay fast.
+// The intake's rate (issue 13): how many verified webhooks reached Receive in the last second,
+// on the connector's clock. While it is above worker.intake_first_above only worker 0 claims
+// events (worker.go): booking against a fast ERPNext is CPU-bound, and on a small machine every
+// booking job in flight competes with the webhook acknowledgements, whose deadline (Razorpay's
+// 5 s, a webhook disabled after repeated failures) matters more than a booking's.
 
-// intakeBuckets × intakeBucket is the window intakeRate counts over: one second.
 const (
-	intakeBuckets = 10
-	intakeBucket  = 100 * time.Millisecond
+	rateBucket    = 100 * time.Millisecond // one bucket of the window
+	rateBuckets   = 10                     // rateBuckets × rateBucket = the one-second window
+	rateCountBits = 24                     // a bucket's count, saturating at 16,777,215 (167 million/s)
+	rateCountMax  = 1<<rateCountBits - 1
+	rateSlotMask  = 1<<(64-rateCountBits) - 1 // a bucket's slot: its 100 ms of time since 1970, 40 bits
 )
 
-// intakeRate counts the webhooks the intake received (signature verified, duplicates too: they
-// cost the same) over the last second of the connector's clock, in ten buckets of 100 ms. add
-// is two or three atomic operations and allocates nothing, so the intake stays cheap. The
-// count is approximate by design: a webhook counted just as its bucket is reused for a new
-// 100 ms may be lost, which only makes the window read a little low.
+// intakeRate counts events in a sliding one-second window: a ring of rateBuckets buckets of
+// rateBucket each, a bucket one uint64 holding its slot (the time divided by rateBucket) in the
+// high 40 bits and its count in the low 24. add costs one load and one compare-and-swap when
+// nobody else adds at the same instant: no lock, no allocation. An event counts from when it
+// is added until its bucket leaves the window, 0.9 to 1 s later (the window is the current
+// bucket and the nine before it). The zero value is an empty window.
 type intakeRate struct {
-	buckets [intakeBuckets]struct {
-		epoch atomic.Int64 // the 100 ms period (UnixNano / intakeBucket) the count belongs to
-		n     atomic.Int64
-	}
+	buckets [rateBuckets]atomic.Uint64
 }
 
-// add counts one webhook received at now.
+// rateSlot is the window slot of t: the 100 ms interval since the Unix epoch t falls in,
+// modulo 2^40 (a slot number wraps after 3,484 years; ages are computed modulo the same).
+func rateSlot(t time.Time) uint64 {
+	return uint64(t.UnixNano()/int64(rateBucket)) & rateSlotMask
+}
+
+// add counts one event at now. A bucket that holds an older slot (a second or more ago) is
+// reset to this one; an event older than what its bucket holds already (a clock that moved
+// back by a second or more, or a caller that stalled that long between reading the clock and
+// counting) is dropped: it would be out of the window anyway.
 func (r *intakeRate) add(now time.Time) {
-	e := now.UnixNano() / int64(intakeBucket)
-	b := &r.buckets[uint64(e)%intakeBuckets]
-	if old := b.epoch.Load(); old != e && b.epoch.CompareAndSwap(old, e) {
-		b.n.Store(0)
+	slot := rateSlot(now)
+	b := &r.buckets[slot%rateBuckets]
+	for {
+		old := b.Load()
+		next := slot<<rateCountBits | 1
+		switch held := old >> rateCountBits; {
+		case held == slot && old&rateCountMax == rateCountMax:
+			return // saturated
+		case held == slot:
+			next = old + 1
+		case (held-slot)&rateSlotMask < 1<<39:
+			return // the bucket holds a later slot: this event is out of its window
+		}
+		if b.CompareAndSwap(old, next) {
+			return
+		}
 	}
-	b.n.Add(1)
 }
 
-// count is the number of webhooks received in the second up to now: the current 100 ms and the
-// nine before it.
-func (r *intakeRate) count(now time.Time) int64 {
-	e := now.UnixNano() / int64(intakeBucket)
-	var n int64
+// lastSecond is the number of events added in the window that ends at now: the bucket of now
+// and the nine before it. Buckets of slots after now's (a clock moved back) are not counted.
+func (r *intakeRate) lastSecond(now time.Time) int {
+	slot := rateSlot(now)
+	n := 0
 	for i := range r.buckets {
-		b := &r.buckets[i]
-		if d := e - b.epoch.Load(); d >= 0 && d < intakeBuckets {
-			n += b.n.Load()
+		v := r.buckets[i].Load()
+		if age := (slot - v>>rateCountBits) & rateSlotMask; age < rateBuckets {
+			n += int(v & rateCountMax)
 		}
 	}
 	return n
 }
 
-// intakeFirst reports whether the intake is in a burst: more than worker.intake_first_above
-// webhooks in the last second (never when the setting is 0).
-func (c *Connector) intakeFirst() bool {
-	limit := c.cfg.Worker.IntakeFirstAbove
-	return limit > 0 && c.intake.count(c.now()) > int64(limit)
+// above reports whether more than limit events were added in the window ending at now; never
+// when limit is 0 or less (worker.intake_first_above 0 turns yielding off).
+func (r *intakeRate) above(now time.Time, limit int) bool {
+	return limit > 0 && r.lastSecond(now) > limit
 }
-
-// yieldRecheck bounds how long a yielding worker waits before it looks at the intake again.
-const yieldRecheck = 100 * time.Millisecond

@@ -43,7 +43,9 @@ type metrics struct {
 	settleMatches   *prometheus.CounterVec // state
 	settleUnmatched prometheus.Gauge
 	deadRetried     prometheus.Counter
-	yielding        prometheus.Gauge // workers now waiting for an intake burst to pass
+	// workers giving way to a webhook burst (worker.intake_first_above, worker.go)
+	yielding prometheus.Gauge
+	yields   prometheus.Counter
 
 	mu          sync.Mutex
 	lastRecOK   time.Time // in-process reconcile success (ObserveReconcile)
@@ -92,9 +94,13 @@ const (
 	// MetricRetryAfterCapped counts throttled answers whose Retry-After was longer than
 	// erpnext.max_retry_after / razorpay.max_retry_after and was cut to it, by system.
 	MetricRetryAfterCapped = MetricNamespace + "_retry_after_capped_total"
-	// MetricWorkersYielding is the number of workers waiting, not claiming, while more than
-	// worker.intake_first_above webhooks arrive a second (connector/intake_rate.go).
+	// MetricWebhooksLastSecond is how many verified webhooks (duplicates included) reached
+	// intake in the last second: the rate worker.intake_first_above is compared with.
+	MetricWebhooksLastSecond = MetricNamespace + "_webhooks_last_second"
+	// MetricWorkersYielding is how many workers are now waiting for a webhook burst to pass
+	// before they claim again (worker.intake_first_above); MetricWorkerYields counts the waits.
 	MetricWorkersYielding = MetricNamespace + "_workers_yielding"
+	MetricWorkerYields    = MetricNamespace + "_worker_yields_total"
 )
 
 func newMetrics() *metrics {
@@ -142,14 +148,16 @@ func newMetrics() *metrics {
 			Help: "Unix time (created_at) of the oldest posted settlement the last reconcile of this process found not matched to a bank statement line (0 when none)."}),
 		abandoned: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricWebhooksAbandoned,
 			Help: "Webhooks whose sender disconnected before the event was stored (Razorpay retries them); not counted in " + MetricWebhooks + "."}),
-		yielding: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricWorkersYielding,
-			Help: "Workers waiting instead of claiming events while more than worker.intake_first_above webhooks arrive a second (webhooks are answered first)."}),
 		deadRetried: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricDeadRetried,
 			Help: "Dead events whose last failure was transient (5xx, timeout, connection, store) that reconcile runs of this process sent back to pending."}),
+		yielding: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricWorkersYielding,
+			Help: "Workers now waiting, between events, for a webhook burst to pass (more than worker.intake_first_above webhooks in the last second); worker 0 never waits."}),
+		yields: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricWorkerYields,
+			Help: "Times a worker began waiting for a webhook burst to pass before claiming its next event (worker.intake_first_above)."}),
 	}
 	m.reg.MustRegister(m.abandoned, m.webhooks, m.outcomes, m.bookings, m.lastOK, m.lag, m.erpDuration, m.erpErrors,
 		m.rzpDuration, m.rzpErrors, m.recRuns, m.recPayments, m.purged, m.comments, m.disputes,
-		m.settleQueued, m.settleMatches, m.settleUnmatched, m.deadRetried, m.yielding,
+		m.settleQueued, m.settleMatches, m.settleUnmatched, m.deadRetried, m.yielding, m.yields,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
