@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // MetricNamespace prefixes every series the connector registers.
@@ -334,20 +336,16 @@ func (c *Connector) observeOutcome(ev *InboxEvent, o Outcome) {
 	}
 }
 
-// knownEvents bounds the event label of the webhook and outcome counters.
-var knownEvents = map[string]bool{
-	"payment.authorized": true, "payment.captured": true, "payment.failed": true, "order.paid": true,
-	"payment_link.paid": true, "payment_link.partially_paid": true, "payment_link.cancelled": true, "payment_link.expired": true,
-	"refund.created": true, "refund.processed": true, "refund.failed": true, "refund.speed_changed": true,
-	"payment.dispute.created": true, "payment.dispute.won": true, "payment.dispute.lost": true, "payment.dispute.closed": true,
-	"payment.dispute.under_review": true, "payment.dispute.action_required": true, "settlement.processed": true,
-}
+// eventLabel bounds the event label of the webhook and outcome counters: a name in the event
+// catalogue (razorpay.LookupEvent) is its own label, anything else is "other" ("unknown" when
+// empty).
+func known(event string) bool { _, ok := razorpay.LookupEvent(event); return ok }
 
 func eventLabel(event string) string {
 	switch {
 	case event == "":
 		return "unknown"
-	case knownEvents[event]:
+	case known(event):
 		return event
 	}
 	return "other"

@@ -1,13 +1,13 @@
 package connector
 
 import (
-	"strings"
-
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-// Route is what an event means for the books (DESIGN.md §4 step 4). RouteOf is the one routing
-// table: the worker, Explain, the metrics and reconcile all read it.
+// Route is what an event means for the books (DESIGN.md §4 step 4). RouteOf, built from the
+// event catalogue in package razorpay, is the one routing table: the worker, Explain, the
+// metrics and reconcile all read it.
 type Route int
 
 // The routes.
@@ -29,36 +29,27 @@ const (
 
 // EventRefundFailed shares its business key (the refund id) with the refund's booking but
 // means the opposite: it is final and reverses that booking (DESIGN.md §4 step 4).
-const EventRefundFailed = "refund.failed"
-
-// routes maps every event name that is not skipped to its route; payment.dispute.* is matched
-// by its prefix in RouteOf.
-var routes = map[string]Route{
-	"payment.captured":            RouteReceipt,
-	"order.paid":                  RouteReceipt,
-	"payment_link.paid":           RouteReceipt,
-	"payment_link.partially_paid": RouteReceipt,
-	"refund.processed":            RouteRefund,
-	"refund.created":              RouteRefund, // booked when the refund is already processed
-	EventRefundFailed:             RouteRefund,
-	"payment.authorized":          RouteState,
-	"payment.failed":              RouteState,
-	EventSettlementProcessed:      RouteSettlement,
-}
+const EventRefundFailed = razorpay.EventRefundFailed
 
 // EventSettlementProcessed is the settlement event the connector posts (spec/razorpay.md §2.2);
 // reconcile's settlement sweep queues its synthetic rows under this name too.
-const EventSettlementProcessed = "settlement.processed"
+const EventSettlementProcessed = razorpay.EventSettlementProcessed
 
-// RouteOf returns the route of an event name ("payment.captured", …).
+// routeOfMeaning turns the event catalogue's meanings (razorpay.LookupEvent) into routes.
+var routeOfMeaning = map[razorpay.Meaning]Route{
+	razorpay.MeansNothing:    RouteSkip,
+	razorpay.MeansReceipt:    RouteReceipt,
+	razorpay.MeansRefund:     RouteRefund,
+	razorpay.MeansDispute:    RouteDispute,
+	razorpay.MeansState:      RouteState,
+	razorpay.MeansSettlement: RouteSettlement,
+}
+
+// RouteOf returns the route of an event name ("payment.captured", …), from the event catalogue:
+// a name outside it is skipped, except payment.dispute.*, which is a dispute.
 func RouteOf(event string) Route {
-	if r, ok := routes[event]; ok {
-		return r
-	}
-	if strings.HasPrefix(event, "payment.dispute.") {
-		return RouteDispute
-	}
-	return RouteSkip
+	info, _ := razorpay.LookupEvent(event)
+	return routeOfMeaning[info.Meaning]
 }
 
 // Kind is the booking kind the route leads to: KindReceipt, KindRefund, or "" when it books

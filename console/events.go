@@ -10,15 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // Statuses are the inbox statuses the Events filter offers, in the order people look for them.
 var Statuses = []string{"parked", "dead", "pending", "processing", "done", "duplicate", "skipped", "dismissed"}
 
-// EventTypes are the Razorpay events the Events filter offers (any other name can be typed).
-var EventTypes = []string{"payment.captured", "order.paid", "payment_link.paid", "payment_link.partially_paid",
-	"payment.authorized", "payment.failed", "refund.processed", "refund.failed", "refund.created",
-	"payment.dispute.created", "payment.dispute.won", "payment.dispute.lost", "payment.dispute.closed"}
+// EventTypes are the Razorpay events the Events filter offers (any other name can be typed): the
+// offered names of the event catalogue (razorpay.OfferedEvents).
+var EventTypes = razorpay.OfferedEvents()
 
 // eventsPageSize is how many rows one Events page shows.
 const eventsPageSize = 50

@@ -3,7 +3,6 @@ package razorpay
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 )
 
 // Event is a Razorpay webhook body: the envelope of spec/razorpay.md §2.1 with the entities we
@@ -188,14 +187,15 @@ func (e *Event) BusinessKey() string {
 }
 
 // businessKey picks the business key of an event named event from its entities' ids ("" for
-// an absent entity).
+// an absent entity): the id of the entity the catalogue names for it (LookupEvent).
 func businessKey(event, payment, refund, dispute, settlement string) string {
-	switch {
-	case strings.HasPrefix(event, "refund."):
+	info, _ := LookupEvent(event)
+	switch info.KeyEntity {
+	case "refund":
 		return refund
-	case strings.HasPrefix(event, "payment.dispute."):
+	case "dispute":
 		return dispute
-	case strings.HasPrefix(event, "settlement."):
+	case "settlement":
 		return settlement
 	}
 	return payment

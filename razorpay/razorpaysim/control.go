@@ -149,7 +149,7 @@ func (s *Sim) EmitDowntime() {
 		{"updated_at", now},
 	}
 	payload := obj{{"payment.downtime", wrap(d)}}
-	s.dispatch([]*event{s.newEvent("payment.downtime.started", []string{"payment.downtime"}, payload, now, false)},
+	s.dispatch([]*event{s.newEvent(razorpay.EventPaymentDowntimeStarted, []string{"payment.downtime"}, payload, now, false)},
 		s.ordering(""), false, false)
 }
 

@@ -38,11 +38,11 @@ var disputePhases = map[string]bool{
 // event it emits (spec/razorpay.md §2.2). action_required asks the merchant for evidence: the
 // dispute is open again.
 var disputeTransitions = map[string]struct{ status, event string }{
-	"under_review":    {"under_review", "payment.dispute.under_review"},
-	"action_required": {"open", "payment.dispute.action_required"},
-	"won":             {"won", "payment.dispute.won"},
-	"lost":            {"lost", "payment.dispute.lost"},
-	"closed":          {"closed", "payment.dispute.closed"},
+	"under_review":    {"under_review", razorpay.EventDisputeUnderReview},
+	"action_required": {"open", razorpay.EventDisputeActionRequired},
+	"won":             {"won", razorpay.EventDisputeWon},
+	"lost":            {"lost", razorpay.EventDisputeLost},
+	"closed":          {"closed", razorpay.EventDisputeClosed},
 }
 
 // Defaults of CreateDispute: the reason given to a dispute created without one, and the time
@@ -114,7 +114,7 @@ func (s *Sim) CreateDispute(d razorpay.Dispute, opt DisputeOptions) (*razorpay.D
 	d.Entity, d.Status, d.AmountDeducted = "dispute", "open", 0
 
 	rec := &disputeRec{d: d, lose: opt.Lose, dup: opt.Duplicate}
-	batch := []*event{s.disputeEvent("payment.dispute.created", rec)}
+	batch := []*event{s.disputeEvent(razorpay.EventDisputeCreated, rec)}
 	for _, to := range opt.Then {
 		ev, err := s.transition(rec, to)
 		if err != nil {

@@ -105,16 +105,16 @@ func (s *Sim) CreatePayment(p razorpay.Payment, opt PaymentOptions) (*razorpay.P
 		failed.ErrorCode, failed.ErrorSource = "BAD_REQUEST_ERROR", "customer"
 		failed.ErrorStep, failed.ErrorReason = "payment_authentication", "payment_timed_out"
 		failed.ErrorDescription = "Payment was not completed on time."
-		batch = append(batch, s.paymentEvent("payment.failed", &failed, nil))
+		batch = append(batch, s.paymentEvent(razorpay.EventPaymentFailed, &failed, nil))
 	}
 	switch p.Status {
 	case "failed":
-		batch = append(batch, s.paymentEvent("payment.failed", &p, nil))
+		batch = append(batch, s.paymentEvent(razorpay.EventPaymentFailed, &p, nil))
 	case "authorized":
-		batch = append(batch, s.paymentEvent("payment.authorized", &p, nil))
+		batch = append(batch, s.paymentEvent(razorpay.EventPaymentAuthorized, &p, nil))
 	case "captured":
 		auth := authorizedSnapshot(p)
-		batch = append(batch, s.paymentEvent("payment.authorized", &auth, nil))
+		batch = append(batch, s.paymentEvent(razorpay.EventPaymentAuthorized, &auth, nil))
 		batch = append(batch, s.captureEvents(rec)...)
 	}
 	s.dispatch(batch, s.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
@@ -296,16 +296,16 @@ func (s *Sim) attachLink(p *razorpay.Payment, ref string) *linkRec {
 // order.paid and payment_link.paid; the caller holds s.mu.
 func (s *Sim) captureEvents(rec *payRec) []*event {
 	p := rec.p
-	out := []*event{s.paymentEvent("payment.captured", &p, nil)}
+	out := []*event{s.paymentEvent(razorpay.EventPaymentCaptured, &p, nil)}
 	if or, ok := s.orders[p.OrderID]; ok {
 		or.o.AmountPaid, or.o.AmountDue, or.o.Status = or.o.Amount, 0, "paid"
 		o := or.o
-		out = append(out, s.paymentEvent("order.paid", &p, &o))
+		out = append(out, s.paymentEvent(razorpay.EventOrderPaid, &p, &o))
 	}
 	if lr, ok := s.links[rec.linkID]; ok {
 		lr.l.AmountPaid, lr.l.Status, lr.l.UpdatedAt = p.Amount, "paid", p.CreatedAt+5
 		lr.paymentIDs = append(lr.paymentIDs, p.ID)
-		out = append(out, s.linkEvent("payment_link.paid", rec))
+		out = append(out, s.linkEvent(razorpay.EventPaymentLinkPaid, rec))
 	}
 	return out
 }

@@ -104,16 +104,16 @@ func (s *Sim) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refu
 	if opt.CreatedPending || final == "pending" {
 		created.Status = "pending"
 	}
-	batch := []*event{s.refundEvent("refund.created", &created, p)}
+	batch := []*event{s.refundEvent(razorpay.EventRefundCreated, &created, p)}
 	switch final {
 	case "processed":
 		r.Status = "processed"
 		r.AcquirerData = map[string]string{"arn": "7433" + digits(s, 19)}
-		batch = append(batch, s.refundEvent("refund.processed", &r, p))
+		batch = append(batch, s.refundEvent(razorpay.EventRefundProcessed, &r, p))
 	case "failed":
 		r.Status = "failed"
 		applyRefund(p, -r.Amount)
-		batch = append(batch, s.refundEvent("refund.failed", &r, p))
+		batch = append(batch, s.refundEvent(razorpay.EventRefundFailed, &r, p))
 	case "pending":
 		r.Status = "pending"
 	}

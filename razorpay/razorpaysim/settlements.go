@@ -191,7 +191,7 @@ func (s *Sim) process(rec *settleRec) {
 		}
 	}
 	payload := obj{{"settlement", wrap(renderSettlement(&rec.st))}}
-	ev := s.newEvent("settlement.processed", []string{"settlement"}, payload, now.Unix(), false)
+	ev := s.newEvent(razorpay.EventSettlementProcessed, []string{"settlement"}, payload, now.Unix(), false)
 	s.dispatch([]*event{ev}, s.ordering(""), rec.dup, rec.lose)
 }
 

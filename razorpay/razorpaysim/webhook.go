@@ -28,9 +28,12 @@ var ladder = []time.Duration{
 // retryWindow is how long after its creation an event is retried (spec/razorpay.md §1.5).
 const retryWindow = 24 * time.Hour
 
-// immediateRetry lists the events that get the extra 0.2 s retry after a 5xx or a dropped
-// connection (spec/razorpay.md §1.5).
-var immediateRetry = map[string]bool{"payment.authorized": true, "payment.captured": true, "order.paid": true}
+// immediateRetry reports whether event gets the extra 0.2 s retry after a 5xx or a dropped
+// connection (spec/razorpay.md §1.5): the event catalogue's RetriedAtOnce.
+func immediateRetry(event string) bool {
+	info, _ := razorpay.LookupEvent(event)
+	return info.RetriedAtOnce
+}
 
 // RetryLadder returns the unscaled delivery schedule as offsets from the first attempt
 // (spec/razorpay.md §1.5): 0, 7 s, 19 s, 40 s, 82 s, then doubling to 22.8 h; 15 entries. A 5xx
@@ -225,7 +228,7 @@ func (s *Sim) deliverBatch(seq []job, dup bool) {
 			}
 			s.wg.Add(1)
 			s.mu.Unlock()
-			go s.retry(j, start, r.immediate && immediateRetry[j.e.name], dup)
+			go s.retry(j, start, r.immediate && immediateRetry(j.e.name), dup)
 		}
 	}
 }
