@@ -43,8 +43,16 @@ type goldenPlan struct {
 
 // For every golden case of mapping/testdata, on a site holding the case's ERPNext facts, the
 // worker does what Explain planned and writes the entry it planned; the plan's money is the
-// golden plan's, and a park gives the golden reason.
+// golden plan's, and a park gives the golden reason. Each case is explained twice over: as a
+// body not yet delivered (explain --payload) and as the stored row (the console, events).
 func TestExplainAndTheWorkerAgreeOnEveryGoldenCase(t *testing.T) {
+	for _, stored := range []bool{false, true} {
+		name := map[bool]string{false: "Payload", true: "Stored"}[stored]
+		t.Run(name, func(t *testing.T) { agreeOnGoldenCases(t, stored) })
+	}
+}
+
+func agreeOnGoldenCases(t *testing.T, stored bool) {
 	files, err := filepath.Glob(filepath.Join("..", "mapping", "testdata", "*.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +71,14 @@ func TestExplainAndTheWorkerAgreeOnEveryGoldenCase(t *testing.T) {
 			readJSON(t, strings.TrimSuffix(f, ".json")+".golden.json", &g)
 			r := newRig(t, withConfig(func(cfg *connector.Config) { goldenRules(cfg, c) }))
 			names := r.goldenFacts(c)
-			x, _ := r.agree("golden", substitute(c.Event, names))
+			body := substitute(c.Event, names)
+			var x *connector.Explanation
+			if stored {
+				r.deliver("golden", body)
+				x, _ = r.agreeStored("golden")
+			} else {
+				x, _ = r.agree("golden", body)
+			}
 			checkGolden(t, x, g, names)
 		})
 	}

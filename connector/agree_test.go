@@ -34,6 +34,28 @@ func (r *rig) agree(eventID string, body []byte) (*connector.Explanation, connec
 	before := len(r.site.Docs(frappe.DoctypePaymentEntry))
 	r.deliver(eventID, body)
 	r.work()
+	return x, r.sameOutcome(eventID, x, before)
+}
+
+// agreeStored explains the stored row of eventID as the console and `events` do (ExplainStored:
+// its own body, its arrival time, itself left out of the dismissal check), then lets the worker
+// process it, and fails the test where the worker's outcome or document differs from the plan.
+func (r *rig) agreeStored(eventID string) (*connector.Explanation, connector.InboxEvent) {
+	r.t.Helper()
+	stored := r.event(eventID)
+	x, err := r.conn.ExplainStored(context.Background(), &stored)
+	if err != nil {
+		r.t.Fatalf("explain stored %s: %v", eventID, err)
+	}
+	before := len(r.site.Docs(frappe.DoctypePaymentEntry))
+	r.work()
+	return x, r.sameOutcome(eventID, x, before)
+}
+
+// sameOutcome compares the worker's outcome for eventID with the plan x explained before the
+// worker ran (before: the Payment Entries the site held then) and returns the inbox row.
+func (r *rig) sameOutcome(eventID string, x *connector.Explanation, before int) connector.InboxEvent {
+	r.t.Helper()
 	row := r.event(eventID)
 	want := map[string]connector.Status{
 		connector.ExplainCreate: connector.StatusDone, connector.ExplainReuse: connector.StatusDone,
@@ -41,6 +63,7 @@ func (r *rig) agree(eventID string, body []byte) (*connector.Explanation, connec
 		connector.ExplainVoid: connector.StatusDone, connector.ExplainDuplicate: connector.StatusDuplicate,
 		connector.ExplainPark: connector.StatusParked, connector.ExplainWait: connector.StatusPending,
 		connector.ExplainSkip: connector.StatusSkipped, connector.ExplainRetry: connector.StatusPending,
+		connector.ExplainDismissed: connector.StatusDismissed,
 	}[x.Action]
 	if row.Status != want {
 		r.t.Fatalf("%s: explain planned %s (%q), the worker made it %s (%q)", eventID, x.Action, x.Reason, row.Status, row.LastError)
@@ -53,7 +76,8 @@ func (r *rig) agree(eventID string, body []byte) (*connector.Explanation, connec
 		if !strings.HasPrefix(x.Reason, row.LastError+" — the worker would ") {
 			r.t.Errorf("%s: explain's reason\n  %q\ndoes not start with the worker's\n  %q", eventID, x.Reason, row.LastError)
 		}
-	case connector.ExplainPark, connector.ExplainSkip, connector.ExplainDuplicate, connector.ExplainWait, connector.ExplainVoid, connector.ExplainReuse:
+	case connector.ExplainPark, connector.ExplainSkip, connector.ExplainDuplicate, connector.ExplainWait, connector.ExplainVoid, connector.ExplainReuse,
+		connector.ExplainDismissed:
 		if x.Reason != row.LastError {
 			r.t.Errorf("%s: explain's reason\n  %q\nthe worker's\n  %q", eventID, x.Reason, row.LastError)
 		}
@@ -73,7 +97,7 @@ func (r *rig) agree(eventID string, body []byte) (*connector.Explanation, connec
 	if after := len(r.site.Docs(frappe.DoctypePaymentEntry)); (after > before) != (x.Action == connector.ExplainCreate) {
 		r.t.Errorf("%s: %d Payment Entries made for the plan %s", eventID, after-before, x.Action)
 	}
-	return x, row
+	return row
 }
 
 // sameEntry compares the entry the plan would insert with the one the worker sent, field by

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -48,7 +49,40 @@ const ExplainRetry = "retry"
 // line of the explanation (ExplainRetry), not the end of the dry run (issue 14: a failed order
 // lookup made `explain` exit 1); the error is returned only when ctx ended.
 func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanation, error) {
-	pl, err := c.Decide(ctx, e)
+	return c.explain(ctx, e, arrival{at: c.now()})
+}
+
+// ErrBodyPurged is ExplainStored's error for a row whose raw body retention purged: there is
+// nothing to explain (the worker makes such a row dead).
+var ErrBodyPurged = errors.New("the raw body was purged by retention")
+
+// ExplainStored is Explain for a stored inbox row: the dry run of what the worker does when it
+// claims row — its stored body, the row itself left out of the dismissal check (a dismissed
+// payment's other events are not booked), and row.ReceivedAt as the time the event arrived,
+// from which the worker counts its waits (a refund's wait for its receipt, a settlement's for
+// its items). It returns ErrBodyPurged for a purged body and the parse error for a body that
+// does not parse.
+func (c *Connector) ExplainStored(ctx context.Context, row *InboxEvent) (*Explanation, error) {
+	if len(row.RawBody) == 0 {
+		return nil, ErrBodyPurged
+	}
+	e, err := razorpay.ParseEvent(row.RawBody)
+	if err != nil {
+		return nil, fmt.Errorf("the body does not parse: %w", err)
+	}
+	return c.explain(ctx, e, arrival{row: &InboxEvent{ID: row.ID, EventID: row.EventID}, at: row.ReceivedAt})
+}
+
+// arrival is what a dry run knows of the event it explains: the inbox row it is (nil for a body
+// never delivered, which the worker would see as a new row) and when it arrived (now for such
+// a body).
+type arrival struct {
+	row *InboxEvent
+	at  time.Time
+}
+
+func (c *Connector) explain(ctx context.Context, e *razorpay.Event, a arrival) (*Explanation, error) {
+	pl, err := c.decideAt(ctx, e, a)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -109,7 +143,12 @@ func (c *Connector) explainFailure(e *razorpay.Event, err error) *Explanation {
 // park on (ERPNext refusing it, a document that does not exist) is a park plan here too; other
 // failures of a read are returned as errors.
 func (c *Connector) Decide(ctx context.Context, e *razorpay.Event) (*Plan, error) {
-	pl, err := c.decide(ctx, e)
+	return c.decideAt(ctx, e, arrival{at: c.now()})
+}
+
+// decideAt is Decide for an event that arrived as a says.
+func (c *Connector) decideAt(ctx context.Context, e *razorpay.Event, a arrival) (*Plan, error) {
+	pl, err := c.decide(ctx, e, a)
 	if err == nil {
 		return pl, nil
 	}
@@ -119,7 +158,9 @@ func (c *Connector) Decide(ctx context.Context, e *razorpay.Event) (*Plan, error
 	return nil, err
 }
 
-func (c *Connector) decide(ctx context.Context, e *razorpay.Event) (*Plan, error) {
+// decide runs the worker's steps for e (route) with the claim read and no lock taken, in the
+// worker's order: for a receipt the precheck, the dismissal, the claim, then the decision.
+func (c *Connector) decide(ctx context.Context, e *razorpay.Event, a arrival) (*Plan, error) {
 	if pl := c.accountPlan(e); pl != nil {
 		return pl, nil
 	}
@@ -128,23 +169,40 @@ func (c *Connector) decide(ctx context.Context, e *razorpay.Event) (*Plan, error
 		if pl := receiptPrecheck(e); pl != nil {
 			return pl, nil
 		}
+		if pl, err := c.explainDismissed(ctx, e, a); pl != nil || err != nil {
+			return pl, err
+		}
 		if pl, err := c.peekClaim(ctx, e); pl != nil || err != nil {
 			return pl, err
 		}
 		return c.decideReceipt(ctx, e, dryRun{})
 	case RouteRefund:
-		return c.explainRefund(ctx, e)
+		return c.explainRefund(ctx, e, a.at)
 	case RouteDispute:
 		return c.disputePlan(ctx, e)
 	case RouteState:
 		return statePlan(e, nil), nil
 	case RouteSettlement:
-		return c.explainSettlement(ctx, e)
+		return c.explainSettlement(ctx, e, a.at)
 	}
 	return skipPlan(e), nil
 }
 
-func (c *Connector) explainRefund(ctx context.Context, e *razorpay.Event) (*Plan, error) {
+// explainDismissed is dismissedPlan for a dry run: the row explained, when stored, is left out
+// as the worker leaves out the row it claimed; without a store nothing is dismissed.
+func (c *Connector) explainDismissed(ctx context.Context, e *razorpay.Event, a arrival) (*Plan, error) {
+	if c.store == nil {
+		return nil, nil
+	}
+	row := a.row
+	if row == nil {
+		row = &InboxEvent{}
+	}
+	return c.dismissedPlan(ctx, row, e)
+}
+
+// explainRefund is bookRefund for Explain, for an event that arrived at arrived.
+func (c *Connector) explainRefund(ctx context.Context, e *razorpay.Event, arrived time.Time) (*Plan, error) {
 	r, pl, err := c.refundOf(ctx, e)
 	if err != nil || pl != nil {
 		return pl, err
@@ -161,5 +219,5 @@ func (c *Connector) explainRefund(ctx context.Context, e *razorpay.Event) (*Plan
 	if pl, err := c.peekClaim(ctx, e); pl != nil || err != nil {
 		return pl, err
 	}
-	return c.decideRefund(ctx, e, r, c.now(), dryRun{})
+	return c.decideRefund(ctx, e, r, arrived, dryRun{})
 }

@@ -60,9 +60,13 @@ func (c *Connector) dismissedPlan(ctx context.Context, ev *InboxEvent, e *razorp
 			!strings.HasPrefix(r.LastError, dismissedBy) {
 			continue
 		}
+		hint := "replay this event (events replay " + ev.EventID + ")"
+		if ev.EventID == "" { // a body explained before delivery: replaying the dismissed event lifts it too
+			hint = "replay event " + r.EventID + " (events replay " + r.EventID + ")"
+		}
 		return newPlan(e, receiptBooking(e.Payment)).dismissed(fmt.Sprintf(
-			"not booked: payment %s was dismissed with event %s (%s); to book it after all, replay this event (events replay %s)",
-			key, r.EventID, shortReason(r.LastError), ev.EventID)), nil
+			"not booked: payment %s was dismissed with event %s (%s); to book it after all, %s",
+			key, r.EventID, shortReason(r.LastError), hint)), nil
 	}
 	return nil, nil
 }

@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -96,8 +97,9 @@ func (c *Connector) countMatch(m BankMatch, err error) {
 	}
 }
 
-// explainSettlement is bookSettlement for Explain: the claim read, not taken; nothing written.
-func (c *Connector) explainSettlement(ctx context.Context, e *razorpay.Event) (*Plan, error) {
+// explainSettlement is bookSettlement for Explain, for an event that arrived at arrived: the
+// claim read, not taken; nothing written.
+func (c *Connector) explainSettlement(ctx context.Context, e *razorpay.Event, arrived time.Time) (*Plan, error) {
 	st, pl, err := c.settlementOf(ctx, e)
 	if err != nil || pl != nil {
 		return pl, err
@@ -105,7 +107,7 @@ func (c *Connector) explainSettlement(ctx context.Context, e *razorpay.Event) (*
 	if pl, err := c.peekClaim(ctx, e); pl != nil || err != nil {
 		return pl, err
 	}
-	return c.decideSettlement(ctx, e, st, c.now())
+	return c.decideSettlement(ctx, e, st, arrived)
 }
 
 // explainBank is the bank match Explain shows for a settlement's plan: the Bank Transaction the

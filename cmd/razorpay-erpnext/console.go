@@ -13,7 +13,6 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/console"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
-	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // adminHandler serves admin_listen: the connector's /metrics, /readyz and /healthz, and the
@@ -200,20 +199,14 @@ func (b *consoleBackend) Dismiss(ctx context.Context, id int64, actor, reason st
 	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
 }
 
-// Explain runs explain on the stored body, as `explain --payload` would on that file.
+// Explain is the dry run of the stored row: what the worker does when it claims it
+// (connector.ExplainStored).
 func (b *consoleBackend) Explain(ctx context.Context, id int64) (console.Plan, error) {
 	e, err := b.getEvent(ctx, id)
 	if err != nil {
 		return console.Plan{}, err
 	}
-	if e.RawBody == nil {
-		return console.Plan{}, errors.New("the raw body was purged by retention")
-	}
-	ev, err := razorpay.ParseEvent(e.RawBody)
-	if err != nil {
-		return console.Plan{}, fmt.Errorf("the body does not parse: %w", err)
-	}
-	x, err := b.d.conn.Explain(ctx, ev)
+	x, err := b.d.conn.ExplainStored(ctx, e)
 	if err != nil {
 		return console.Plan{}, err
 	}
