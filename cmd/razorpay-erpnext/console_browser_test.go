@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/browsertest"
@@ -26,31 +24,25 @@ var screenshots = flag.Bool("console.screenshots", false, "write the console scr
 // browserStep bounds every browser step: generous, for a loaded machine.
 const browserStep = 60 * time.Second
 
-// do runs browser steps with a bounded context and fails the test on error.
-func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+// do runs browser steps within browserStep and fails the test on error.
+func do(t *testing.T, br *browsertest.Browser, what string, steps ...browsertest.Step) {
 	t.Helper()
-	sctx, cancel := context.WithTimeout(ctx, browserStep)
-	defer cancel()
-	if err := chromedp.Do(sctx, steps...); err != nil {
-		t.Fatalf("browser: %s: %v\n%s", what, err, pageState(ctx))
+	if err := br.Do(browserStep, steps...); err != nil {
+		t.Fatalf("browser: %s: %v\n%s", what, err, pageState(br))
 	}
 }
 
 // pageState is the page's address and text, for a failure message.
-func pageState(ctx context.Context) string {
-	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	loc, _ := chromedp.Run(sctx, chromedp.Location())
-	body, _ := chromedp.Run(sctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
+func pageState(br *browsertest.Browser) string {
+	loc, _ := br.Location(10 * time.Second)
+	body, _ := browsertest.Eval[string](br, 10*time.Second, "document.body ? document.body.innerText : ''")
 	return "page " + loc + ":\n" + body
 }
 
 // text returns the text of the first element matching sel.
-func text(t *testing.T, ctx context.Context, sel string) string {
+func text(t *testing.T, br *browsertest.Browser, sel string) string {
 	t.Helper()
-	sctx, cancel := context.WithTimeout(ctx, browserStep)
-	defer cancel()
-	s, err := chromedp.Run(sctx, chromedp.Text(chromedp.CSS(sel)))
+	s, err := br.Text(browserStep, sel)
 	if err != nil {
 		t.Fatalf("browser: text of %s: %v", sel, err)
 	}
@@ -58,11 +50,9 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 }
 
 // eval evaluates a JavaScript expression in the page.
-func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+func eval[T any](t *testing.T, br *browsertest.Browser, expr string) T {
 	t.Helper()
-	sctx, cancel := context.WithTimeout(ctx, browserStep)
-	defer cancel()
-	v, err := chromedp.Run(sctx, chromedp.Evaluate[T](expr))
+	v, err := browsertest.Eval[T](br, browserStep, expr)
 	if err != nil {
 		t.Fatalf("browser: eval %s: %v", expr, err)
 	}
@@ -70,15 +60,12 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 }
 
 // waitFor polls a JavaScript predicate in the page until it is true (a reload by the page's
-// own script is fine: the poll survives it through chromedp.Poll's retry).
-func waitFor(t *testing.T, ctx context.Context, what, predicate string) {
+// own script is fine: the poll survives it through the driver's poll retry).
+func waitFor(t *testing.T, br *browsertest.Browser, what, predicate string) {
 	t.Helper()
 	deadline := time.Now().Add(browserStep)
 	for {
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, err := chromedp.Run(sctx, chromedp.Poll[bool](predicate, chromedp.WithPollingInterval(200*time.Millisecond),
-			chromedp.WithPollingTimeout(8*time.Second)))
-		cancel()
+		err := br.Poll(10*time.Second, predicate, 200*time.Millisecond, 8*time.Second)
 		if err == nil {
 			return
 		}
@@ -93,7 +80,7 @@ func waitFor(t *testing.T, ctx context.Context, what, predicate string) {
 // script in a note and in ERPNext's message shown as text, never run.
 func TestConsoleInBrowser(t *testing.T) {
 	t.Parallel()
-	ctx := browsertest.New(t)
+	br := browsertest.New(t)
 	// As in the README's walkthrough: the simulated API user, like a real Accounts User, may not
 	// read Integration Requests, so that sweep is off. Settlements are posted (fees as lines of
 	// the settlement's entry), so Today shows its settlement card.
@@ -123,58 +110,58 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	e.settle()
 	base := "http://" + e.d.adm.Addr().String()
-	browserLogin(t, ctx, base)
-	id2 := browserReplay(t, ctx, e, base, missing)
-	browserDismiss(t, ctx, e, base)
-	browserDryRun(t, ctx, e, base)
-	browserPhone(t, ctx, base, id2)
+	browserLogin(t, br, base)
+	id2 := browserReplay(t, br, e, base, missing)
+	browserDismiss(t, br, e, base)
+	browserDryRun(t, br, e, base)
+	browserPhone(t, br, base, id2)
 }
 
 // hostile is a script a customer typed into a note (and so into ERPNext's "not found" message).
 const hostile = `<script>window.__pwned=1</script>`
 
 // browserLogin logs in once with the token and checks the parked list.
-func browserLogin(t *testing.T, ctx context.Context, base string) {
-	do(t, ctx, "log in", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="token"]`)),
-		chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), testAdminToken),
-		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "Priya Sharma"),
-		chromedp.Submit(chromedp.CSS(`input[name="token"]`)), chromedp.WaitVisible(chromedp.CSS(`.tiles`)))
-	if who := text(t, ctx, ".who"); who != "Priya Sharma (console)" {
+func browserLogin(t *testing.T, br *browsertest.Browser, base string) {
+	do(t, br, "log in", browsertest.Navigate(base+"/"), browsertest.WaitVisible(`input[name="token"]`),
+		browsertest.SendKeys(`input[name="token"]`, testAdminToken),
+		browsertest.SendKeys(`input[name="name"]`, "Priya Sharma"),
+		browsertest.Submit(`input[name="token"]`), browsertest.WaitVisible(`.tiles`))
+	if who := text(t, br, ".who"); who != "Priya Sharma (console)" {
 		t.Errorf("logged in as %q", who)
 	}
-	if cookie := eval[string](t, ctx, "document.cookie"); strings.Contains(cookie, "rzp_console") {
+	if cookie := eval[string](t, br, "document.cookie"); strings.Contains(cookie, "rzp_console") {
 		t.Errorf("the session cookie is readable from JavaScript: %q", cookie)
 	}
-	shot(t, ctx, base+"/", "console-today.png", `!document.body.innerText.includes("reading Razorpay")`)
+	shot(t, br, base+"/", "console-today.png", `!document.body.innerText.includes("reading Razorpay")`)
 	// The settlement card: booked vs settled, the clearing account holding today's ₹12,000.00
 	// receipt, and no day called a difference (settlements pay out net, a day later).
-	if card := text(t, ctx, "#settlements"); !strings.Contains(card, "clearing balance ("+erpnextsim.RazorpayClearing+"): ₹12,000.00") ||
+	if card := text(t, br, "#settlements"); !strings.Contains(card, "clearing balance ("+erpnextsim.RazorpayClearing+"): ₹12,000.00") ||
 		!strings.Contains(card, "settled ₹") || strings.Contains(card, "differ") {
 		t.Errorf("settlement card:\n%s", card)
 	}
-	do(t, ctx, "parked list", chromedp.Navigate(base+"/events?status=parked"), chromedp.WaitVisible(chromedp.CSS(`table.events`)))
-	list := text(t, ctx, "table.events")
+	do(t, br, "parked list", browsertest.Navigate(base+"/events?status=parked"), browsertest.WaitVisible(`table.events`))
+	list := text(t, br, "table.events")
 	if !strings.Contains(list, "pay_T3stBrowser002") || !strings.Contains(list, "pay_T3stBrowser003") || strings.Contains(list, "pay_T3stBrowser001") {
 		t.Fatalf("parked list:\n%s", list)
 	}
-	shot(t, ctx, base+"/events", "console-events.png", "true")
+	shot(t, br, base+"/events", "console-events.png", "true")
 }
 
 // browserReplay fixes the invoice in ERPNext, presses Replay and follows the page until the
 // event is done with one Payment Entry; it returns the event's row id.
-func browserReplay(t *testing.T, ctx context.Context, e *rzpEnv, base, missing string) int64 {
+func browserReplay(t *testing.T, br *browsertest.Browser, e *rzpEnv, base, missing string) int64 {
 	if inv, err := e.site.AddSalesInvoice(invoiceSpec()); err != nil || inv != missing {
 		t.Fatalf("invoice %q (%v), the payment names %q", inv, err, missing)
 	}
 	id2 := eventRowID(t, e.d, "pay_T3stBrowser002")
-	do(t, ctx, "open parked event", chromedp.Navigate(fmt.Sprintf("%s/events/%d", base, id2)), chromedp.WaitVisible(chromedp.ID("replay")))
-	if plan := text(t, ctx, "table.plan"); !strings.Contains(plan, missing) || !strings.Contains(plan, "12000.00") {
+	do(t, br, "open parked event", browsertest.Navigate(fmt.Sprintf("%s/events/%d", base, id2)), browsertest.WaitVisible("#replay"))
+	if plan := text(t, br, "table.plan"); !strings.Contains(plan, missing) || !strings.Contains(plan, "12000.00") {
 		t.Errorf("the plan now (invoice fixed) does not allocate to %s:\n%s", missing, plan)
 	}
-	shot(t, ctx, "", "console-event.png", "true")
-	do(t, ctx, "replay", chromedp.Click(chromedp.ID("replay")))
-	waitFor(t, ctx, "event done", `document.getElementById("event-status") && document.getElementById("event-status").dataset.status === "done"`)
-	link := eval[string](t, ctx, `document.getElementById("desk-link").href`)
+	shot(t, br, "", "console-event.png", "true")
+	do(t, br, "replay", browsertest.Click("#replay"))
+	waitFor(t, br, "event done", `document.getElementById("event-status") && document.getElementById("event-status").dataset.status === "done"`)
+	link := eval[string](t, br, `document.getElementById("desk-link").href`)
 	sub, _ := e.entries("pay_T3stBrowser002")
 	if len(sub) != 1 || link != e.cfg.ERPNext.URL+"/app/payment-entry/"+fmt.Sprint(sub[0]["name"]) {
 		t.Fatalf("after replay: %d entries, Desk link %q", len(sub), link)
@@ -183,10 +170,10 @@ func browserReplay(t *testing.T, ctx context.Context, e *rzpEnv, base, missing s
 		t.Errorf("paid_amount %d paise; want 1200000", got)
 	}
 	// The page records who replayed it, and counts the attempt that parked it.
-	if h := text(t, ctx, "#history"); !strings.Contains(h, "Priya Sharma (console) replayed: was parked: no invoice matched") {
+	if h := text(t, br, "#history"); !strings.Contains(h, "Priya Sharma (console) replayed: was parked: no invoice matched") {
 		t.Errorf("history after the replay: %q", h)
 	}
-	if a := text(t, ctx, "#attempts"); a != "1 since the last replay (2 in all)" {
+	if a := text(t, br, "#attempts"); a != "1 since the last replay (2 in all)" {
 		t.Errorf("attempts after the replay: %q", a)
 	}
 	return id2
@@ -194,21 +181,21 @@ func browserReplay(t *testing.T, ctx context.Context, e *rzpEnv, base, missing s
 
 // browserDismiss finds the script of a note and of ERPNext's message shown as text, never run,
 // and dismisses that payment with a reason.
-func browserDismiss(t *testing.T, ctx context.Context, e *rzpEnv, base string) {
+func browserDismiss(t *testing.T, br *browsertest.Browser, e *rzpEnv, base string) {
 	id3 := eventRowID(t, e.d, "pay_T3stBrowser003")
-	do(t, ctx, "hostile event", chromedp.Navigate(fmt.Sprintf("%s/events/%d", base, id3)), chromedp.WaitVisible(chromedp.ID("dismiss")))
-	if got := text(t, ctx, "#reason"); !strings.Contains(got, hostile) {
+	do(t, br, "hostile event", browsertest.Navigate(fmt.Sprintf("%s/events/%d", base, id3)), browsertest.WaitVisible("#dismiss"))
+	if got := text(t, br, "#reason"); !strings.Contains(got, hostile) {
 		t.Errorf("ERPNext's message is not shown as text: %q", got)
 	}
-	if got := text(t, ctx, "#body"); !strings.Contains(got, "customer wrote "+hostile) {
+	if got := text(t, br, "#body"); !strings.Contains(got, "customer wrote "+hostile) {
 		t.Errorf("the note is not shown as text: %q", got)
 	}
-	if ran := eval[bool](t, ctx, `window.__pwned === 1`); ran {
+	if ran := eval[bool](t, br, `window.__pwned === 1`); ran {
 		t.Fatal("a script from a note or ERPNext's message ran in the console")
 	}
-	do(t, ctx, "dismiss", chromedp.SendKeys(chromedp.ID("dismiss-reason"), "test payment, refunded by hand"),
-		chromedp.Click(chromedp.ID("dismiss")))
-	waitFor(t, ctx, "event dismissed", `document.getElementById("event-status") && document.getElementById("event-status").dataset.status === "dismissed"`)
+	do(t, br, "dismiss", browsertest.SendKeys("#dismiss-reason", "test payment, refunded by hand"),
+		browsertest.Click("#dismiss"))
+	waitFor(t, br, "event dismissed", `document.getElementById("event-status") && document.getElementById("event-status").dataset.status === "dismissed"`)
 	// Every event of the payment is dismissed, with who and why.
 	waitStatus(t, e.d, id3, connector.StatusDismissed)
 	rows, _ := e.d.db.FindEvents(context.Background(), "pay_T3stBrowser003")
@@ -224,14 +211,14 @@ func browserDismiss(t *testing.T, ctx context.Context, e *rzpEnv, base string) {
 
 // browserDryRun presses "Run now (dry run)": the payment whose webhooks were lost is listed,
 // nothing is queued.
-func browserDryRun(t *testing.T, ctx context.Context, e *rzpEnv, base string) {
-	do(t, ctx, "dry run", chromedp.Navigate(base+"/reconcile"), chromedp.Click(chromedp.ID("dry-run")),
-		chromedp.WaitVisible(chromedp.ID("report")))
-	if rep := text(t, ctx, "#report"); !strings.Contains(rep, "pay_T3stLost000001") || strings.Contains(rep, "pay_T3stBrowser003") ||
+func browserDryRun(t *testing.T, br *browsertest.Browser, e *rzpEnv, base string) {
+	do(t, br, "dry run", browsertest.Navigate(base+"/reconcile"), browsertest.Click("#dry-run"),
+		browsertest.WaitVisible("#report"))
+	if rep := text(t, br, "#report"); !strings.Contains(rep, "pay_T3stLost000001") || strings.Contains(rep, "pay_T3stBrowser003") ||
 		strings.Contains(rep, "booking_cancelled") {
 		t.Errorf("dry run report: want the lost payment only:\n%s", rep)
 	}
-	shot(t, ctx, "", "console-reconcile.png", "true")
+	shot(t, br, "", "console-reconcile.png", "true")
 	if c, _ := e.d.db.CountByStatus(context.Background()); c[connector.StatusPending] != 0 {
 		t.Errorf("the dry run queued rows: %v", c)
 	}
@@ -239,22 +226,22 @@ func browserDryRun(t *testing.T, ctx context.Context, e *rzpEnv, base string) {
 
 // browserPhone checks that on a phone no page is wider than the screen (wide tables scroll
 // inside their box).
-func browserPhone(t *testing.T, ctx context.Context, base string, id int64) {
-	do(t, ctx, "phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+func browserPhone(t *testing.T, br *browsertest.Browser, base string, id int64) {
+	do(t, br, "phone viewport", browsertest.EmulateViewport(390, 844, 2))
 	for _, p := range []string{"/", "/events", fmt.Sprintf("/events/%d", id), "/reconcile", "/check"} {
-		do(t, ctx, "phone "+p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main")))
-		if w := eval[int](t, ctx, "document.documentElement.scrollWidth - window.innerWidth"); w > 0 {
+		do(t, br, "phone "+p, browsertest.Navigate(base+p), browsertest.WaitVisible("main"))
+		if w := eval[int](t, br, "document.documentElement.scrollWidth - window.innerWidth"); w > 0 {
 			t.Errorf("%s on a 390 px phone is %d px wider than the screen", p, w)
 		}
 	}
 	// The Events list: every row's time, status, payment and reason are on the screen (not
 	// scrolled off to the right inside the table's box), and rows stay compact.
-	do(t, ctx, "phone events", chromedp.Navigate(base+"/events"), chromedp.WaitVisible(chromedp.CSS("table.events")))
-	if bad := eval[string](t, ctx, phoneEventsCheck); bad != "" {
+	do(t, br, "phone events", browsertest.Navigate(base+"/events"), browsertest.WaitVisible("table.events"))
+	if bad := eval[string](t, br, phoneEventsCheck); bad != "" {
 		t.Errorf("/events on a 390 px phone: %s", bad)
 	}
-	shot(t, ctx, "", "console-phone-events.png", "true")
-	shot(t, ctx, base+"/", "console-phone.png", `!document.body.innerText.includes("reading Razorpay")`)
+	shot(t, br, "", "console-phone-events.png", "true")
+	shot(t, br, base+"/", "console-phone.png", `!document.body.innerText.includes("reading Razorpay")`)
 }
 
 // phoneEventsCheck lists, for each row of the Events table, the cells that are not wholly
@@ -387,20 +374,18 @@ func eventRowID(t *testing.T, d *daemon, paymentID string) int64 {
 
 // shot saves a full-page PNG of url (the current page when url is "") under docs/ once ready
 // is true, when -console.screenshots is set.
-func shot(t *testing.T, ctx context.Context, url, name, ready string) {
+func shot(t *testing.T, br *browsertest.Browser, url, name, ready string) {
 	t.Helper()
 	if !*screenshots {
 		return
 	}
 	if url != "" { // the page has no poller of its own: open it again until it is ready
 		testtime.Poll(browserStep, func() bool {
-			do(t, ctx, "open "+url, chromedp.Navigate(url))
-			return eval[bool](t, ctx, ready)
+			do(t, br, "open "+url, browsertest.Navigate(url))
+			return eval[bool](t, br, ready)
 		})
 	}
-	sctx, cancel := context.WithTimeout(ctx, browserStep)
-	defer cancel()
-	png, err := chromedp.Run(sctx, chromedp.FullScreenshot(100))
+	png, err := br.Screenshot(browserStep, 100)
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}

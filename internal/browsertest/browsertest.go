@@ -1,17 +1,24 @@
 // Package browsertest starts Debian's Chromium headless for tests that drive the console in a
-// real browser through chromedp. Without a browser the test is skipped on a developer machine
-// (and under -short) and fails under CI (CI set), so the browser tests never go silently
-// untested there; `.ci/run` installs chromium with apt when it is missing.
+// real browser. The browser is run by the driver command of the nested module ./driver
+// (chromedp, kept out of the daemon's module graph); New builds that command with the go tool,
+// starts it and talks to it over its stdin and stdout. Without a browser the test is skipped on
+// a developer machine (and under -short) and fails under CI (CI set), so the browser tests
+// never go silently untested there; `.ci/run` installs chromium with apt when it is missing.
 package browsertest
 
 import (
-	"context"
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
-
-	"github.com/chromedp/chromedp"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
@@ -29,11 +36,30 @@ func ExecPath() string {
 	return ""
 }
 
-// New starts a headless browser with a fresh profile and returns a chromedp context for one
-// tab, cancelled (and the browser stopped) when t ends. The flags keep Chromium off the
-// network on its own (no background networking, component updates, sync or QUIC: this
-// machine's closed network refuses those connections) and let it run as root (no sandbox).
-func New(t *testing.T) context.Context {
+// startTimeout bounds building the driver and starting the browser: generous, for a loaded
+// machine (the first build compiles chromedp).
+const startTimeout = 5 * time.Minute
+
+// replySlack is how long past a request's own timeout the driver may take to answer before the
+// request fails (the driver bounds each request itself; this catches a driver that hangs).
+const replySlack = 30 * time.Second
+
+// Browser is one headless browser tab run by the driver process. Its methods send one request
+// each and wait for the answer; they are safe for one goroutine at a time (a mutex orders
+// concurrent calls).
+type Browser struct {
+	mu    sync.Mutex
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	out   *bufio.Scanner
+	dead  error
+	stopC chan struct{}
+}
+
+// New builds the driver, starts a headless browser with a fresh profile and returns its tab,
+// stopped when t ends. No browser on PATH skips t (fails it under CI); a driver that does not
+// build or a browser that does not start fails t.
+func New(t *testing.T) *Browser {
 	t.Helper()
 	testtime.Long(t, "drives headless Chromium")
 	path := ExecPath()
@@ -43,50 +69,124 @@ func New(t *testing.T) context.Context {
 		}
 		t.Skip("no chromium on PATH (apt-get install chromium): browser test skipped")
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("no-proxy-server", true),
-		chromedp.Flag("metrics-recording-only", true),
-		chromedp.Flag("safebrowsing-disable-auto-update", true),
-		chromedp.WindowSize(1280, 900),
+	bin, err := buildDriver()
+	if err != nil {
+		t.Fatal(err)
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	// The first Do starts the browser, which lives as long as that call's context, so the
-	// context gets no deadline; the start is bounded by a timer instead (generous: the machine
-	// may be loaded).
-	started := make(chan error, 1)
-	go func() { started <- chromedp.Do(ctx) }()
-	timer := time.NewTimer(90 * time.Second)
-	defer timer.Stop()
-	select {
-	case err := <-started:
-		if err != nil {
-			cancelTab()
-			cancelAlloc()
-			t.Fatalf("start %s: %v", path, err)
+	cmd := exec.Command(bin, "-chromium", path, "-profile", t.TempDir())
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start the browser driver: %v", err)
+	}
+	b := &Browser{cmd: cmd, in: in, out: bufio.NewScanner(out), stopC: make(chan struct{})}
+	b.out.Buffer(make([]byte, 64<<10), 64<<20)
+	t.Cleanup(b.stop)
+	if _, err := b.read(startTimeout); err != nil {
+		t.Fatalf("start %s: %v", path, err)
+	}
+	return b
+}
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// buildDriver builds ./driver once per test process into a temporary directory.
+func buildDriver() (string, error) {
+	built.once.Do(func() {
+		_, file, _, ok := runtime.Caller(0)
+		if !ok {
+			built.err = errors.New("browsertest: cannot find its own source directory")
+			return
 		}
-	case <-timer.C:
-		cancelTab()
-		cancelAlloc()
-		t.Fatalf("start %s: no DevTools connection within 90 s", path)
-	}
-	t.Cleanup(func() {
-		cancelTab()
-		cancelAlloc()
+		dir, err := os.MkdirTemp("", "browsertest-driver-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "driver")
+		cmd := exec.Command("go", "build", "-o", built.bin, ".")
+		cmd.Dir = filepath.Join(filepath.Dir(file), "driver")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("build the browser driver in %s: %v\n%s", cmd.Dir, err, out)
+		}
 	})
-	return ctx
+	return built.bin, built.err
+}
+
+// stop closes the driver's stdin (it stops the browser and exits) and waits for it.
+func (b *Browser) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_ = b.in.Close()
+	done := make(chan struct{})
+	go func() {
+		_ = b.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(replySlack):
+		_ = b.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// reply is the driver's answer to one request (see driver/main.go).
+type reply struct {
+	Err   string          `json:"err,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+	PNG   []byte          `json:"png,omitempty"`
+}
+
+// read waits up to timeout for the driver's next reply; a driver that does not answer in time
+// is killed and every later request fails.
+func (b *Browser) read(timeout time.Duration) (reply, error) {
+	if b.dead != nil {
+		return reply{}, b.dead
+	}
+	got := make(chan error, 1)
+	var line []byte
+	go func() {
+		if !b.out.Scan() {
+			err := b.out.Err()
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			got <- fmt.Errorf("the browser driver exited: %w", err)
+			return
+		}
+		line = append([]byte(nil), b.out.Bytes()...)
+		got <- nil
+	}()
+	select {
+	case err := <-got:
+		if err != nil {
+			b.dead = err
+			return reply{}, err
+		}
+	case <-time.After(timeout):
+		_ = b.cmd.Process.Kill()
+		<-got
+		b.dead = fmt.Errorf("the browser driver did not answer within %s", timeout)
+		return reply{}, b.dead
+	}
+	var r reply
+	if err := json.Unmarshal(line, &r); err != nil {
+		return reply{}, fmt.Errorf("the browser driver's answer %q: %w", line, err)
+	}
+	if r.Err != "" {
+		return r, errors.New(r.Err)
+	}
+	return r, nil
 }
