@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
@@ -71,22 +70,9 @@ func (d *DB) ClaimBooking(ctx context.Context, b connector.Booking, now time.Tim
 		b.AmountMinor, b.Currency, b.Invoice, d.arg(now), d.arg(now)}
 	query := `INSERT INTO bookings (business_key, kind, state, owner, fence_until, doctype, name, amount_minor,
 	currency, invoice, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '', '', ?, ?, ?, ?, ?)`
-	if d.mysql() {
-		set := make([]string, len(takeoverSet))
-		for i, c := range takeoverSet {
-			set[i] = fmt.Sprintf("%[1]s = IF(state = ? AND fence_until < ?, VALUES(%[1]s), %[1]s)", c)
-			args = append(args, connector.BookingInFlight, d.arg(now))
-		}
-		query += ` ON DUPLICATE KEY UPDATE ` + strings.Join(set, ", ")
-	} else {
-		set := make([]string, len(takeoverSet))
-		for i, c := range takeoverSet {
-			set[i] = fmt.Sprintf("%[1]s = excluded.%[1]s", c)
-		}
-		query += ` ON CONFLICT (business_key) DO UPDATE SET ` + strings.Join(set, ", ") +
-			` WHERE bookings.state = ? AND bookings.fence_until < ?`
-		args = append(args, connector.BookingInFlight, d.arg(now))
-	}
+	upsert, more := d.dl.claimBookingUpsert(d.arg(now))
+	query += upsert
+	args = append(args, more...)
 	var r bookingRow
 	err := d.returning(ctx, "claim booking "+b.BusinessKey, &r, query+` RETURNING `+bookingColumns, args...)
 	row := r.booking()

@@ -20,14 +20,7 @@ func (d *DB) VoidBooking(ctx context.Context, b connector.Booking, now time.Time
 		b.AmountMinor, b.Currency, b.Invoice, d.arg(now), d.arg(now)}
 	query := `INSERT INTO bookings (business_key, kind, state, owner, fence_until, doctype, name, amount_minor,
 	currency, invoice, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	if d.mysql() {
-		query += ` ON DUPLICATE KEY UPDATE state = VALUES(state), doctype = IF(VALUES(doctype) = '', doctype, VALUES(doctype)),
-		name = IF(VALUES(name) = '', name, VALUES(name)), updated_at = VALUES(updated_at)`
-	} else {
-		query += ` ON CONFLICT (business_key) DO UPDATE SET state = excluded.state,
-		doctype = CASE WHEN excluded.doctype = '' THEN bookings.doctype ELSE excluded.doctype END,
-		name = CASE WHEN excluded.name = '' THEN bookings.name ELSE excluded.name END, updated_at = excluded.updated_at`
-	}
+	query += d.dl.voidBookingUpsert()
 	_, err := d.exec(ctx, "void booking "+b.BusinessKey, query, args...)
 	return err
 }

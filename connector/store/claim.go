@@ -104,7 +104,7 @@ func (d *DB) dueCandidates(ctx context.Context, now time.Time) ([]int64, error) 
 	var rows []dueCandidate
 	err := d.retryClaim(ctx, func() error {
 		rows = rows[:0]
-		return d.db.SelectContext(ctx, &rows, dueCandidatesQuery,
+		return d.db.SelectContext(ctx, &rows, d.dl.dueCandidatesQuery(),
 			connector.StatusProcessing, d.arg(now), claimCandidates,
 			connector.StatusPending, d.arg(now), claimCandidates, claimCandidates)
 	})

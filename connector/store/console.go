@@ -111,15 +111,12 @@ var nameEnds = []string{" ", ":", ",", ".", ";", ")", "]", "'", "\"", "\n"}
 // BLOB (SQLite) and a LONGBLOB (MariaDB) and case-sensitive on last_error's binary collation;
 // with no LIKE there is no wildcard to escape.
 func (d *DB) invoiceCondition(invoice string) (string, []any) {
-	reason := "last_error || ' '"
-	if d.mysql() {
-		reason = "CONCAT(last_error, ' ')"
-	}
+	reason := d.dl.concat("last_error", "' '")
 	conds := []string{"business_key IN (SELECT business_key FROM bookings WHERE invoice = ? AND business_key <> '')",
-		"INSTR(raw_body, ?) > 0"}
+		d.dl.contains("raw_body", "?")}
 	args := []any{invoice, []byte(`"` + invoice + `"`)}
 	for _, end := range nameEnds {
-		conds = append(conds, "INSTR("+reason+", ?) > 0")
+		conds = append(conds, d.dl.contains(reason, "?"))
 		args = append(args, invoice+end)
 	}
 	return "(" + strings.Join(conds, " OR ") + ")", args
@@ -211,12 +208,8 @@ func (d *DB) SumReceiptFees(ctx context.Context, bounds []time.Time) ([]BookedSu
 		return nil, err
 	}
 	bucket, args := d.bucketExpr(bounds, "b.created_at")
-	fee, bearer := `json_extract(CAST(i.raw_body AS TEXT), '$.payload.payment.entity.fee')`,
-		`json_extract(CAST(i.raw_body AS TEXT), '$.payload.payment.entity.fee_bearer')`
-	if d.mysql() {
-		fee, bearer = `CAST(JSON_VALUE(CONVERT(i.raw_body USING utf8mb4), '$.payload.payment.entity.fee') AS SIGNED)`,
-			`JSON_VALUE(CONVERT(i.raw_body USING utf8mb4), '$.payload.payment.entity.fee_bearer')`
-	}
+	fee, bearer := d.dl.bodyJSON("i.raw_body", "payload.payment.entity.fee", true),
+		d.dl.bodyJSON("i.raw_body", "payload.payment.entity.fee_bearer", false)
 	args = append(args, connector.BookingBooked, connector.KindReceipt, d.arg(bounds[0]), d.arg(bounds[len(bounds)-1]), connector.StatusDone)
 	var rows []struct {
 		Bucket   int    `db:"bucket"`

@@ -7,10 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/redact"
 )
@@ -29,12 +25,6 @@ var ErrBusy = errors.New("event is being processed; try again")
 // one the person decided on: a worker finished it, or someone else replayed or dismissed it.
 // Read the row again before deciding.
 var ErrChanged = connector.ErrStatusChanged
-
-// MariaDB error numbers the store reacts to.
-const (
-	mysqlDuplicateEntry = 1062 // ER_DUP_ENTRY
-	mysqlLockDeadlock   = 1213 // ER_LOCK_DEADLOCK: the statement was rolled back, retry it
-)
 
 // Deadlock and busy retries for one store call: a handful of quick attempts; a database that
 // stays busy longer is reported as unavailable.
@@ -56,34 +46,6 @@ func (d *DB) unavailable(op string, err error) error {
 		return fmt.Errorf("%w: %s: %w", connector.ErrStoreUnavailable, op, ctxErr)
 	}
 	return fmt.Errorf("%w: %s: %s", connector.ErrStoreUnavailable, op, redact.Secrets(err.Error(), d.secret))
-}
-
-// isDuplicate reports whether err is a unique-key violation.
-func isDuplicate(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == mysqlDuplicateEntry
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
-	}
-	return false
-}
-
-// isTransient reports whether err means "the statement lost a race with another writer and
-// changed nothing": an InnoDB deadlock victim, or SQLite still busy after its busy timeout.
-func isTransient(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == mysqlLockDeadlock
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		primary := se.Code() & 0xff
-		return primary == sqlite3.SQLITE_BUSY || primary == sqlite3.SQLITE_LOCKED
-	}
-	return false
 }
 
 // retry runs fn, again after a short pause while it fails with a transient error. fn must be

@@ -78,7 +78,7 @@ func scriptedDB(t *testing.T, driverName string, answers ...execAnswer) (*DB, *s
 	s := &scripted{answers: answers}
 	sqlDB := sql.OpenDB(s)
 	t.Cleanup(func() { sqlDB.Close() })
-	return &DB{db: sqlx.NewDb(sqlDB, driverName), driver: driverName, now: time.Now}, s
+	return newDB(sqlx.NewDb(sqlDB, driverName), dialects[driverName]), s
 }
 
 // transientError returns the error driver reports when a statement lost a race with another

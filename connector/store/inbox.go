@@ -91,18 +91,12 @@ func (d *DB) insertEvent(ctx context.Context, e *connector.InboxEvent, ifNoKey b
 	event_created_at, status, attempts, next_attempt_at, lease_owner, lease_until, last_error,
 	result_doctype, result_name, updated_at) `
 	if ifNoKey {
-		query += `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
-		if d.mysql() {
-			query += ` FROM DUAL`
-		}
-		query += ` WHERE NOT EXISTS (SELECT 1 FROM inbox WHERE business_key = ?)`
+		query += `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?` + d.dl.insertEventFrom() + ` WHERE NOT EXISTS (SELECT 1 FROM inbox WHERE business_key = ?)`
 		args = append(args, e.BusinessKey)
 	} else {
 		query += `VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	}
-	if !d.mysql() {
-		query += ` ON CONFLICT (account_id, event_id) DO NOTHING`
-	}
+	query += d.dl.insertEventConflict()
 	var res sql.Result
 	err := retry(ctx, func() (err error) {
 		if ifNoKey { // reconcile's insert: not on the webhook's path

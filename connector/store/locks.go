@@ -24,19 +24,9 @@ func (d *DB) AcquireLock(ctx context.Context, name, owner string, now, expiresAt
 	}
 	query := `INSERT INTO locks (name, owner, expires_at) VALUES (?, ?, ?)`
 	args := []any{name, owner, d.arg(expiresAt)}
-	if d.mysql() {
-		// owner is assigned first; expires_at's condition then holds exactly when owner now
-		// holds the row, whether MariaDB evaluates assignments left to right (the default) or
-		// simultaneously (sql_mode SIMULTANEOUS_ASSIGNMENT).
-		query += ` ON DUPLICATE KEY UPDATE
-		owner = IF(owner = VALUES(owner) OR expires_at < ?, VALUES(owner), owner),
-		expires_at = IF(owner = VALUES(owner) OR expires_at < ?, VALUES(expires_at), expires_at)`
-		args = append(args, d.arg(now), d.arg(now))
-	} else {
-		query += ` ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-		WHERE locks.owner = excluded.owner OR locks.expires_at < ?`
-		args = append(args, d.arg(now))
-	}
+	upsert, more := d.dl.acquireLockUpsert(d.arg(now))
+	query += upsert
+	args = append(args, more...)
 	var holder string
 	err := d.returning(ctx, "acquire lock "+name, &holder, query+` RETURNING owner`, args...)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -22,35 +22,9 @@ import (
 //go:embed migrations/mysql/*.sql migrations/sqlite/*.sql
 var migrations embed.FS
 
-// bootstrap creates the two tables Migrate needs before it can take its lock row: the record of
-// applied migrations and the lock rows themselves. Every replica runs these concurrently; they
-// are idempotent. Later changes to either table are ordinary migrations.
-var bootstrap = map[string][]string{
-	DriverMySQL: {
-		`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-    applied_at DATETIME(6)  NOT NULL,
-    PRIMARY KEY (version)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
-		`CREATE TABLE IF NOT EXISTS locks (
-    name       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-    owner      VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-    expires_at DATETIME(6)  NOT NULL,
-    PRIMARY KEY (name)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
-	},
-	DriverSQLite: {
-		`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    TEXT NOT NULL PRIMARY KEY,
-    applied_at TEXT NOT NULL
-) STRICT`,
-		`CREATE TABLE IF NOT EXISTS locks (
-    name       TEXT NOT NULL PRIMARY KEY,
-    owner      TEXT NOT NULL,
-    expires_at TEXT NOT NULL
-) STRICT`,
-	},
-}
+// Each dialect's bootstrap creates the two tables Migrate needs before it can take its lock row:
+// the record of applied migrations and the lock rows themselves. Every replica runs these
+// concurrently; they are idempotent. Later changes to either table are ordinary migrations.
 
 // The migration lock row: held while migrations are applied, renewed before each one, and
 // taken over by another replica only if its holder died (the lease expired).
@@ -93,11 +67,11 @@ func loadMigrations(driver string) ([]migration, error) {
 // halfway is simply finished by the next one. It waits for another replica's migration to end
 // (or its lease to expire) as long as ctx allows.
 func (d *DB) Migrate(ctx context.Context) error {
-	list, err := loadMigrations(d.driver)
+	list, err := loadMigrations(d.dl.name())
 	if err != nil {
 		return err
 	}
-	for _, stmt := range bootstrap[d.driver] {
+	for _, stmt := range d.dl.bootstrap() {
 		if err := retry(ctx, func() error { _, err := d.db.ExecContext(ctx, stmt); return err }); err != nil {
 			return d.unavailable("migrate: bootstrap", err)
 		}
@@ -157,15 +131,10 @@ func (d *DB) waitMigrateLock(ctx context.Context, owner string) error {
 // the DDL commits by itself, and a crash before the record only means the idempotent statement
 // runs again.
 func (d *DB) apply(ctx context.Context, m migration) error {
-	record := `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`
-	if d.mysql() {
-		record += ` ON DUPLICATE KEY UPDATE version = version`
-	} else {
-		record += ` ON CONFLICT (version) DO NOTHING`
-	}
+	record := d.dl.recordMigrationQuery()
 	op := "migrate " + m.version
 	err := retry(ctx, func() error {
-		if d.mysql() {
+		if !d.dl.transactionalDDL() {
 			if _, err := d.db.ExecContext(ctx, m.sql); err != nil {
 				return err
 			}
@@ -194,10 +163,7 @@ func (d *DB) apply(ctx context.Context, m migration) error {
 // appliedVersions returns the versions recorded in schema_migrations (none when the table does
 // not exist yet).
 func (d *DB) appliedVersions(ctx context.Context) (map[string]bool, error) {
-	exists := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
-	if d.mysql() {
-		exists = `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'schema_migrations'`
-	}
+	exists := d.dl.migrationsTableQuery()
 	var n int
 	if err := d.db.GetContext(ctx, &n, exists); err != nil {
 		return nil, d.unavailable("read schema_migrations", err)
@@ -218,7 +184,7 @@ func (d *DB) appliedVersions(ctx context.Context) (map[string]bool, error) {
 
 // pendingMigrations returns the versions of embedded migrations not yet applied, in order.
 func (d *DB) pendingMigrations(ctx context.Context) ([]string, error) {
-	list, err := loadMigrations(d.driver)
+	list, err := loadMigrations(d.dl.name())
 	if err != nil {
 		return nil, err
 	}

@@ -30,28 +30,6 @@ func (r *paymentStateRow) paymentState() *connector.PaymentState {
 	}
 }
 
-// recordPaymentStateMySQL upserts a payment state on MariaDB. Every assignment keeps the old
-// value unless the new rank is higher; state_rank comes last because MariaDB evaluates ON
-// DUPLICATE KEY UPDATE assignments left to right and the earlier conditions must see the old
-// rank. When the stored rank wins, LAST_INSERT_ID(1) marks the statement: the OK packet then
-// reports insert id 1, while an insert (the table has no AUTO_INCREMENT column) or a move
-// reports 0. This tells "inserted" from "left alone", which the affected-rows count cannot: with
-// clientFoundRows both are 1 (a move is 2).
-const recordPaymentStateMySQL = `INSERT INTO payment_states (payment_id, state, state_rank, event_id, updated_at)
-	VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE
-	state = IF(VALUES(state_rank) > state_rank, VALUES(state), state),
-	event_id = IF(VALUES(state_rank) > state_rank, VALUES(event_id), event_id),
-	updated_at = IF(VALUES(state_rank) > state_rank, VALUES(updated_at), updated_at),
-	state_rank = IF(VALUES(state_rank) > state_rank, VALUES(state_rank), IF(LAST_INSERT_ID(1), state_rank, state_rank))`
-
-// recordPaymentStateSQLite upserts a payment state on SQLite; the WHERE of DO UPDATE makes a
-// row whose rank is higher or equal a no-op, so changes() is 1 exactly when the state moved.
-const recordPaymentStateSQLite = `INSERT INTO payment_states (payment_id, state, state_rank, event_id, updated_at)
-	VALUES (?, ?, ?, ?, ?) ON CONFLICT (payment_id) DO UPDATE SET
-	state = excluded.state, state_rank = excluded.state_rank, event_id = excluded.event_id,
-	updated_at = excluded.updated_at
-	WHERE payment_states.state_rank < excluded.state_rank`
-
 // RecordPaymentState records s.State with s.Rank and s.EventID for s.PaymentID (UpdatedAt now;
 // s.UpdatedAt is ignored) in one statement: it inserts the first state of a payment, replaces a
 // stored state of lower rank, and leaves a stored state of higher or equal rank as it is, so
@@ -70,26 +48,15 @@ func (d *DB) RecordPaymentState(ctx context.Context, s connector.PaymentState, n
 	if utf8.RuneCountInString(s.EventID) > maxEventID {
 		return connector.PaymentState{}, false, fmt.Errorf("store: record payment state of %s: event id longer than %d characters", s.PaymentID, maxEventID)
 	}
-	query := recordPaymentStateSQLite
-	if d.mysql() {
-		query = recordPaymentStateMySQL
-	}
+	query := d.dl.recordPaymentStateQuery()
 	op := fmt.Sprintf("record payment state %s of %s", s.State, s.PaymentID)
 	res, err := d.execResult(ctx, op, query, s.PaymentID, s.State, s.Rank, s.EventID, d.arg(now))
 	if err != nil {
 		return connector.PaymentState{}, false, err
 	}
-	n, err := res.RowsAffected()
+	moved, err := d.dl.paymentStateMoved(res)
 	if err != nil {
 		return connector.PaymentState{}, false, d.unavailable(op, err)
-	}
-	moved := n > 0
-	if d.mysql() && n == 1 {
-		marker, err := res.LastInsertId()
-		if err != nil {
-			return connector.PaymentState{}, false, d.unavailable(op, err)
-		}
-		moved = marker == 0
 	}
 	if moved {
 		s.UpdatedAt = utc(now)

@@ -101,12 +101,12 @@ const maxCachedStatements = 128
 // parsed once instead of on every call). Safe for concurrent use; a nil cache prepares
 // nothing. Only the store's fixed query texts may go through it, never text built from data.
 type stmtCache struct {
-	db *sqlx.DB
+	db *pool
 	mu sync.Mutex
 	m  map[string]*sqlx.Stmt
 }
 
-func newStmtCache(db *sqlx.DB) *stmtCache {
+func newStmtCache(db *pool) *stmtCache {
 	return &stmtCache{db: db, m: map[string]*sqlx.Stmt{}}
 }
 

@@ -18,12 +18,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/internal/redact"
 )
 
 // Driver names accepted by Open.
@@ -35,30 +32,11 @@ const (
 	DriverSQLite = "sqlite" // SQLite through modernc.org/sqlite
 )
 
-// Connection pool limits for MariaDB. The store holds no connection across calls, so a small
-// pool serves many workers. Idle connections are kept up to the open limit: MariaDB's group
-// commit ends many webhooks' INSERTs at the same moment, and with fewer idle slots than open
-// connections the pool closed the surplus of every such burst and dialled it again for the
-// next one (measured: ~200 new connections in 5 s at 32 concurrent senders, with a TCP connect
-// and a MariaDB handshake each; 0 with the slots equal). ConnMaxIdleTime still closes the
-// connections a quiet daemon does not use.
-const (
-	mysqlMaxOpenConns    = 16
-	mysqlMaxIdleConns    = mysqlMaxOpenConns
-	mysqlConnMaxLifetime = 5 * time.Minute
-	mysqlConnMaxIdleTime = time.Minute
-	mysqlDialTimeout     = 5 * time.Second
-)
-
-// sqliteBusyTimeout is how long an SQLite connection waits for another process's write lock
-// before it reports "database is locked".
-const sqliteBusyTimeout = 5 * time.Second
-
 // DB is the connector's store on one database; it implements connector.Store. It is safe for use
 // by many goroutines and by several processes (replicas) on one database.
 type DB struct {
-	db     *sqlx.DB
-	driver string
+	db     *pool
+	dl     dialect
 	secret string           // the DSN password, redacted from every error message
 	now    func() time.Time // for rows whose time the caller did not give
 	stmts  *stmtCache       // SQLite: the fixed statements, prepared once; nil on MariaDB
@@ -69,6 +47,11 @@ type DB struct {
 }
 
 var _ connector.Store = (*DB)(nil)
+
+// newDB returns a store on db speaking dl's SQL; the caller sets what its driver needs more.
+func newDB(db *sqlx.DB, dl dialect) *DB {
+	return &DB{db: newPool(db, dl), dl: dl, now: time.Now}
+}
 
 // Open returns a store on driver ("mysql" or "sqlite") and dsn. It does not migrate; call
 // Migrate.
@@ -110,71 +93,6 @@ func OpenWith(ctx context.Context, driver, dsn string, o Options) (*DB, error) {
 	}
 }
 
-func openMySQL(dsn string, o Options) (*DB, error) {
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		// The parser's messages never repeat the DSN, so the password cannot leak here.
-		return nil, fmt.Errorf("open store: mysql dsn: %w", err)
-	}
-	cfg.ParseTime = true
-	cfg.Loc = time.UTC
-	cfg.ClientFoundRows = true // affected rows = matched rows, so a no-op UPDATE still counts
-	cfg.MultiStatements = false
-	if mysqlInterpolationSafe(dsn, cfg) {
-		cfg.InterpolateParams = true
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = mysqlDialTimeout
-	}
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("open store: mysql: %s", redact.Secrets(err.Error(), cfg.Passwd))
-	}
-	sqlDB := sql.OpenDB(o.wrap(conn))
-	sqlDB.SetMaxOpenConns(mysqlMaxOpenConns)
-	sqlDB.SetMaxIdleConns(mysqlMaxIdleConns)
-	sqlDB.SetConnMaxLifetime(mysqlConnMaxLifetime)
-	sqlDB.SetConnMaxIdleTime(mysqlConnMaxIdleTime)
-	d := &DB{db: sqlx.NewDb(sqlDB, DriverMySQL), driver: DriverMySQL, secret: cfg.Passwd, now: time.Now}
-	d.hot = newStmtCache(d.db)
-	return d, nil
-}
-
-func openSQLite(ctx context.Context, dsn string, o Options) (*DB, error) {
-	if dsn == "" {
-		return nil, errors.New("open store: sqlite: empty dsn")
-	}
-
-	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate",
-		sqliteBusyTimeout.Milliseconds())
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	sqlDB, err := sql.Open(DriverSQLite, dsn+sep+params)
-	if err != nil {
-		return nil, fmt.Errorf("open store: sqlite: %w", err)
-	}
-	if o.Wrap != nil {
-		drv := sqlDB.Driver()
-		sqlDB.Close()
-		sqlDB = sql.OpenDB(o.Wrap(dsnConnector{dsn: dsn + sep + params, drv: drv}))
-	}
-	// One connection: SQLite allows one writer at a time, and a ":memory:" database exists only
-	// inside its connection, which must therefore never be closed while the store is open.
-	sqlDB.SetMaxOpenConns(1)
-	sqlDB.SetMaxIdleConns(1)
-	sqlDB.SetConnMaxLifetime(0)
-	sqlDB.SetConnMaxIdleTime(0)
-	d := &DB{db: sqlx.NewDb(sqlDB, DriverSQLite), driver: DriverSQLite, now: time.Now}
-	d.stmts = newStmtCache(d.db)
-	if err := sqlDB.PingContext(ctx); err != nil {
-		sqlDB.Close()
-		return nil, d.unavailable("open sqlite", err)
-	}
-	return d, nil
-}
-
 // wrap applies o.Wrap to c, when set.
 func (o Options) wrap(c driver.Connector) driver.Connector {
 	if o.Wrap == nil {
@@ -194,11 +112,11 @@ func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.d
 func (c dsnConnector) Driver() driver.Driver                        { return c.drv }
 
 // Driver returns the driver name the store was opened with: "mysql" or "sqlite".
-func (d *DB) Driver() string { return d.driver }
+func (d *DB) Driver() string { return d.dl.name() }
 
 // SQL returns the underlying connection pool, for tests and admin tools. Writes through it
 // bypass the store's rules.
-func (d *DB) SQL() *sqlx.DB { return d.db }
+func (d *DB) SQL() *sqlx.DB { return d.db.DB }
 
 // Close releases the kept statements and the connection pool.
 func (d *DB) Close() error {
@@ -223,8 +141,6 @@ func (d *DB) Ping(ctx context.Context) error {
 	}
 	return nil
 }
-
-func (d *DB) mysql() bool { return d.driver == DriverMySQL }
 
 // exec runs one write statement, retrying deadlocks, and returns the rows it matched (the MySQL
 // connection reports found rows, not changed rows).

@@ -5,10 +5,6 @@ import (
 	"time"
 )
 
-// sqliteTimeLayout is how times are written to SQLite: UTC, fixed width, microseconds, so that
-// text comparison in SQL orders them like time and SQLite's date functions read them.
-const sqliteTimeLayout = "2006-01-02 15:04:05.000000"
-
 // utc returns t in UTC truncated to microseconds (the precision of DATETIME(6)); it also drops
 // any monotonic clock reading.
 func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
@@ -23,12 +19,7 @@ func utcPtr(t *time.Time) *time.Time {
 }
 
 // arg returns t as a query argument for the store's driver.
-func (d *DB) arg(t time.Time) any {
-	if d.mysql() {
-		return utc(t)
-	}
-	return utc(t).Format(sqliteTimeLayout)
-}
+func (d *DB) arg(t time.Time) any { return d.dl.timeArg(utc(t)) }
 
 // argPtr returns an optional time as a query argument (NULL when nil).
 func (d *DB) argPtr(t *time.Time) any {
