@@ -31,6 +31,8 @@ type daemonSpec struct {
 	erpURL      string
 	erpKey      string // "" = erpnextKey; another key makes ERPNext answer 401 (workers pause)
 	razorpayURL string // "" = no Razorpay API (serve does not need it)
+	bin         string // "" = the benchmark's binary
+	yieldOff    bool   // worker.intake_first_above: 0
 }
 
 // writeConfig writes the daemon's configuration file into dir; secrets stay ${VAR} references.
@@ -53,6 +55,9 @@ reconcile: {schedule: "0 0 1 1 *", integration_requests: false}
 worker: {pause_recheck: 1h}
 log: {level: info, format: json}
 `, adminPort, s.db.Driver, envDSN, floorSecretEnv, benchAccount, s.erpURL, envERPNextKey, envERPNextSecret, erpnextsim.DefaultCompany)
+	if s.yieldOff {
+		cfg = strings.Replace(cfg, "worker: {pause_recheck: 1h}", "worker: {pause_recheck: 1h, intake_first_above: 0}", 1)
+	}
 	if s.razorpayURL != "" {
 		cfg = strings.Replace(cfg, "  account_id:", fmt.Sprintf("  key_id: %s\n  key_secret: \"${%s}\"\n  api_url: %q\n  account_id:",
 			razorpayKeyID, envRazorpaySecret, s.razorpayURL), 1)
@@ -84,7 +89,11 @@ func (b *bench) startDaemon(ctx context.Context, s daemonSpec) (*daemon, error) 
 	if err != nil {
 		return nil, err
 	}
-	p, listen, err := startProc(ctx, "serve", b.bin, []string{"serve", "--config", path}, b.env(s), func(line string) (string, bool) {
+	bin := s.bin
+	if bin == "" {
+		bin = b.bin
+	}
+	p, listen, err := startProc(ctx, "serve", bin, []string{"serve", "--config", path}, b.env(s), func(line string) (string, bool) {
 		var l struct {
 			Message string `json:"message"`
 			Listen  string `json:"listen"`

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -33,12 +34,15 @@ type intakeSample struct {
 }
 
 // measureIntake runs (1) and (2) on e: per run, the baseline at each concurrency on a fresh
-// database, then the floor server and the daemon (workers paused) side by side, each on a fresh
-// database of its own, measured in alternating slices (intakeSides), so that a change in the
-// machine's load (another process, MariaDB flushing or purging what the last run dropped)
-// falls on both alike.
-func (b *bench) measureIntake(ctx context.Context, e *engine) ([]IntakePoint, error) {
-	samples := map[string]map[int][]intakeSample{"baseline": {}, "floor": {}, "intake": {}}
+// database, then the floor server and each variant's daemon (workers paused) side by side,
+// each on a fresh database of its own, measured in alternating slices (intakeSides), so that a
+// change in the machine's load (another process, MariaDB flushing or purging what the last run
+// dropped) falls on all alike. The points are keyed by variant label (variant.label).
+func (b *bench) measureIntake(ctx context.Context, e *engine) (map[string][]IntakePoint, error) {
+	samples := map[string]map[int][]intakeSample{"baseline": {}, "floor": {}}
+	for _, v := range b.variants {
+		samples[intakeSideName(v)] = map[int][]intakeSample{}
+	}
 	for run := 1; run <= b.runs; run++ {
 		for _, c := range b.concurrencies {
 			db, err := e.fresh(ctx)
@@ -63,17 +67,22 @@ func (b *bench) measureIntake(ctx context.Context, e *engine) ([]IntakePoint, er
 			}
 		}
 	}
-	var out []IntakePoint
-	for _, c := range b.concurrencies {
-		p := IntakePoint{Callers: c}
-		p.BaselinePS, p.BaselineLatency, _ = medianSamples(samples["baseline"][c])
-		p.FloorPS, p.FloorLatency, p.FloorErrors = medianSamples(samples["floor"][c])
-		p.IntakePS, p.IntakeLatency, p.IntakeErrors = medianSamples(samples["intake"][c])
-		p.VsBaseline, p.VsFloor = ratio(p.IntakePS, p.BaselinePS), ratio(p.IntakePS, p.FloorPS)
-		out = append(out, p)
+	out := map[string][]IntakePoint{}
+	for _, v := range b.variants {
+		for _, c := range b.concurrencies {
+			p := IntakePoint{Callers: c}
+			p.BaselinePS, p.BaselineLatency, _ = medianSamples(samples["baseline"][c])
+			p.FloorPS, p.FloorLatency, p.FloorErrors = medianSamples(samples["floor"][c])
+			p.IntakePS, p.IntakeLatency, p.IntakeErrors = medianSamples(samples[intakeSideName(v)][c])
+			p.VsBaseline, p.VsFloor = ratio(p.IntakePS, p.BaselinePS), ratio(p.IntakePS, p.FloorPS)
+			out[v.label(e.Name)] = append(out[v.label(e.Name)], p)
+		}
 	}
 	return out, nil
 }
+
+// intakeSideName is the name of variant v's side in (2): "intake", or "intake (before …)".
+func intakeSideName(v variant) string { return v.label("intake") }
 
 // medianSamples is the median rate and latency figures of samples, and their summed errors.
 func medianSamples(ss []intakeSample) (float64, Latency, int) {
@@ -103,13 +112,13 @@ type intakeSide struct {
 	unsure   int // deliveries without a definite answer
 }
 
-// intakeSides starts the floor server and the daemon, each on a fresh database of e, and
-// measures both at every concurrency: a warm-up of each (not counted), then closedFor of each
-// in slices of intakeSlice, taking turns and starting with the other side every slice. A
+// intakeSides starts the floor server and each variant's daemon, each on a fresh database of
+// e, and measures them at every concurrency: a warm-up of each (not counted), then closedFor of
+// each in slices of intakeSlice, taking turns and starting with the next side every slice. A
 // side's figure is its accepted webhooks over its own slices' time, its latencies those of all
 // its slices. Afterwards each inbox must hold exactly the rows its target acknowledged.
 func (b *bench) intakeSides(ctx context.Context, e *engine, run int) (map[string]map[int]intakeSample, error) {
-	var sides []*intakeSide
+	sides, err := b.startIntakeSides(ctx, e)
 	defer func() {
 		for _, s := range sides {
 			if s.stop != nil {
@@ -118,76 +127,114 @@ func (b *bench) intakeSides(ctx context.Context, e *engine, run int) (map[string
 			s.db.drop()
 		}
 	}()
-	for _, name := range []string{"floor", "intake"} {
-		db, err := e.fresh(ctx)
-		if err != nil {
-			return nil, err
-		}
-		s := &intakeSide{name: name, db: db, co: newCorpus(runTag(strings.ToUpper(name[:1])), b.secret, 1)}
-		sides = append(sides, s)
-		if s.url, s.accepted, s.stop, err = b.startIntakeTarget(ctx, name, db); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[int]intakeSample{}
+	for _, s := range sides {
+		out[s.name] = map[int]intakeSample{}
 	}
 	client := newLoadClient()
-	drive := func(s *intakeSide, t *tally, c int, d time.Duration) time.Duration {
-		send := func(i int) outcome {
-			id, body, sig := s.co.delivery(i)
-			return post(ctx, client, s.url, id, body, sig)
-		}
-		before := t.counts()
-		elapsed, next := closedLoopInto(ctx, t, c, d, s.next, send)
-		after := t.counts()
-		s.next = next
-		s.accepted += after.Accepted - before.Accepted
-		s.unsure += after.Errors() - before.Errors()
-		return elapsed
-	}
-	slices := max(1, int(b.closedFor/intakeSlice))
-	out := map[string]map[int]intakeSample{"floor": {}, "intake": {}}
 	for _, c := range b.concurrencies {
-		for _, s := range sides {
-			drive(s, &tally{}, c, b.warmFor)
-		}
-		tallies := make([]tally, len(sides))
-		elapsed := make([]time.Duration, len(sides))
-		for k := 0; k < slices; k++ {
-			for j := range sides {
-				i := (j + k) % len(sides)
-				elapsed[i] += drive(sides[i], &tallies[i], c, b.closedFor/time.Duration(slices))
-			}
-		}
-		for i, s := range sides {
-			n := tallies[i].counts()
-			ps := perSecond(n.Accepted, elapsed[i])
-			out[s.name][c] = intakeSample{ps: ps, latency: summarise(tallies[i].lat), errors: n.Errors()}
-			b.progress("%s %s c=%d run %d/%d: %.0f accepted/s, p99 %.2f ms, %d duplicates, %d errors", s.name, e.Name, c, run, b.runs,
-				ps, summarise(tallies[i].lat).P99ms, n.Duplicate, n.Errors())
+		for i, got := range b.intakeSlices(ctx, client, sides, c) {
+			s := sides[i]
+			out[s.name][c] = got
+			b.progress("%s %s c=%d run %d/%d: %.0f accepted/s, p99 %.2f ms, %d errors", s.name, e.Name, c, run, b.runs,
+				got.ps, got.latency.P99ms, got.errors)
 		}
 	}
 	for _, s := range sides {
-		err := s.stop()
-		s.stop = nil
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.name, err)
-		}
-		st, err := store.Open(ctx, s.db.Driver, s.db.DSN)
-		if err != nil {
-			return nil, err
-		}
-		err = checkRows(ctx, st.SQL().DB, s.accepted, s.unsure)
-		st.Close()
-		if err != nil {
+		if err := s.check(ctx); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
 	return out, nil
 }
 
-// startIntakeTarget starts the floor server or the daemon (workers paused) on db and returns
-// its webhook URL, how many rows it stored on the way, and a stop function (safe to call twice).
-func (b *bench) startIntakeTarget(ctx context.Context, side string, db *database) (string, int, func() error, error) {
-	if side == "floor" {
+// startIntakeSides starts the floor server and each variant's daemon on fresh databases of e;
+// on error it returns the sides started so far, for the caller to stop.
+func (b *bench) startIntakeSides(ctx context.Context, e *engine) ([]*intakeSide, error) {
+	var sides []*intakeSide
+	names := []string{"floor"}
+	for _, v := range b.variants {
+		names = append(names, intakeSideName(v))
+	}
+	for i, name := range names {
+		db, err := e.fresh(ctx)
+		if err != nil {
+			return sides, err
+		}
+		s := &intakeSide{name: name, db: db, co: newCorpus(runTag(fmt.Sprint(i)), b.secret, 1)}
+		sides = append(sides, s)
+		var v *variant
+		if i > 0 {
+			v = &b.variants[i-1]
+		}
+		if s.url, s.accepted, s.stop, err = b.startIntakeTarget(ctx, v, db); err != nil {
+			return sides, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return sides, nil
+}
+
+// intakeSlices measures every side at c callers: a warm-up of each, then closedFor of each in
+// slices, the sides taking turns.
+func (b *bench) intakeSlices(ctx context.Context, client *http.Client, sides []*intakeSide, c int) []intakeSample {
+	for _, s := range sides {
+		s.drive(ctx, client, &tally{}, c, b.warmFor)
+	}
+	n := max(1, int(b.closedFor/intakeSlice))
+	tallies := make([]tally, len(sides))
+	elapsed := make([]time.Duration, len(sides))
+	for k := 0; k < n; k++ {
+		for j := range sides {
+			i := (j + k) % len(sides)
+			elapsed[i] += sides[i].drive(ctx, client, &tallies[i], c, b.closedFor/time.Duration(n))
+		}
+	}
+	out := make([]intakeSample, len(sides))
+	for i := range sides {
+		got := tallies[i].counts()
+		out[i] = intakeSample{ps: perSecond(got.Accepted, elapsed[i]), latency: summarise(tallies[i].lat), errors: got.Errors()}
+	}
+	return out
+}
+
+// drive sends s's deliveries closed loop from c callers for d into t and returns the time taken.
+func (s *intakeSide) drive(ctx context.Context, client *http.Client, t *tally, c int, d time.Duration) time.Duration {
+	send := func(i int) outcome {
+		id, body, sig := s.co.delivery(i)
+		return post(ctx, client, s.url, id, body, sig)
+	}
+	before := t.counts()
+	elapsed, next := closedLoopInto(ctx, t, c, d, s.next, send)
+	after := t.counts()
+	s.next = next
+	s.accepted += after.Accepted - before.Accepted
+	s.unsure += after.Errors() - before.Errors()
+	return elapsed
+}
+
+// check stops the side's target and checks its inbox holds exactly the rows it acknowledged.
+func (s *intakeSide) check(ctx context.Context) error {
+	err := s.stop()
+	s.stop = nil
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, s.db.Driver, s.db.DSN)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return checkRows(ctx, st.SQL().DB, s.accepted, s.unsure)
+}
+
+// startIntakeTarget starts the floor server (v nil) or variant v's daemon (workers paused) on
+// db and returns its webhook URL, how many rows it stored on the way, and a stop function (safe
+// to call twice).
+func (b *bench) startIntakeTarget(ctx context.Context, v *variant, db *database) (string, int, func() error, error) {
+	if v == nil {
 		p, addr, err := startProc(ctx, "floor", b.self, []string{"floor", "--driver", db.Driver, "--dsn", db.DSN},
 			[]string{floorSecretEnv + "=" + b.secret}, func(line string) (string, bool) {
 				v, ok := strings.CutPrefix(line, "floor on ")
@@ -204,7 +251,7 @@ func (b *bench) startIntakeTarget(ctx context.Context, side string, db *database
 	if err != nil {
 		return "", 0, nil, err
 	}
-	d, err := b.startDaemon(ctx, daemonSpec{db: db, erpURL: erp.url, erpKey: "refusedapikey01"})
+	d, err := b.startDaemon(ctx, daemonSpec{db: db, erpURL: erp.url, erpKey: "refusedapikey01", bin: v.bin, yieldOff: v.yieldOff})
 	if err != nil {
 		erp.stop()
 		return "", 0, nil, err

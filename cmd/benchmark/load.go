@@ -31,10 +31,13 @@ const (
 // corpus generates signed payment.captured webhooks: delivery i is a new payment, or, for 3 of
 // every 25 deliveries (12 %), an exact repeat of delivery i−5 (same event id, body and
 // signature), as Razorpay's at-least-once sender repeats them. Payment k names the invoice
-// invoiceName(k % invoices + 1) (Bench Customer, ₹1,180.00: amountMinor paise).
+// invoiceName(first + k % invoices) (Bench Customer, ₹1,180.00: amountMinor paise): over n
+// deliveries (payments 0..n−1, some numbers unused by the repeats) with n invoices, no two
+// payments name the same invoice.
 type corpus struct {
 	tag      string // 5 letters and digits, distinct per run, in every id
 	secret   string
+	first    int // the first invoice's number
 	invoices int
 	tmpl     []byte
 }
@@ -42,7 +45,13 @@ type corpus struct {
 // amountMinor is every benchmark payment's amount: ₹1,180.00 in paise.
 const amountMinor = 118000
 
+// newCorpus is a corpus over invoices 1..invoices.
 func newCorpus(tag, secret string, invoices int) *corpus {
+	return newCorpusFrom(tag, secret, 1, invoices)
+}
+
+// newCorpusFrom is a corpus over invoices first..first+invoices−1.
+func newCorpusFrom(tag, secret string, first, invoices int) *corpus {
 	now := time.Now().Unix()
 	ev := map[string]any{
 		"entity": "event", "account_id": benchAccount, "event": "payment.captured", "contains": []string{"payment"},
@@ -59,7 +68,7 @@ func newCorpus(tag, secret string, invoices int) *corpus {
 		"created_at": now,
 	}
 	tmpl, _ := json.Marshal(ev)
-	return &corpus{tag: tag, secret: secret, invoices: max(invoices, 1), tmpl: tmpl}
+	return &corpus{tag: tag, secret: secret, first: first, invoices: max(invoices, 1), tmpl: tmpl}
 }
 
 // source is the delivery whose event delivery i repeats (i itself for a new payment).
@@ -92,7 +101,7 @@ func (c *corpus) paymentID(k int) string { return fmt.Sprintf("pay_%s%09d", c.ta
 func (c *corpus) eventID(k int) string { return fmt.Sprintf("%s%09d", c.tag, k) }
 
 // invoiceOf is the name of the invoice payment k names.
-func (c *corpus) invoiceOf(k int) string { return invoiceName(k%c.invoices + 1) }
+func (c *corpus) invoiceOf(k int) string { return invoiceName(c.first + k%c.invoices) }
 
 // invoiceName is the name of seeded Sales Invoice n (from 1).
 func invoiceName(n int) string { return fmt.Sprintf("BENCH-SINV-%07d", n) }

@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -46,7 +47,8 @@ type bench struct {
 	maxInFlight   int
 	bookings      int // (5)
 	oneInvoice    int
-	reconcileN    int // (6)
+	reconcileN    int       // (6)
+	variants      []variant // the daemons (2) and (3) compare; the first is the tree measured
 
 	bin       string // razorpay-erpnext
 	self      string // this program (the floor server)
@@ -91,6 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	noSQLite := fs.Bool("no-sqlite", false, "leave SQLite out of (1)-(3)")
 	reconcileN := fs.Int("reconcile-payments", 0, "captured payments in (6); default 100000, 2000 with --short")
 	table := fs.String("table", "", "print the table of a report saved with --json from FILE; measure nothing")
+	before := fs.String("before", "", "also measure (2) and (3) on ./cmd/razorpay-erpnext built at this git revision, as it is and with worker.intake_first_above 0, alternating with the tree measured")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -116,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *reconcileN > 0 {
 		b.reconcileN = *reconcileN
 	}
-	rep, err := b.run(ctx, *dsn, *bin, !*noSQLite, chosen)
+	rep, err := b.run(ctx, *dsn, *bin, *before, !*noSQLite, chosen)
 	if rep != nil {
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
@@ -175,7 +178,7 @@ func randomHex(n int) string {
 
 // run makes the chosen measurements and returns the report (also, with the error, when one
 // of them failed: what was measured until then).
-func (b *bench) run(ctx context.Context, dsn, bin string, withSQLite bool, chosen []string) (*Report, error) {
+func (b *bench) run(ctx context.Context, dsn, bin, before string, withSQLite bool, chosen []string) (*Report, error) {
 	rep := &Report{Machine: describeMachine(), Intake: map[string][]IntakePoint{}, FixedRate: map[string]FixedRate{}}
 	dir, err := os.MkdirTemp("", "rpe-benchmark-")
 	if err != nil {
@@ -191,6 +194,15 @@ func (b *bench) run(ctx context.Context, dsn, bin string, withSQLite bool, chose
 		if b.bin, err = buildDaemon(ctx, dir); err != nil {
 			return nil, err
 		}
+	}
+	b.variants = []variant{{bin: b.bin}}
+	if before != "" {
+		b.progress("building ./cmd/razorpay-erpnext at %s", before)
+		vs, err := beforeVariants(ctx, dir, before)
+		if err != nil {
+			return nil, err
+		}
+		b.variants = append(b.variants, vs...)
 	}
 	maria, version, err := newMariaDB(ctx, dsn)
 	if err != nil {
@@ -220,11 +232,11 @@ func (b *bench) measure(ctx context.Context, rep *Report, engines []*engine, cho
 	maria := engines[0]
 	if want("intake") {
 		for _, e := range engines {
-			pts, err := b.measureIntake(ctx, e)
+			byVariant, err := b.measureIntake(ctx, e)
 			if err != nil {
 				return err
 			}
-			rep.Intake[e.Name] = pts
+			maps.Copy(rep.Intake, byVariant)
 		}
 	}
 	if want("fixed") {
@@ -233,26 +245,28 @@ func (b *bench) measure(ctx context.Context, rep *Report, engines []*engine, cho
 				rep.NotRun = append(rep.NotRun, "fixed rate on "+e.Name+": --short")
 				continue
 			}
-			f, err := b.measureFixedRate(ctx, e, "1,000/s", b.rate, b.rateFor, 0, b.maxInFlight, !b.short)
+			fs, err := b.measureFixedRate(ctx, e, fixedCase{"1,000/s", b.rate, b.rateFor, 0}, b.variants, !b.short)
 			if err != nil {
 				return err
 			}
-			rep.FixedRate[e.Name] = f
+			for i, v := range b.variants {
+				rep.FixedRate[v.label(e.Name)] = fs[i]
+			}
 		}
 	}
 	if want("slow") {
-		f, err := b.measureFixedRate(ctx, maria, "slow ERPNext", b.rate, b.rateFor, b.slowDelay, b.maxInFlight, false)
+		fs, err := b.measureFixedRate(ctx, maria, fixedCase{"slow ERPNext", b.rate, b.rateFor, b.slowDelay}, b.variants[:1], false)
 		if err != nil {
 			return err
 		}
-		rep.SlowERPNext = &f
+		rep.SlowERPNext = &fs[0]
 	}
 	if want("overload") {
-		f, err := b.measureFixedRate(ctx, maria, "overloaded", b.overloadRate, b.overloadFor, 0, b.maxInFlight, false)
+		fs, err := b.measureFixedRate(ctx, maria, fixedCase{"overloaded", b.overloadRate, b.overloadFor, 0}, b.variants[:1], false)
 		if err != nil {
 			return err
 		}
-		rep.Overloaded = &f
+		rep.Overloaded = &fs[0]
 	}
 	if want("booking") {
 		bk, err := b.measureBooking(ctx, maria)

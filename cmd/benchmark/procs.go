@@ -181,11 +181,10 @@ func (t *tailLines) String() string {
 
 // buildDaemon builds ./cmd/razorpay-erpnext of the module the benchmark runs in into dir.
 func buildDaemon(ctx context.Context, dir string) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(out)) == "" || strings.TrimSpace(string(out)) == os.DevNull {
-		return "", fmt.Errorf("find the module (run from the repository, or pass --bin): %v", err)
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return "", err
 	}
-	root := filepath.Dir(strings.TrimSpace(string(out)))
 	bin := filepath.Join(dir, "razorpay-erpnext")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/razorpay-erpnext")
 	build.Dir = root

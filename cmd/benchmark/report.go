@@ -18,6 +18,7 @@ type Report struct {
 	IntakeVsBaseline      float64 `json:"intake_vs_baseline"`     // the lowest ratio over the concurrencies
 	IntakeVsFloor         float64 `json:"intake_vs_floor"`        // the lowest ratio over the concurrencies
 	P99AckMsAt1000        float64 `json:"p99_ack_ms_at_1000rps"`
+	BookingsPSAt1000      float64 `json:"bookings_per_s_at_1000rps"` // (3): bookings made while p99_ack_ms_at_1000rps was measured
 	SlowERPNextP99Ratio   float64 `json:"slow_erpnext_p99_ratio"`
 	RSSMiBOverloaded      float64 `json:"rss_mib_overloaded"`
 	RSSMiBAt1000          float64 `json:"rss_mib_at_1000rps"`
@@ -126,7 +127,7 @@ func (r *Report) headline() {
 		}
 	}
 	if f, ok := r.FixedRate["mariadb"]; ok {
-		r.P99AckMsAt1000, r.RSSMiBAt1000 = f.Latency.P99ms, f.Memory.PeakMiB
+		r.P99AckMsAt1000, r.RSSMiBAt1000, r.BookingsPSAt1000 = f.Latency.P99ms, f.Memory.PeakMiB, f.BookingsPerS
 		if r.SlowERPNext != nil {
 			r.SlowERPNextP99Ratio = ratio(r.SlowERPNext.Latency.P99ms, f.Latency.P99ms)
 		}
@@ -159,7 +160,7 @@ func (r *Report) printTable(w io.Writer) {
 				p.VsBaseline, p.VsFloor, p.IntakeLatency.P50ms, p.IntakeLatency.P99ms, p.IntakeLatency.MaxMs)
 		}
 	}
-	fmt.Fprintf(tw, "\n(3)(4) open loop\trate/s\tp50 ms\tp99 ms\tp999 ms\terrors\t503\tpeak RSS MiB\tbooked\tfloor p99 ms\n")
+	fmt.Fprintf(tw, "\n(3)(4) open loop\trate/s\tp50 ms\tp99 ms\tbookings/s\tp999 ms\terrors\t503\tpeak RSS MiB\tbooked\tfloor p99 ms\n")
 	rows := map[string]FixedRate{}
 	for eng, f := range r.FixedRate {
 		rows["1,000/s "+eng] = f
@@ -176,7 +177,7 @@ func (r *Report) printTable(w io.Writer) {
 		if f.Floor != nil {
 			floor = fmt.Sprintf("%.2f", f.Floor.P99ms)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%.1f\t%d\t%s\n", name, f.Rate, f.Latency.P50ms, f.Latency.P99ms, f.Latency.P999ms,
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%.1f\t%.2f\t%d\t%d\t%.1f\t%d\t%s\n", name, f.Rate, f.Latency.P50ms, f.Latency.P99ms, f.BookingsPerS, f.Latency.P999ms,
 			f.Counts.Errors(), f.Counts.Refused, f.Memory.PeakMiB, f.BookedDuringRun, floor)
 	}
 	if b := r.Booking; b != nil {
