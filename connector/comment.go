@@ -47,7 +47,7 @@ func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
 	if err != nil || invoice == "" {
 		if err != nil {
 			c.metrics.comments.WithLabelValues("failed").Inc()
-			c.log.Warn().Str("event_id", ev.EventID).Str("reason", reason(err)).Msg("comment on park: invoice lookup failed")
+			c.log.Warn().Str("event_id", ev.EventID).Str("reason", Reason(err)).Msg("comment on park: invoice lookup failed")
 		}
 		return
 	}
@@ -61,7 +61,7 @@ func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
 	l := c.log.Info()
 	if err != nil {
 		c.metrics.comments.WithLabelValues("failed").Inc()
-		l = c.log.Warn().Str("reason", reason(err))
+		l = c.log.Warn().Str("reason", Reason(err))
 	} else {
 		c.metrics.comments.WithLabelValues("added").Inc()
 	}

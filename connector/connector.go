@@ -20,7 +20,9 @@
 //   - decide.go (→ Plan, reads only) and apply.go (the writes);
 //   - one job per route: process.go, receipt.go, refund.go, void.go;
 //   - entry points: worker.go, drain.go, explain.go (Explain is Decide printed), operator.go
-//     (replay, rebook, dismiss), intake.go, retention.go, comment.go, check.go.
+//     (replay, rebook, dismiss), intake.go, retention.go, comment.go.
+//
+// connector/check validates a configuration against the live site, reading only.
 package connector
 
 import (

@@ -158,7 +158,7 @@ func (c *Connector) planAdvance(ctx context.Context, rules mapping.Rules, p *raz
 	if err != nil {
 		return mapping.Receipt{}, err
 	}
-	if cur != "" && cur != companyCurrency {
+	if cur != "" && cur != CompanyCurrency {
 		return mapping.Receipt{}, &mapping.Park{Reason: mapping.ReasonCurrency, Detail: fmt.Sprintf("customer %s receives in %s (%s); an advance of payment %s in %s is not booked against it",
 			customer, cur, acct, p.ID, p.Currency)}
 	}

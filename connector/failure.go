@@ -93,8 +93,9 @@ var erpnextMessage = regexp.MustCompile(`(^|[^A-Za-z])ERPNext [1-5][0-9][0-9] `)
 // rather than only the connector's own reason (e.g. "no invoice matched: …").
 func QuotesERPNext(lastError string) bool { return erpnextMessage.MatchString(lastError) }
 
-// reason is the text kept for an ERPNext or Razorpay error err (reason of its Failure).
-func reason(err error) string {
+// Reason is the text kept as last_error for an error err of ERPNext or Razorpay: ERPNext's own
+// message (tags stripped) when there is one, else the error text; never a secret.
+func Reason(err error) string {
 	if f := FailureOf(err); f != nil {
 		return f.reason()
 	}

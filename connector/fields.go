@@ -47,7 +47,7 @@ func (c *Connector) receiptFields(p *razorpay.Payment, res resolution, inv mappi
 	}
 	paidSrc := "payment amount " + money(p.Amount, p.Currency)
 	if p.FeeBearer == "customer" && p.Fee != nil {
-		paidSrc += fmt.Sprintf(" less the fee %s the customer paid on top", money(*p.Fee, companyCurrency))
+		paidSrc += fmt.Sprintf(" less the fee %s the customer paid on top", money(*p.Fee, CompanyCurrency))
 	}
 	if plan.SourceExchangeRate == "" {
 		paidSrc += c.feeSource(plan)

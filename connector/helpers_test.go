@@ -12,26 +12,18 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 )
 
 const (
-	secretNew = "whsec-new-rotation"
-	secretOld = "whsec-old-rotation"
+	secretNew = sitetest.SecretNew
+	secretOld = sitetest.SecretOld
 )
 
 // intakeConfig is a valid configuration with two webhook secrets and an unreachable ERPNext.
-func intakeConfig() connector.Config {
-	cfg := config.Defaults()
-	cfg.Razorpay.WebhookSecrets = []string{secretNew, secretOld}
-	cfg.Razorpay.AccountID = "acc_T3stAcc0unt001"
-	cfg.ERPNext.URL = "http://127.0.0.1:1"
-	cfg.ERPNext.APIKey, cfg.ERPNext.APISecret = "k", "s"
-	cfg.Mapping.Company = "Example Company"
-	return cfg
-}
+func intakeConfig() connector.Config { return sitetest.Config() }
 
 func sqliteStore(t testing.TB) *store.DB { t.Helper(); return sqliteStoreWith(t, store.Options{}) }
 

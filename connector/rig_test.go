@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
@@ -27,14 +28,14 @@ import (
 
 // t0 is when the rig's clock starts: a day after the sample payloads' payments (1768453200 =
 // 2026-01-15 05:00 UTC), inside the simulated site's fiscal year 2025-2026.
-var t0 = time.Unix(1768453200, 0).Add(24 * time.Hour).UTC()
+var t0 = sitetest.T0
 
 const (
-	erpKey    = "erp-key"
-	erpSecret = "erp-secret-DO-NOT-LOG"
-	rzpKey    = "rzp_test_T3stKey00000001"
-	rzpSecret = "rzp-secret-DO-NOT-LOG"
-	account   = "acc_T3stAcc0unt001"
+	erpKey    = sitetest.ERPKey
+	erpSecret = sitetest.ERPSecret
+	rzpKey    = sitetest.RzpKey
+	rzpSecret = sitetest.RzpSecret
+	account   = sitetest.Account
 )
 
 // clock is the rig's time: the connector, the store rows and the simulated site read it; it

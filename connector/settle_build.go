@@ -16,7 +16,7 @@ import (
 
 // settlementBooking is the bookings row a settlement claims: its id, the net payout in paise.
 func settlementBooking(st *razorpay.Settlement) Booking {
-	return Booking{BusinessKey: st.ID, Kind: KindSettlement, AmountMinor: st.Amount, Currency: companyCurrency}
+	return Booking{BusinessKey: st.ID, Kind: KindSettlement, AmountMinor: st.Amount, Currency: CompanyCurrency}
 }
 
 // settlementRules is config settlements as the planner takes it, with the clearing account

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
-	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
@@ -16,10 +16,10 @@ import (
 // Bank), its Bank and Bank Account document, an Expense account for adjustments and a
 // Cash-type clearing account.
 const (
-	hdfcGL       = "HDFC Bank - EC"
-	hdfcDoc      = "HDFC Current - HDFC Bank"
-	adjustments  = "Razorpay Adjustments - EC"
-	cashClearing = "Razorpay Cash Clearing - EC"
+	hdfcGL       = sitetest.HDFCGL
+	hdfcDoc      = sitetest.HDFCDoc
+	adjustments  = sitetest.Adjustments
+	cashClearing = sitetest.CashClearing
 )
 
 // setlRig is a rig with the Razorpay simulator, settlements on and the accounts above.
@@ -28,37 +28,13 @@ type setlRig struct {
 	delivered map[string]bool // simulator event ids delivered to the connector
 }
 
-// settleConfig turns settlements on with fees deducted per payment and refunds without a
-// credit note booked as unallocated Pay entries.
-func settleConfig(c *connector.Config) {
-	c.Mapping.Fees.Mode, c.Mapping.Fees.FeeAccount, c.Mapping.Fees.TaxAccount, c.Mapping.Fees.CostCenter =
-		"deduction", erpnextsim.FeeAccount, erpnextsim.GSTInputAccount, erpnextsim.CostCenter
-	c.Mapping.Refunds.WithoutCreditNote = "unallocated"
-	c.Settlements.Enabled = true
-	c.Settlements.BankAccount, c.Settlements.BankAccountDoc, c.Settlements.AdjustmentsAccount = hdfcGL, hdfcDoc, adjustments
-}
+// settleConfig turns settlements on (sitetest.SettleConfig).
+func settleConfig(c *connector.Config) { sitetest.SettleConfig(c) }
 
 func newSetlRig(t *testing.T, opts ...rigOption) *setlRig {
 	t.Helper()
 	r := newRig(t, append([]rigOption{withRazorpay, withConfig(settleConfig)}, opts...)...)
-	for _, a := range []erpnextsim.AccountSpec{
-		{AccountName: "HDFC Bank", Parent: "Bank Accounts - EC", AccountType: "Bank"},
-		{AccountName: "Razorpay Adjustments", Parent: "Indirect Expenses - EC", RootType: "Expense"},
-		{AccountName: "Razorpay Cash Clearing", Parent: "Cash In Hand - EC", AccountType: "Cash"},
-	} {
-		if _, err := r.site.AddAccount(a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for dt, doc := range map[string]map[string]any{
-		frappe.DoctypeBank: {"bank_name": "HDFC Bank"},
-	} {
-		if _, err := r.site.Insert(dt, doc); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := r.site.Insert(frappe.DoctypeBankAccount, map[string]any{"account_name": "HDFC Current", "bank": "HDFC Bank",
-		"account": hdfcGL, "company": erpnextsim.DefaultCompany, "is_company_account": 1}); err != nil {
+	if err := sitetest.Settlements(r.site); err != nil {
 		t.Fatal(err)
 	}
 	return &setlRig{rig: r, delivered: map[string]bool{}}

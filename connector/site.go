@@ -11,14 +11,14 @@ import (
 // What the connector knows of the ERPNext site and reads once: the paid_to account, the
 // round-off account, the API user.
 
-// sitePrecision is the number of decimals the ERPNext site keeps for currency amounts. Frappe's
+// SitePrecision is the number of decimals the ERPNext site keeps for currency amounts. Frappe's
 // default (currency_precision empty → 2 from number_format "#,##,###.##", recording
 // 55-*); System Settings is unreadable to an Accounts user, so it is not read from the site.
-const sitePrecision = 2
+const SitePrecision = 2
 
-// companyCurrency is the base currency of a Razorpay (India) account and of the ERPNext
+// CompanyCurrency is the base currency of a Razorpay (India) account and of the ERPNext
 // company it books into: fee and tax are in INR paise (spec/razorpay.md §3.1).
-const companyCurrency = "INR"
+const CompanyCurrency = "INR"
 
 // rules is the mapping configuration as the planners take it, with paid_to resolved.
 func (c *Connector) rules(paidTo string) mapping.Rules {
@@ -30,7 +30,7 @@ func (c *Connector) rules(paidTo string) mapping.Rules {
 		DescriptionPattern: pattern,
 		Company:            c.cfg.Mapping.Company, ModeOfPayment: c.cfg.Mapping.ModeOfPayment, PaidTo: paidTo,
 		Location: c.loc, InvoiceFrom: c.cfg.Mapping.InvoiceFrom, Excess: c.cfg.Mapping.Excess,
-		CompanyCurrency: companyCurrency, SitePrecision: sitePrecision,
+		CompanyCurrency: CompanyCurrency, SitePrecision: SitePrecision,
 		Fees: mapping.FeeRules{Mode: c.cfg.Mapping.Fees.Mode, FeeAccount: c.cfg.Mapping.Fees.FeeAccount,
 			TaxAccount: c.cfg.Mapping.Fees.TaxAccount, CostCenter: c.cfg.Mapping.Fees.CostCenter},
 		RefundsWithoutCreditNote: c.cfg.Mapping.Refunds.WithoutCreditNote,

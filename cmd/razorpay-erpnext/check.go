@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/check"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 )
 
@@ -27,11 +27,11 @@ func (m *Main) checkCmd() *cobra.Command {
 			if err != nil {
 				var ce *config.Error
 				if errors.As(err, &ce) {
-					var lines []connector.CheckLine
+					var lines []check.Line
 					for _, p := range ce.Problems {
-						lines = append(lines, connector.CheckLine{Item: "config", Status: connector.CheckFail, Detail: p})
+						lines = append(lines, check.Line{Item: "config", Status: check.Fail, Detail: p})
 					}
-					m.printCheck(connector.CheckReport{Lines: lines}, asJSON)
+					m.printCheck(check.Report{Lines: lines}, asJSON)
 					return &exitError{code: exitFailure}
 				}
 				return err
@@ -40,7 +40,7 @@ func (m *Main) checkCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var rzp connector.RazorpayLister
+			var rzp check.RazorpayLister
 			if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
 				c, err := newRazorpayClient(cfg, 15*time.Second)
 				if err != nil {
@@ -48,7 +48,7 @@ func (m *Main) checkCmd() *cobra.Command {
 				}
 				rzp = c
 			}
-			rep := connector.Check(cmd.Context(), cfg, erp, rzp, time.Now())
+			rep := check.Run(cmd.Context(), cfg, erp, rzp, time.Now())
 			m.printCheck(rep, asJSON)
 			if rep.Failed() {
 				return &exitError{code: exitFailure}
@@ -61,7 +61,7 @@ func (m *Main) checkCmd() *cobra.Command {
 	return c
 }
 
-func (m *Main) printCheck(rep connector.CheckReport, asJSON bool) {
+func (m *Main) printCheck(rep check.Report, asJSON bool) {
 	if asJSON {
 		_ = json.NewEncoder(m.Stdout).Encode(map[string]any{"ok": !rep.Failed(), "checks": rep.Lines})
 		return
@@ -70,9 +70,9 @@ func (m *Main) printCheck(rep connector.CheckReport, asJSON bool) {
 	for _, l := range rep.Lines {
 		counts[l.Status]++
 		fmt.Fprintf(m.Stdout, "%-4s  %-42s %s\n", l.Status, l.Item, l.Detail)
-		if l.Fix != "" && l.Status != connector.CheckOK {
+		if l.Fix != "" && l.Status != check.OK {
 			fmt.Fprintf(m.Stdout, "      %-42s fix: %s\n", "", l.Fix)
 		}
 	}
-	fmt.Fprintf(m.Stdout, "\n%d ok, %d warn, %d fail\n", counts[connector.CheckOK], counts[connector.CheckWarn], counts[connector.CheckFail])
+	fmt.Fprintf(m.Stdout, "\n%d ok, %d warn, %d fail\n", counts[check.OK], counts[check.Warn], counts[check.Fail])
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/check"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/console"
@@ -237,11 +238,11 @@ func (b *consoleBackend) ReconcileRuns(ctx context.Context, limit int) ([]consol
 
 // Check runs `check` for the running configuration (it writes nothing).
 func (b *consoleBackend) Check(ctx context.Context) ([]console.CheckLine, error) {
-	var rzp connector.RazorpayLister
+	var rzp check.RazorpayLister
 	if b.d.rzp != nil {
 		rzp = b.d.rzp
 	}
-	rep := connector.Check(ctx, b.d.cfg, b.d.erp, rzp, b.now())
+	rep := check.Run(ctx, b.d.cfg, b.d.erp, rzp, b.now())
 	out := make([]console.CheckLine, 0, len(rep.Lines))
 	for _, l := range rep.Lines {
 		out = append(out, console.CheckLine{Item: l.Item, Status: l.Status, Detail: l.Detail, Fix: l.Fix})

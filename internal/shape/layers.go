@@ -31,7 +31,7 @@ var coreLayers = map[string]int{
 	"process.go": 5, "receipt.go": 5, "refund.go": 5, "void.go": 5, "settle.go": 5,
 	// 6. entry points: the worker, drain, explain, what a person does, intake, retention
 	"worker.go": 6, "drain.go": 6, "explain.go": 6, "operator.go": 6, "intake.go": 6,
-	"retention.go": 6, "comment.go": 6, "check.go": 6, "check_site.go": 6, "check_settle.go": 6,
+	"retention.go": 6, "comment.go": 6,
 	"settle_report.go": 6,
 }
 

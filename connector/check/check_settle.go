@@ -1,4 +1,4 @@
-package connector
+package check
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 func (k *checker) settlements(ctx context.Context, clearing string) {
 	s := k.cfg.Settlements
 	if !s.Enabled {
-		k.add("settlements", CheckOK, "off (settlements.enabled: false): settlements are not posted", "")
+		k.add("settlements", OK, "off (settlements.enabled: false): settlements are not posted", "")
 		return
 	}
 	rules := []accountRule{
@@ -40,7 +40,7 @@ func (k *checker) settlements(ctx context.Context, clearing string) {
 		k.account(ctx, r)
 	}
 	if clearing != "" && clearing == s.BankAccount {
-		k.add("settlements.bank_account", CheckFail, fmt.Sprintf("%q is also the clearing account the receipts are booked into", clearing),
+		k.add("settlements.bank_account", Fail, fmt.Sprintf("%q is also the clearing account the receipts are booked into", clearing),
 			"set settlements.bank_account to the bank's own GL account; the clearing account is mapping.paid_to (or the Mode of Payment's account)")
 	}
 	k.bankAccountDoc(ctx)
@@ -52,7 +52,7 @@ func (k *checker) bankAccountDoc(ctx context.Context) {
 	s := k.cfg.Settlements
 	const key = "settlements.bank_account_doc"
 	if s.BankAccountDoc == "" {
-		k.add(key, CheckWarn, "not set: settlement entries are posted but never matched with the bank statement",
+		k.add(key, Warn, "not set: settlement entries are posted but never matched with the bank statement",
 			"set it to the Bank Account document of settlements.bank_account (Accounting → Bank Account, e.g. \"HDFC Current - HDFC Bank\")")
 		return
 	}
@@ -60,17 +60,17 @@ func (k *checker) bankAccountDoc(ctx context.Context) {
 	err := k.erp.Get(ctx, frappe.DoctypeBankAccount, s.BankAccountDoc, &ba)
 	switch {
 	case frappe.IsNotFound(err):
-		k.add(key, CheckFail, fmt.Sprintf("Bank Account %q does not exist", s.BankAccountDoc),
+		k.add(key, Fail, fmt.Sprintf("Bank Account %q does not exist", s.BankAccountDoc),
 			"use the exact name of the Bank Account document, \"{account name} - {bank}\"")
 	case err != nil:
 		k.unreadable(key, "Bank Account "+s.BankAccountDoc, err, "give the API user the Accounts User role")
 	case ba.Account != s.BankAccount:
-		k.add(key, CheckFail, fmt.Sprintf("Bank Account %q is linked to the GL account %q, not settlements.bank_account %q", s.BankAccountDoc, ba.Account, s.BankAccount),
+		k.add(key, Fail, fmt.Sprintf("Bank Account %q is linked to the GL account %q, not settlements.bank_account %q", s.BankAccountDoc, ba.Account, s.BankAccount),
 			"set the Bank Account's Company Account to settlements.bank_account, or pick the Bank Account of that GL account")
 	case ba.Company != "" && ba.Company != k.cfg.Mapping.Company:
-		k.add(key, CheckFail, fmt.Sprintf("Bank Account %q belongs to %q", s.BankAccountDoc, ba.Company), "pick the Bank Account of "+k.cfg.Mapping.Company)
+		k.add(key, Fail, fmt.Sprintf("Bank Account %q belongs to %q", s.BankAccountDoc, ba.Company), "pick the Bank Account of "+k.cfg.Mapping.Company)
 	default:
-		k.add(key, CheckOK, fmt.Sprintf("Bank Account %q → %s; imported Bank Transactions carrying a settlement's UTR are reconciled with its entry", s.BankAccountDoc, ba.Account), "")
+		k.add(key, OK, fmt.Sprintf("Bank Account %q → %s; imported Bank Transactions carrying a settlement's UTR are reconciled with its entry", s.BankAccountDoc, ba.Account), "")
 	}
 }
 
@@ -94,10 +94,10 @@ func (k *checker) clearingType(ctx context.Context, clearing string) {
 	const fix = "change the clearing account's Account Type to Cash in the Chart of Accounts (README \"Accounts to create\"); receipts book the same and the Mode of Payment may keep it"
 	switch {
 	case a.AccountType == "Bank" && k.cfg.Settlements.Enabled:
-		k.add(key, CheckWarn, fmt.Sprintf("the clearing account %q is of type Bank: ERPNext never sets the clearance date of a settlement's Journal Entry while another of its rows is on a Bank-type account, so settlements stay uncleared in the Bank Reconciliation Statement even when matched with their bank line", clearing), fix)
+		k.add(key, Warn, fmt.Sprintf("the clearing account %q is of type Bank: ERPNext never sets the clearance date of a settlement's Journal Entry while another of its rows is on a Bank-type account, so settlements stay uncleared in the Bank Reconciliation Statement even when matched with their bank line", clearing), fix)
 	case a.AccountType == "Bank":
-		k.add(key, CheckWarn, fmt.Sprintf("the clearing account %q is of type Bank: once settlements are on, their Journal Entries would never be cleared in the bank reconciliation (another of their rows is on a Bank-type account)", clearing), fix)
+		k.add(key, Warn, fmt.Sprintf("the clearing account %q is of type Bank: once settlements are on, their Journal Entries would never be cleared in the bank reconciliation (another of their rows is on a Bank-type account)", clearing), fix)
 	default:
-		k.add(key, CheckOK, fmt.Sprintf("the clearing account %q is of type %q: matched settlement entries are cleared", clearing, a.AccountType), "")
+		k.add(key, OK, fmt.Sprintf("the clearing account %q is of type %q: matched settlement entries are cleared", clearing, a.AccountType), "")
 	}
 }

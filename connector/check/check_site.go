@@ -1,4 +1,4 @@
-package connector
+package check
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 )
 
@@ -45,7 +46,7 @@ func (k *checker) account(ctx context.Context, r accountRule) {
 	}
 	err := k.erp.Get(ctx, frappe.DoctypeAccount, r.name, &a)
 	if frappe.IsNotFound(err) {
-		k.add(r.key, CheckFail, fmt.Sprintf("Account %q does not exist", r.name),
+		k.add(r.key, Fail, fmt.Sprintf("Account %q does not exist", r.name),
 			"use the exact account name from the Chart of Accounts, including the company suffix (e.g. \"Razorpay Clearing - EC\")")
 		return
 	}
@@ -74,25 +75,25 @@ func (k *checker) account(ctx context.Context, r accountRule) {
 		problems = append(problems, fmt.Sprintf("is under %q, expected an %s account", a.RootType, r.root))
 		fixes = append(fixes, "pick an account under "+r.root+"s (e.g. Indirect Expenses)")
 	}
-	if a.AccountCurrency != "" && a.AccountCurrency != companyCurrency {
-		problems = append(problems, fmt.Sprintf("is in %s; Razorpay settles in %s", a.AccountCurrency, companyCurrency))
+	if a.AccountCurrency != "" && a.AccountCurrency != connector.CompanyCurrency {
+		problems = append(problems, fmt.Sprintf("is in %s; Razorpay settles in %s", a.AccountCurrency, connector.CompanyCurrency))
 		fixes = append(fixes, "pick an INR account")
 	}
 	if len(problems) > 0 {
-		k.add(r.key, CheckFail, fmt.Sprintf("Account %q %s", r.name, strings.Join(problems, "; ")), strings.Join(fixes, "; "))
+		k.add(r.key, Fail, fmt.Sprintf("Account %q %s", r.name, strings.Join(problems, "; ")), strings.Join(fixes, "; "))
 		return
 	}
 	typ := a.AccountType
 	if typ == "" {
 		typ = a.RootType
 	}
-	k.add(r.key, CheckOK, fmt.Sprintf("Account %q: %s, %s, company %q", r.name, typ, orDefault(a.AccountCurrency, companyCurrency), a.Company), "")
+	k.add(r.key, OK, fmt.Sprintf("Account %q: %s, %s, company %q", r.name, typ, orDefault(a.AccountCurrency, connector.CompanyCurrency), a.Company), "")
 }
 
 func (k *checker) costCenter(ctx context.Context) {
 	cc := k.cfg.Mapping.Fees.CostCenter
 	if cc == "" {
-		k.add("mapping.fees.cost_center", CheckOK, "not used (fees.mode "+k.cfg.Mapping.Fees.Mode+")", "")
+		k.add("mapping.fees.cost_center", OK, "not used (fees.mode "+k.cfg.Mapping.Fees.Mode+")", "")
 		return
 	}
 	var c struct {
@@ -103,16 +104,16 @@ func (k *checker) costCenter(ctx context.Context) {
 	err := k.erp.Get(ctx, "Cost Center", cc, &c)
 	switch {
 	case frappe.IsNotFound(err):
-		k.add("mapping.fees.cost_center", CheckFail, fmt.Sprintf("Cost Center %q does not exist", cc),
+		k.add("mapping.fees.cost_center", Fail, fmt.Sprintf("Cost Center %q does not exist", cc),
 			"use the exact name from Accounting → Cost Center (e.g. \"Main - EC\"); fee deductions need it")
 	case err != nil:
 		k.unreadable("mapping.fees.cost_center", "Cost Center "+cc, err, "give the API user the Accounts User role")
 	case c.Company != k.cfg.Mapping.Company:
-		k.add("mapping.fees.cost_center", CheckFail, fmt.Sprintf("Cost Center %q belongs to %q", cc, c.Company), "pick a cost center of "+k.cfg.Mapping.Company)
+		k.add("mapping.fees.cost_center", Fail, fmt.Sprintf("Cost Center %q belongs to %q", cc, c.Company), "pick a cost center of "+k.cfg.Mapping.Company)
 	case c.IsGroup != 0 || c.Disabled != 0:
-		k.add("mapping.fees.cost_center", CheckFail, fmt.Sprintf("Cost Center %q is a group or disabled", cc), "pick an enabled, non-group cost center")
+		k.add("mapping.fees.cost_center", Fail, fmt.Sprintf("Cost Center %q is a group or disabled", cc), "pick an enabled, non-group cost center")
 	default:
-		k.add("mapping.fees.cost_center", CheckOK, fmt.Sprintf("Cost Center %q exists in %q", cc, c.Company), "")
+		k.add("mapping.fees.cost_center", OK, fmt.Sprintf("Cost Center %q exists in %q", cc, c.Company), "")
 	}
 }
 
@@ -133,11 +134,11 @@ func (k *checker) fiscalYear(ctx context.Context) {
 	}
 	for _, r := range rows {
 		if r.Disabled == 0 {
-			k.add("erpnext.fiscal_year", CheckOK, fmt.Sprintf("Fiscal Year %s covers %s", r.Name, today), "")
+			k.add("erpnext.fiscal_year", OK, fmt.Sprintf("Fiscal Year %s covers %s", r.Name, today), "")
 			return
 		}
 	}
-	k.add("erpnext.fiscal_year", CheckFail, "no enabled Fiscal Year covers "+today+"; every receipt would fail with FiscalYearError",
+	k.add("erpnext.fiscal_year", Fail, "no enabled Fiscal Year covers "+today+"; every receipt would fail with FiscalYearError",
 		"create the Fiscal Year in Accounting → Fiscal Year (and add the company to it if it lists companies)")
 }
 
@@ -154,12 +155,12 @@ func (k *checker) frozen(ctx context.Context) {
 	today := k.today()
 	switch {
 	case s.AccFrozenUpto == "":
-		k.add("erpnext.accounts_frozen", CheckOK, "no accounts-frozen date", "")
+		k.add("erpnext.accounts_frozen", OK, "no accounts-frozen date", "")
 	case s.AccFrozenUpto >= today:
-		k.add("erpnext.accounts_frozen", CheckFail, "accounts are frozen up to "+s.AccFrozenUpto+"; today's receipts would be refused",
+		k.add("erpnext.accounts_frozen", Fail, "accounts are frozen up to "+s.AccFrozenUpto+"; today's receipts would be refused",
 			"clear or move back \"Accounts Frozen Till Date\" in Accounts Settings")
 	default:
-		k.add("erpnext.accounts_frozen", CheckWarn, "accounts are frozen up to "+s.AccFrozenUpto+"; payments dated on or before it park",
+		k.add("erpnext.accounts_frozen", Warn, "accounts are frozen up to "+s.AccFrozenUpto+"; payments dated on or before it park",
 			"nothing to do unless older payments must still be booked")
 	}
 }
@@ -176,14 +177,14 @@ func (k *checker) precision(ctx context.Context) {
 	}
 	p := strings.TrimSpace(fmt.Sprint(s.CurrencyPrecision))
 	if p == "" || p == "<nil>" {
-		k.add("erpnext.currency_precision", CheckOK, "empty: 2 decimals from the number format", "")
+		k.add("erpnext.currency_precision", OK, "empty: 2 decimals from the number format", "")
 		return
 	}
-	if n, err := strconv.Atoi(p); err != nil || n < sitePrecision {
-		k.add("erpnext.currency_precision", CheckFail, "Currency Precision is "+p+"; paise would be lost", "set System Settings → Currency Precision to 2 (or leave it empty)")
+	if n, err := strconv.Atoi(p); err != nil || n < connector.SitePrecision {
+		k.add("erpnext.currency_precision", Fail, "Currency Precision is "+p+"; paise would be lost", "set System Settings → Currency Precision to 2 (or leave it empty)")
 		return
 	}
-	k.add("erpnext.currency_precision", CheckOK, "Currency Precision "+p, "")
+	k.add("erpnext.currency_precision", OK, "Currency Precision "+p, "")
 }
 
 func (k *checker) permissions(ctx context.Context) {
@@ -193,14 +194,14 @@ func (k *checker) permissions(ctx context.Context) {
 	readable := func(item, doctype string, out any, fix string) bool {
 		err := k.erp.List(ctx, doctype, frappe.ListOptions{Fields: []string{"name"}, OrderBy: "creation desc", Limit: 1}, out)
 		if status(err) == http.StatusForbidden {
-			k.add(item, CheckFail, "the API user may not read "+doctype+": "+reason(err), fix)
+			k.add(item, Fail, "the API user may not read "+doctype+": "+connector.Reason(err), fix)
 			return false
 		}
 		if err != nil {
 			k.unreadable(item, doctype, err, fix)
 			return false
 		}
-		k.add(item, CheckOK, "the API user may read "+doctype, "")
+		k.add(item, OK, "the API user may read "+doctype, "")
 		return true
 	}
 	readable("erpnext.permission.sales_invoice", frappe.DoctypeSalesInvoice, &[]map[string]any{}, "give the API user the Accounts User role")
@@ -229,9 +230,9 @@ func (k *checker) mayPaymentEntry(ctx context.Context, ptype, docname string) {
 	case err != nil:
 		k.unreadable(item, frappe.MethodHasPermission, err, fix)
 	case !res.HasPermission:
-		k.add(item, CheckFail, k.who()+" may not "+ptype+" Payment Entries: no receipt can be booked", fix)
+		k.add(item, Fail, k.who()+" may not "+ptype+" Payment Entries: no receipt can be booked", fix)
 	default:
-		k.add(item, CheckOK, k.who()+" may "+ptype+" Payment Entries", "")
+		k.add(item, OK, k.who()+" may "+ptype+" Payment Entries", "")
 	}
 }
 
@@ -241,19 +242,19 @@ func (k *checker) mayPaymentEntry(ctx context.Context, ptype, docname string) {
 func (k *checker) integrationRequests(ctx context.Context) {
 	const item = "erpnext.permission.integration_request"
 	if !k.cfg.Reconcile.IntegrationRequests {
-		k.add(item, CheckOK, "not needed (reconcile.integration_requests: false): reconcile does not sweep ERPNext's own checkout for payments it never booked", "")
+		k.add(item, OK, "not needed (reconcile.integration_requests: false): reconcile does not sweep ERPNext's own checkout for payments it never booked", "")
 		return
 	}
 	var rows []map[string]any
 	err := k.erp.List(ctx, frappe.DoctypeIntegrationRequest, frappe.ListOptions{Fields: []string{"name"}, Limit: 1}, &rows)
 	switch {
 	case status(err) == http.StatusForbidden:
-		k.add(item, CheckFail, k.who()+" may not read Integration Request (403; Accounts User and Sales User do not grant it): reconcile's Integration Request sweep, which finds payments taken through ERPNext's own checkout that ERPNext never booked, cannot run",
+		k.add(item, Fail, k.who()+" may not read Integration Request (403; Accounts User and Sales User do not grant it): reconcile's Integration Request sweep, which finds payments taken through ERPNext's own checkout that ERPNext never booked, cannot run",
 			"give one of the API user's roles Read on Integration Request (Role Permissions Manager; System Manager has it), or set reconcile.integration_requests: false")
 	case err != nil:
 		k.unreadable(item, frappe.DoctypeIntegrationRequest, err, "give one of the API user's roles Read on Integration Request, or set reconcile.integration_requests: false")
 	default:
-		k.add(item, CheckOK, k.who()+" may read Integration Request: reconcile sweeps ERPNext's own checkout", "")
+		k.add(item, OK, k.who()+" may read Integration Request: reconcile sweeps ERPNext's own checkout", "")
 	}
 }
 
@@ -268,7 +269,7 @@ func (k *checker) who() string {
 func (k *checker) userPermissions(ctx context.Context) {
 	const fix = "ask a System Manager to confirm the API user has no User Permissions on Company, Customer, Sales Invoice or Payment Entry: hidden rows make lookups miss and payments would be booked twice or parked"
 	if k.user == "" {
-		k.add("erpnext.user_permissions", CheckWarn, "cannot tell which user the API key belongs to (frappe.auth.get_logged_user did not answer)", fix)
+		k.add("erpnext.user_permissions", Warn, "cannot tell which user the API key belongs to (frappe.auth.get_logged_user did not answer)", fix)
 		return
 	}
 	var rows []struct {
@@ -289,11 +290,11 @@ func (k *checker) userPermissions(ctx context.Context) {
 		for _, r := range rows {
 			s = append(s, r.Allow+"="+r.ForValue)
 		}
-		k.add("erpnext.user_permissions", CheckFail, k.user+" is restricted by User Permissions: "+strings.Join(s, ", "),
+		k.add("erpnext.user_permissions", Fail, k.user+" is restricted by User Permissions: "+strings.Join(s, ", "),
 			"remove these User Permissions for the API user: it must see every Sales Invoice and Payment Entry of the company")
 		return
 	}
-	k.add("erpnext.user_permissions", CheckOK, "no User Permissions restrict "+k.user, "")
+	k.add("erpnext.user_permissions", OK, "no User Permissions restrict "+k.user, "")
 }
 
 func (k *checker) referenceIndex(ctx context.Context) {
@@ -305,10 +306,10 @@ func (k *checker) referenceIndex(ctx context.Context) {
 		Limit: 1,
 	}, &rows)
 	if err == nil && len(rows) == 1 && fmt.Sprint(rows[0]["value"]) == "1" {
-		k.add("erpnext.reference_no_index", CheckOK, "Payment Entry reference_no is indexed (Property Setter search_index)", "")
+		k.add("erpnext.reference_no_index", OK, "Payment Entry reference_no is indexed (Property Setter search_index)", "")
 		return
 	}
-	k.add("erpnext.reference_no_index", CheckWarn,
+	k.add("erpnext.reference_no_index", Warn,
 		"Payment Entry reference_no is not indexed in standard ERPNext; every lookup-before-create scans the table on a big site",
 		"Customize Form → Payment Entry → field \"Cheque/Reference No\" → tick \"Index\" and save (or: bench --site SITE mariadb -e 'ALTER TABLE `tabPayment Entry` ADD INDEX reference_no (reference_no)')")
 }
