@@ -11,29 +11,29 @@ const module = "github.com/razorpay-erpnext/razorpay-erpnext"
 
 // allowed lists, for each package of the module, exactly the module packages it imports
 // directly: imports flow razorpay, frappe → mapping → connector → connector/store → cmd
-// (DESIGN.md §3); a simulator may import only its own client package. The table is exact: an
+// (DESIGN.md §3); a simulator may import only its own client package and internal leaves. The table is exact: an
 // import it does not list fails, and so does an edge it lists that no longer exists.
 var allowed = map[string][]string{
 	"razorpay":             {"internal/redact", "internal/throttle"},
 	"frappe":               {"internal/redact", "internal/throttle"},
-	"razorpay/razorpaysim": {"razorpay"},
+	"razorpay/razorpaysim": {"razorpay", "internal/sleep"},
 	"frappe/erpnextsim":    {}, // speaks the REST API from the recordings; needs not even the client
 	"mapping":              {"razorpay"},
 	// The configuration file is read at the edge: the core runs with a Config, never parses one.
 	"connector/config": {"internal/redact"},
-	"connector":        {"connector/config", "razorpay", "frappe", "mapping"},
+	"connector":        {"connector/config", "razorpay", "frappe", "mapping", "internal/sleep"},
 	// The HTTP edge of the core: webhook intake, probes, /metrics.
 	"connector/httpapi": {"connector"},
 	"connector/store":   {"connector", "internal/redact"},
 	// Reconcile is a process of the core of its own: it works through the Connector's ports.
-	"connector/reconcile":  {"connector", "frappe", "razorpay"},
+	"connector/reconcile":  {"connector", "frappe", "razorpay", "internal/sleep"},
 	"cmd/razorpay-erpnext": {"*"},
 	// The chaos run (README "Reliability") drives the daemon as separate processes; in-process
 	// it runs only the simulators and reads the Razorpay wire types.
 	"cmd/chaos": {"razorpay", "razorpay/razorpaysim", "frappe/erpnextsim"},
 	// The benchmark (README "Performance") runs the daemon as its own process; in-process it
 	// runs the simulators, the floor server on the store, and the direct client on frappe.
-	"cmd/benchmark":       {"connector", "connector/store", "frappe", "frappe/erpnextsim", "razorpay", "razorpay/razorpaysim"},
+	"cmd/benchmark":       {"connector", "connector/store", "frappe", "frappe/erpnextsim", "razorpay", "razorpay/razorpaysim", "internal/sleep"},
 	"internal/sharedtest": {}, // test helper: finds shared/ beside the checkout
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
@@ -43,7 +43,8 @@ var allowed = map[string][]string{
 	"internal/sqlcount":    {},                    // test helper: counts the store's statements and commits at the driver edge
 	"internal/redact":      {},                    // leaf: removes secrets from text without mangling words, for the clients, the store and the console
 	"internal/testtime":    {},                    // test helper: waits on conditions with generous bounds, -short skips
-	"internal/throttle":    {},                    // leaf: the shared pace of both API clients (429/Retry-After), knows neither API
+	"internal/throttle":    {"internal/sleep"},    // the shared pace of both API clients (429/Retry-After), knows neither API
+	"internal/sleep":       {},                    // leaf: the one context-aware sleep
 }
 
 // onlyImportedBy lists packages that only the named packages may import (edges of the layout).

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sleep"
 )
 
 // Draining: the worker's own loop run until given rows are final, by a process that is not
@@ -38,7 +40,7 @@ func (c *Connector) DrainEvents(ctx context.Context, ids []int64, progress func(
 			defer wg.Done()
 			for !stop.Load() && ctx.Err() == nil {
 				if _, hold := c.pauses.holding(c.now()); hold {
-					sleep(ctx, poll)
+					_ = sleep.For(ctx, poll) // the loop stops on ctx
 					continue
 				}
 				did, err := c.ProcessNext(ctx, drainWorkerBase+w)
@@ -46,7 +48,7 @@ func (c *Connector) DrainEvents(ctx context.Context, ids []int64, progress func(
 					c.log.Warn().Err(err).Int("worker", drainWorkerBase+w).Msg("reconcile drain: store error")
 				}
 				if !did {
-					sleep(ctx, poll)
+					_ = sleep.For(ctx, poll) // the loop stops on ctx
 				}
 			}
 		}(i)

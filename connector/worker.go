@@ -116,18 +116,6 @@ func (c *Connector) giveWay(yielding *bool, on bool) {
 	c.metrics.yielding.Dec()
 }
 
-func sleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
-
 // ProcessNext claims the next due event, processes it and writes its outcome. It returns false
 // when nothing was due.
 func (c *Connector) ProcessNext(ctx context.Context, worker int) (bool, error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sleep"
 )
 
 // clock is the time source of the open-loop generator; tests inject a fake one.
@@ -19,16 +21,7 @@ type wallClock struct{}
 func (wallClock) Now() time.Time { return time.Now() }
 
 func (wallClock) SleepUntil(ctx context.Context, t time.Time) {
-	d := time.Until(t)
-	if d <= 0 {
-		return
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-	case <-timer.C:
-	}
+	_ = sleep.Until(ctx, t) // a cancelled context ends the generator's loop
 }
 
 // openLoopResult counts what the generator did.

@@ -218,16 +218,3 @@ func holdLock(ctx context.Context, conn *connector.Connector, owner string, wait
 		}
 	}
 }
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}

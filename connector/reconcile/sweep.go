@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sleep"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -292,7 +293,7 @@ func (r *reconcileRun) retry(ctx context.Context, op string, f func() error) err
 		if fl.RetryAfter > d {
 			d = min(fl.RetryAfter, time.Minute)
 		}
-		sleep(ctx, d)
+		_ = sleep.For(ctx, d) // a cancelled ctx fails the next attempt, which returns
 	}
 }
 

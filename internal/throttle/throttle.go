@@ -16,6 +16,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sleep"
 )
 
 // Bounds of the pauses and spacing the Gate chooses by itself.
@@ -194,7 +196,7 @@ func (g *Gate) Wait(ctx context.Context) (*Ticket, error) {
 		}
 		until := g.until
 		g.mu.Unlock()
-		if err := sleep(ctx, d, probeDone); err != nil {
+		if err := pause(ctx, d, probeDone); err != nil {
 			return nil, &Paused{Until: until, Err: err}
 		}
 		if g.onWake != nil {
@@ -213,8 +215,8 @@ func (g *Gate) admit(now time.Time, probe bool) *Ticket {
 	return t
 }
 
-// sleep waits for d, or for done when it is not nil, or for ctx to end (returning its error).
-func sleep(ctx context.Context, d time.Duration, done <-chan struct{}) error {
+// pause waits for d, or for done when it is not nil, or for ctx to end (returning its error).
+func pause(ctx context.Context, d time.Duration, done <-chan struct{}) error {
 	if done != nil {
 		select {
 		case <-done:
@@ -223,14 +225,7 @@ func sleep(ctx context.Context, d time.Duration, done <-chan struct{}) error {
 			return ctx.Err()
 		}
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return sleep.For(ctx, d)
 }
 
 // Done reports how the ticket's request ended. For Throttled, hint is the server's Retry-After

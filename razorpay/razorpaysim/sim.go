@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sleep"
 )
 
 // Options configures a Sim. The zero value is usable: an API without authentication, no
@@ -296,17 +298,7 @@ func (s *Sim) scaled(d time.Duration) time.Duration {
 
 // sleep waits d of real time; false when the simulator closed meanwhile.
 func (s *Sim) sleep(d time.Duration) bool {
-	if d <= 0 {
-		return s.ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-s.ctx.Done():
-		return false
-	}
+	return sleep.For(s.ctx, d) == nil
 }
 
 // randomSeed is a seed for a Sim without Options.Seed, never 0.
