@@ -114,24 +114,9 @@ func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoic
 		return Receipt{}, park(ReasonInvoiceSettled, "Sales Invoice %s has outstanding %s %s; payment %s of %s %s was not booked",
 			inv.Name, inv.PartyAccountCurrency, razorpay.FormatMinor(inv.Outstanding, exp), p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
 	}
-	allocated := amt.settle
-	rounding := int64(0)
-	if amt.rate == "" && amt.currency == company {
-		rounding = RoundOffDifference(inv, amt.settle)
-	}
-	if rounding != 0 {
-		if rules.RoundOff.Account == "" {
-			return Receipt{}, park(ReasonRounding, "payment %s of %s %s pays the grand total %s of Sales Invoice %s (rounded to %s), and Company %s has no round_off_account for the %s difference",
-				p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp), razorpay.FormatMinor(inv.GrandTotal, exp), inv.Name,
-				razorpay.FormatMinor(inv.GrandTotal+inv.RoundingAdjustment, exp), inv.Company, razorpay.FormatMinor(rounding, exp))
-		}
-		allocated = inv.Outstanding
-	} else if amt.settle > inv.Outstanding {
-		if rules.Excess == "park" {
-			return Receipt{}, park(ReasonExcess, "payment %s of %s %s exceeds the outstanding %s of Sales Invoice %s",
-				p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp), razorpay.FormatMinor(inv.Outstanding, exp), inv.Name)
-		}
-		allocated = inv.Outstanding
+	allocated, rounding, err := allocate(rules, p, inv, amt, exp)
+	if err != nil {
+		return Receipt{}, err
 	}
 	r := Receipt{
 		PaymentID: p.ID, Invoice: inv.Name, PaymentRequest: paymentRequest, Customer: inv.Customer, Company: inv.Company,
@@ -141,8 +126,53 @@ func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoic
 	}
 	r.PostingDate = BookingDate(p.CreatedAt, rules.Location)
 	r.ReferenceDate = r.PostingDate
+	r.deduct(rules, inv, amt, rounding, exp)
+	if r.Paid <= 0 || r.Received <= 0 {
+		return Receipt{}, park(ReasonAmount, "payment %s leaves nothing to book after the fee (%s %s)", p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
+	}
+	if amt.rate == "" {
+		if err := r.balance(); err != nil {
+			return Receipt{}, err
+		}
+	}
+	r.Remarks = Remarks(p, o)
+	return r, nil
+}
+
+// allocate is what a payment of amt allocates to inv, and the invoice's rounding it books as
+// a deduction (0 when none): the whole payment, or the outstanding when the payment pays the
+// rounded grand total or more than is outstanding. It parks a rounding without the company's
+// round_off_account, and an over-payment when rules.Excess is "park". exp is the exponent of
+// amt.currency.
+func allocate(rules Rules, p *razorpay.Payment, inv Invoice, amt amounts, exp int) (allocated, rounding int64, err error) {
+	allocated = amt.settle
+	if amt.rate == "" && amt.currency == rules.CompanyCurrency {
+		rounding = RoundOffDifference(inv, amt.settle)
+	}
+	if rounding != 0 {
+		if rules.RoundOff.Account == "" {
+			return 0, 0, park(ReasonRounding, "payment %s of %s %s pays the grand total %s of Sales Invoice %s (rounded to %s), and Company %s has no round_off_account for the %s difference",
+				p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp), razorpay.FormatMinor(inv.GrandTotal, exp), inv.Name,
+				razorpay.FormatMinor(inv.GrandTotal+inv.RoundingAdjustment, exp), inv.Company, razorpay.FormatMinor(rounding, exp))
+		}
+		return inv.Outstanding, rounding, nil
+	}
+	if amt.settle > inv.Outstanding {
+		if rules.Excess == "park" {
+			return 0, 0, park(ReasonExcess, "payment %s of %s %s exceeds the outstanding %s of Sales Invoice %s",
+				p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp), razorpay.FormatMinor(inv.Outstanding, exp), inv.Name)
+		}
+		allocated = inv.Outstanding
+	}
+	return allocated, 0, nil
+}
+
+// deduct adds the receipt's deductions: the merchant's fee and its tax in fee mode
+// "deduction" (taken off received, and off paid too in one currency), and the invoice's
+// rounding (minor units of the receipt's currency, exponent exp) when it is not 0.
+func (r *Receipt) deduct(rules Rules, inv Invoice, amt amounts, rounding int64, exp int) {
 	if rules.Fees.Mode == "deduction" && amt.merchantFee > 0 {
-		r.Deductions = feeDeductions(rules.Fees, p.ID, amt.merchantFee, amt.merchantTax)
+		r.Deductions = feeDeductions(rules.Fees, r.PaymentID, amt.merchantFee, amt.merchantTax)
 		r.Received -= amt.merchantFee
 		if amt.rate == "" {
 			// Same currency: ERPNext overwrites received with paid, so paid is the net too.
@@ -155,16 +185,6 @@ func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoic
 			Kind: DeductionRoundOff, Description: fmt.Sprintf("rounding of Sales Invoice %s (grand total %s, rounded %s)", inv.Name,
 				razorpay.FormatMinor(inv.GrandTotal, exp), razorpay.FormatMinor(inv.GrandTotal+inv.RoundingAdjustment, exp))})
 	}
-	if r.Paid <= 0 || r.Received <= 0 {
-		return Receipt{}, park(ReasonAmount, "payment %s leaves nothing to book after the fee (%s %s)", p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
-	}
-	if amt.rate == "" {
-		if err := r.balance(); err != nil {
-			return Receipt{}, err
-		}
-	}
-	r.Remarks = Remarks(p, o)
-	return r, nil
 }
 
 // RoundOffDifference is the part of the gap between a payment settling settle (minor units of
@@ -208,76 +228,6 @@ func (r *Receipt) balance() error {
 	return nil
 }
 
-// amounts is what a payment settles, before fees are applied.
-type amounts struct {
-	currency    string // party currency of the receipt
-	settle      int64  // what settles the invoice, minor units of currency
-	settleBase  int64  // the same in company currency minor units
-	rate        string // "" when currency is the company currency
-	merchantFee int64  // fee the merchant bears, company currency minor units (0 when customer-borne)
-	merchantTax int64
-}
-
-func settlement(rules Rules, p *razorpay.Payment, inv Invoice) (amounts, error) {
-	company := rules.CompanyCurrency
-	expP, ok := razorpay.Exponent(p.Currency)
-	if !ok {
-		return amounts{}, park(ReasonCurrency, "payment %s is in %q, not in Razorpay's currency table", p.ID, p.Currency)
-	}
-	if expP > rules.SitePrecision {
-		return amounts{}, park(ReasonCurrencyPrecision, "payment %s is in %s (%d decimals); the site keeps %d", p.ID, p.Currency, expP, rules.SitePrecision)
-	}
-	var fee, tax int64
-	if p.Fee != nil {
-		fee = *p.Fee
-	}
-	if p.Tax != nil {
-		tax = *p.Tax
-	}
-	if fee < 0 || tax < 0 || tax > fee {
-		return amounts{}, park(ReasonAmount, "payment %s has fee %d and tax %d paise; the fee must include the tax (0 ≤ tax ≤ fee)", p.ID, fee, tax)
-	}
-	customerFee := p.FeeBearer == "customer"
-	a := amounts{currency: p.Currency, settle: p.Amount}
-	if !customerFee {
-		a.merchantFee, a.merchantTax = fee, tax
-	}
-	switch {
-	case p.Currency == company && inv.PartyAccountCurrency == company:
-		if customerFee {
-			a.settle = p.Amount - fee
-		}
-		a.settleBase = a.settle
-	case p.Currency != company && inv.PartyAccountCurrency == p.Currency:
-		if customerFee {
-			return amounts{}, park(ReasonCustomerFee, "payment %s in %s carries a customer-borne fee in %s; book it by hand", p.ID, p.Currency, company)
-		}
-		if p.BaseAmount == nil || *p.BaseAmount <= 0 {
-			return amounts{}, park(ReasonNoRate, "payment %s in %s has no base_amount in %s; it is never booked at rate 1", p.ID, p.Currency, company)
-		}
-		rate, err := ExchangeRate(p.Amount, p.Currency, *p.BaseAmount, company)
-		if err != nil {
-			return amounts{}, park(ReasonNoRate, "payment %s: %v", p.ID, err)
-		}
-		a.settleBase, a.rate = *p.BaseAmount, rate
-	case p.Currency != company && inv.PartyAccountCurrency == company:
-		// Invoiced in the company currency, paid in another: what Razorpay settles (base_amount)
-		// is what the customer paid towards the invoice.
-		if p.BaseAmount == nil || *p.BaseAmount <= 0 {
-			return amounts{}, park(ReasonNoRate, "payment %s in %s for Sales Invoice %s in %s has no base_amount", p.ID, p.Currency, inv.Name, company)
-		}
-		a.currency, a.settle, a.settleBase = company, *p.BaseAmount, *p.BaseAmount
-		if customerFee {
-			a.settle -= fee
-			a.settleBase -= fee
-		}
-	default:
-		return amounts{}, park(ReasonCurrency, "payment %s is in %s; Sales Invoice %s is receivable in %s",
-			p.ID, p.Currency, inv.Name, inv.PartyAccountCurrency)
-	}
-	return a, nil
-}
-
 func checkInvoice(rules Rules, inv Invoice) error {
 	if inv.Docstatus != 1 {
 		return park(ReasonInvoiceState, "Sales Invoice %s is %s", inv.Name, docstatusWord(inv.Docstatus))
@@ -289,21 +239,6 @@ func checkInvoice(rules Rules, inv Invoice) error {
 		return park(ReasonCompany, "Sales Invoice %s belongs to %s, not %s", inv.Name, inv.Company, rules.Company)
 	}
 	return nil
-}
-
-// feeDeductions splits Razorpay's fee (which includes GST, spec/razorpay.md §3.1) into the fee
-// proper and the GST on it, skipping zero rows.
-func feeDeductions(f FeeRules, paymentID string, fee, tax int64) []Deduction {
-	var d []Deduction
-	if fee-tax > 0 {
-		d = append(d, Deduction{Account: f.FeeAccount, CostCenter: f.CostCenter, Amount: fee - tax, Kind: DeductionFee,
-			Description: "Razorpay fee for " + paymentID})
-	}
-	if tax > 0 {
-		d = append(d, Deduction{Account: f.TaxAccount, CostCenter: f.CostCenter, Amount: tax, Kind: DeductionTax,
-			Description: "GST on Razorpay fee for " + paymentID})
-	}
-	return d
 }
 
 func docstatusWord(d int) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -9,21 +10,25 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
 
+// razorpaySimFlags are the flags of "simulate razorpay".
+type razorpaySimFlags struct {
+	listen, keyID, keySecret, webhookURL, secret, account string
+	scale, errorRate                                      float64
+	seed                                                  int64
+	listLag, settleEvery, settleDelay                     time.Duration
+	seedPayments                                          int
+	seedInvoice                                           string
+	liveKeyID, liveKeySecret, liveWebhookURL, liveSecret  string
+	endpoints, liveEndpoints                              []string
+}
+
 func (m *Main) simulateRazorpayCmd() *cobra.Command {
-	var (
-		listen, keyID, keySecret, webhookURL, secret, account string
-		scale, errorRate                                      float64
-		seed                                                  int64
-		listLag, settleEvery, settleDelay                     time.Duration
-		seedPayments                                          int
-		seedInvoice                                           string
-		liveKeyID, liveKeySecret, liveWebhookURL, liveSecret  string
-		endpoints, liveEndpoints                              []string
-	)
+	var fl razorpaySimFlags
 	c := &cobra.Command{
 		Use:   "razorpay --listen ADDR --key-id K --key-secret S [--webhook-url URL --secret S] [--time-scale F] [faults...]",
 		Short: "Serve the Razorpay simulator: the REST API subset, signed webhooks and the /__sim/ control API",
@@ -37,88 +42,106 @@ GET /v1/settlements/recon/combined); --settle-every runs a schedule. --seed-paym
 account with captured payments, without webhooks, for reconcile at scale.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if listen == "" || keyID == "" || keySecret == "" {
-				return usageErr("--listen, --key-id and --key-secret are required")
-			}
-			if webhookURL != "" && secret == "" {
-				return usageErr("--webhook-url needs --secret (the webhook secret the connector verifies)")
-			}
-			if scale < 0 || errorRate < 0 || errorRate > 1 {
-				return usageErr("--time-scale must be positive and --error-rate within 0..1")
-			}
-			if seedPayments < 0 || seedPayments > 10_000_000 || settleEvery < 0 || settleDelay < 0 {
-				return usageErr("--seed-payments must be within 0..10000000, --settle-every and --settle-delay not negative")
-			}
-			if (liveKeyID == "") != (liveKeySecret == "") {
-				return usageErr("--live-key-id and --live-key-secret go together")
-			}
-			if liveWebhookURL != "" && (liveSecret == "" || liveKeyID == "") {
-				return usageErr("--live-webhook-url needs --live-secret and --live-key-id")
-			}
-			if len(liveEndpoints) > 0 && liveKeyID == "" {
-				return usageErr("--live-webhook-endpoint needs --live-key-id")
-			}
-			hooks, err := parseWebhookEndpoints(endpoints)
+			opt, err := fl.options()
 			if err != nil {
 				return err
 			}
-			liveHooks, err := parseWebhookEndpoints(liveEndpoints)
-			if err != nil {
-				return err
-			}
-			sim := razorpaysim.New(razorpaysim.Options{
-				KeyID: keyID, KeySecret: keySecret, WebhookURL: webhookURL, WebhookSecret: secret,
-				Webhooks: hooks, AccountID: account, TimeScale: scale, Seed: seed,
-				LiveKeyID: liveKeyID, LiveKeySecret: liveKeySecret, LiveWebhookURL: liveWebhookURL,
-				LiveWebhookSecret: liveSecret, LiveWebhooks: liveHooks,
-				Faults:      razorpaysim.Faults{ErrorRate: errorRate, ListLag: listLag},
-				SettleEvery: settleEvery, SettleDelay: settleDelay,
-			})
+			sim := razorpaysim.New(opt)
 			defer sim.Close()
-			if seedPayments > 0 {
-				if _, err := sim.Seed(razorpaysim.SeedSpec{Count: seedPayments, Invoice: seedInvoice, Receipt: seedInvoice}); err != nil {
+			if fl.seedPayments > 0 {
+				if _, err := sim.Seed(razorpaysim.SeedSpec{Count: fl.seedPayments, Invoice: fl.seedInvoice, Receipt: fl.seedInvoice}); err != nil {
 					return usageErr("--seed-payments: %v", err)
 				}
 			}
-			l, err := net.Listen("tcp", listen)
+			l, err := net.Listen("tcp", fl.listen)
 			if err != nil {
 				return err
 			}
-			srv := &http.Server{Handler: sim, ReadHeaderTimeout: 5 * time.Second}
 			fmt.Fprintf(m.Stdout, "Razorpay simulator on http://%s (account %s)\n", l.Addr(), sim.AccountID())
-			go func() {
-				<-cmd.Context().Done()
-				srv.Close()
-			}()
-			if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
+			return serveUntilDone(cmd.Context(), l, sim)
 		},
 	}
-	f := c.Flags()
-	f.StringVar(&listen, "listen", "", "address to listen on, e.g. 127.0.0.1:8001")
-	f.StringVar(&keyID, "key-id", "", "API key id the simulated account accepts (razorpay.key_id)")
-	f.StringVar(&keySecret, "key-secret", "", "API key secret the simulated account accepts (razorpay.key_secret)")
-	f.StringVar(&webhookURL, "webhook-url", "", "where to POST webhooks, e.g. http://127.0.0.1:8080/webhooks/razorpay (loopback only)")
-	f.StringVar(&secret, "secret", "", "webhook secret that signs every body (razorpay.webhook_secrets)")
-	f.StringVar(&account, "account-id", "", "account_id of every envelope (razorpay.account_id); default random")
-	f.Float64Var(&scale, "time-scale", 1, "compress the ~24 h webhook retry ladder: 0.001 runs it in ~82 s")
-	f.Int64Var(&seed, "seed", 0, "seed for ids, shuffles and injected errors (the same seed, the same ids); 0: random per start")
-	f.Float64Var(&errorRate, "error-rate", 0, "fault: chance (0..1) that an API request is answered 500, 502 or 504")
-	f.DurationVar(&listLag, "list-lag", 0, "fault: payments, refunds and settlements younger than this are missing from the lists")
-	f.IntVar(&seedPayments, "seed-payments", 0, "start with N captured INR payments (₹500.00) spread over the last 24 h, without webhooks")
-	f.StringVar(&seedInvoice, "seed-invoice", "", "notes.invoice and order receipt of seeded payments; {n} is the payment's number, {n:5} zero-padded (e.g. ACC-SINV-2026-{n:5})")
-	f.DurationVar(&settleEvery, "settle-every", 0, "settle on a schedule at this interval (compressed by --time-scale); 0: only POST /__sim/settlements")
-	f.DurationVar(&settleDelay, "settle-delay", 0, "scheduled settlements pay out payments captured at least this long ago (e.g. 48h for T+2)")
-	f.StringArrayVar(&endpoints, "webhook-endpoint", nil,
-		"another test-mode webhook endpoint (repeatable): URL[,secret=S][,id=ID][,events=payment.captured|refund.processed][,alert=EMAIL]")
-	f.StringVar(&liveKeyID, "live-key-id", "", "live-mode API key id: a second account with disjoint data (drive it under /__sim/live/)")
-	f.StringVar(&liveKeySecret, "live-key-secret", "", "live-mode API key secret")
-	f.StringVar(&liveWebhookURL, "live-webhook-url", "", "where live-mode webhooks are POSTed (loopback only)")
-	f.StringVar(&liveSecret, "live-secret", "", "webhook secret of live-mode webhooks")
-	f.StringArrayVar(&liveEndpoints, "live-webhook-endpoint", nil, "another live-mode webhook endpoint, as --webhook-endpoint")
+	fl.bind(c.Flags())
 	return c
+}
+
+// serveUntilDone serves h on l until ctx ends.
+func serveUntilDone(ctx context.Context, l net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// options checks the flags and returns the simulator's options; a usage error names the flags
+// that do not fit.
+func (fl *razorpaySimFlags) options() (razorpaysim.Options, error) {
+	if fl.listen == "" || fl.keyID == "" || fl.keySecret == "" {
+		return razorpaysim.Options{}, usageErr("--listen, --key-id and --key-secret are required")
+	}
+	if fl.webhookURL != "" && fl.secret == "" {
+		return razorpaysim.Options{}, usageErr("--webhook-url needs --secret (the webhook secret the connector verifies)")
+	}
+	if fl.scale < 0 || fl.errorRate < 0 || fl.errorRate > 1 {
+		return razorpaysim.Options{}, usageErr("--time-scale must be positive and --error-rate within 0..1")
+	}
+	if fl.seedPayments < 0 || fl.seedPayments > 10_000_000 || fl.settleEvery < 0 || fl.settleDelay < 0 {
+		return razorpaysim.Options{}, usageErr("--seed-payments must be within 0..10000000, --settle-every and --settle-delay not negative")
+	}
+	if (fl.liveKeyID == "") != (fl.liveKeySecret == "") {
+		return razorpaysim.Options{}, usageErr("--live-key-id and --live-key-secret go together")
+	}
+	if fl.liveWebhookURL != "" && (fl.liveSecret == "" || fl.liveKeyID == "") {
+		return razorpaysim.Options{}, usageErr("--live-webhook-url needs --live-secret and --live-key-id")
+	}
+	if len(fl.liveEndpoints) > 0 && fl.liveKeyID == "" {
+		return razorpaysim.Options{}, usageErr("--live-webhook-endpoint needs --live-key-id")
+	}
+	hooks, err := parseWebhookEndpoints(fl.endpoints)
+	if err != nil {
+		return razorpaysim.Options{}, err
+	}
+	liveHooks, err := parseWebhookEndpoints(fl.liveEndpoints)
+	if err != nil {
+		return razorpaysim.Options{}, err
+	}
+	return razorpaysim.Options{
+		KeyID: fl.keyID, KeySecret: fl.keySecret, WebhookURL: fl.webhookURL, WebhookSecret: fl.secret,
+		Webhooks: hooks, AccountID: fl.account, TimeScale: fl.scale, Seed: fl.seed,
+		LiveKeyID: fl.liveKeyID, LiveKeySecret: fl.liveKeySecret, LiveWebhookURL: fl.liveWebhookURL,
+		LiveWebhookSecret: fl.liveSecret, LiveWebhooks: liveHooks,
+		Faults:      razorpaysim.Faults{ErrorRate: fl.errorRate, ListLag: fl.listLag},
+		SettleEvery: fl.settleEvery, SettleDelay: fl.settleDelay,
+	}, nil
+}
+
+func (fl *razorpaySimFlags) bind(f *pflag.FlagSet) {
+	f.StringVar(&fl.listen, "listen", "", "address to listen on, e.g. 127.0.0.1:8001")
+	f.StringVar(&fl.keyID, "key-id", "", "API key id the simulated account accepts (razorpay.key_id)")
+	f.StringVar(&fl.keySecret, "key-secret", "", "API key secret the simulated account accepts (razorpay.key_secret)")
+	f.StringVar(&fl.webhookURL, "webhook-url", "", "where to POST webhooks, e.g. http://127.0.0.1:8080/webhooks/razorpay (loopback only)")
+	f.StringVar(&fl.secret, "secret", "", "webhook secret that signs every body (razorpay.webhook_secrets)")
+	f.StringVar(&fl.account, "account-id", "", "account_id of every envelope (razorpay.account_id); default random")
+	f.Float64Var(&fl.scale, "time-scale", 1, "compress the ~24 h webhook retry ladder: 0.001 runs it in ~82 s")
+	f.Int64Var(&fl.seed, "seed", 0, "seed for ids, shuffles and injected errors (the same seed, the same ids); 0: random per start")
+	f.Float64Var(&fl.errorRate, "error-rate", 0, "fault: chance (0..1) that an API request is answered 500, 502 or 504")
+	f.DurationVar(&fl.listLag, "list-lag", 0, "fault: payments, refunds and settlements younger than this are missing from the lists")
+	f.IntVar(&fl.seedPayments, "seed-payments", 0, "start with N captured INR payments (₹500.00) spread over the last 24 h, without webhooks")
+	f.StringVar(&fl.seedInvoice, "seed-invoice", "", "notes.invoice and order receipt of seeded payments; {n} is the payment's number, {n:5} zero-padded (e.g. ACC-SINV-2026-{n:5})")
+	f.DurationVar(&fl.settleEvery, "settle-every", 0, "settle on a schedule at this interval (compressed by --time-scale); 0: only POST /__sim/settlements")
+	f.DurationVar(&fl.settleDelay, "settle-delay", 0, "scheduled settlements pay out payments captured at least this long ago (e.g. 48h for T+2)")
+	f.StringArrayVar(&fl.endpoints, "webhook-endpoint", nil,
+		"another test-mode webhook endpoint (repeatable): URL[,secret=S][,id=ID][,events=payment.captured|refund.processed][,alert=EMAIL]")
+	f.StringVar(&fl.liveKeyID, "live-key-id", "", "live-mode API key id: a second account with disjoint data (drive it under /__sim/live/)")
+	f.StringVar(&fl.liveKeySecret, "live-key-secret", "", "live-mode API key secret")
+	f.StringVar(&fl.liveWebhookURL, "live-webhook-url", "", "where live-mode webhooks are POSTed (loopback only)")
+	f.StringVar(&fl.liveSecret, "live-secret", "", "webhook secret of live-mode webhooks")
+	f.StringArrayVar(&fl.liveEndpoints, "live-webhook-endpoint", nil, "another live-mode webhook endpoint, as --webhook-endpoint")
 }
 
 // parseWebhookEndpoints parses --webhook-endpoint values:

@@ -11,29 +11,11 @@ import (
 func parseFilters(m *meta, v any) ([]cond, *fErr) {
 	var out []cond
 	add := func(doctype, field, op string, val any) *fErr {
-		ref := field
-		if doctype != "" && doctype != m.name {
-			ref = doctype + "." + field
+		c, e := filterCond(m, doctype, field, op, val)
+		if e == nil {
+			out = append(out, c)
 		}
-		cl, ok := resolve(m, ref)
-		if !ok {
-			return dataError(field)
-		}
-		op = strings.ToLower(strings.TrimSpace(op))
-		if op == "==" {
-			op = "="
-		}
-		if op == "not set" || op == "set" {
-			op, val = "is", op
-		}
-		if !modelledOps[op] {
-			if otherOps[op] {
-				return notModelled("filter operator " + op)
-			}
-			return throw(operatorMessage)
-		}
-		out = append(out, cond{c: cl, op: op, val: val})
-		return nil
+		return e
 	}
 	switch x := v.(type) {
 	case nil:
@@ -81,6 +63,34 @@ func parseFilters(m *meta, v any) ([]cond, *fErr) {
 		return parseFilters(m, []any{[]any{"name", "=", x}})
 	}
 	return out, nil
+}
+
+// filterCond is one filter on field (of doctype when it names a child table of m) with its
+// operator normalised: "==" is "=", "set" and "not set" are "is". An unknown field is a
+// DataError; an operator the simulator does not model is refused.
+func filterCond(m *meta, doctype, field, op string, val any) (cond, *fErr) {
+	ref := field
+	if doctype != "" && doctype != m.name {
+		ref = doctype + "." + field
+	}
+	cl, ok := resolve(m, ref)
+	if !ok {
+		return cond{}, dataError(field)
+	}
+	op = strings.ToLower(strings.TrimSpace(op))
+	if op == "==" {
+		op = "="
+	}
+	if op == "not set" || op == "set" {
+		op, val = "is", op
+	}
+	if !modelledOps[op] {
+		if otherOps[op] {
+			return cond{}, notModelled("filter operator " + op)
+		}
+		return cond{}, throw(operatorMessage)
+	}
+	return cond{c: cl, op: op, val: val}, nil
 }
 
 func str(v any) string {

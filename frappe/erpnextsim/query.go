@@ -133,45 +133,11 @@ func resolve(m *meta, ref string) (col, bool) {
 // set the page size, first found wins (v1: limit, limit_page_length).
 func (s *Site) parseQuery(c *call, m *meta, limitKeys []string) (*query, *fErr) {
 	q := &query{m: m, limit: 20, asDict: true}
-	fv, ok, e := c.jsonArg("fields")
+	fields, e := queryFields(c, m)
 	if e != nil {
 		return nil, e
 	}
-	var names []string
-	switch x := fv.(type) {
-	case []any:
-		for _, f := range x {
-			if s, ok := f.(string); ok {
-				names = append(names, s)
-			}
-		}
-	case string:
-		names = []string{x}
-	}
-	if !ok || len(names) == 0 {
-		names = []string{"name"}
-	}
-	for _, n := range names {
-		if strings.TrimSpace(n) == "*" {
-			for _, sf := range standardFields {
-				q.fields = append(q.fields, col{name: sf, alias: sf, typ: m.columnType(sf)})
-			}
-			for _, f := range m.fields {
-				if f.typ != ftTable {
-					q.fields = append(q.fields, col{name: f.name, alias: f.name, typ: f.typ})
-				}
-			}
-			continue
-		}
-		if strings.Contains(n, "(") {
-			return nil, notModelled("SQL functions in fields (" + n + ")")
-		}
-		cl, ok := resolve(m, n)
-		if !ok {
-			return nil, dataError(strings.TrimSpace(n))
-		}
-		q.fields = append(q.fields, cl)
-	}
+	q.fields = fields
 	for _, k := range []string{"filters", "or_filters"} {
 		fv, _, e := c.jsonArg(k)
 		if e != nil {
@@ -209,6 +175,53 @@ func (s *Site) parseQuery(c *call, m *meta, limitKeys []string) (*query, *fErr) 
 		}
 	}
 	return q, nil
+}
+
+// queryFields reads the fields argument (a list of names or one name; "name" when absent):
+// "*" is the standard fields and every column of m, other names resolve to columns of m or
+// its child tables. SQL functions are not modelled; an unknown name is a DataError.
+func queryFields(c *call, m *meta) ([]col, *fErr) {
+	fv, ok, e := c.jsonArg("fields")
+	if e != nil {
+		return nil, e
+	}
+	var names []string
+	switch x := fv.(type) {
+	case []any:
+		for _, f := range x {
+			if s, ok := f.(string); ok {
+				names = append(names, s)
+			}
+		}
+	case string:
+		names = []string{x}
+	}
+	if !ok || len(names) == 0 {
+		names = []string{"name"}
+	}
+	var out []col
+	for _, n := range names {
+		if strings.TrimSpace(n) == "*" {
+			for _, sf := range standardFields {
+				out = append(out, col{name: sf, alias: sf, typ: m.columnType(sf)})
+			}
+			for _, f := range m.fields {
+				if f.typ != ftTable {
+					out = append(out, col{name: f.name, alias: f.name, typ: f.typ})
+				}
+			}
+			continue
+		}
+		if strings.Contains(n, "(") {
+			return nil, notModelled("SQL functions in fields (" + n + ")")
+		}
+		cl, ok := resolve(m, n)
+		if !ok {
+			return nil, dataError(strings.TrimSpace(n))
+		}
+		out = append(out, cl)
+	}
+	return out, nil
 }
 
 // cint is Frappe's cint: integer value of text or number, 0 when unparseable.

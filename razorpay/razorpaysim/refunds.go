@@ -43,44 +43,9 @@ type refundRec struct {
 func (s *Sim) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refund, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pr, ok := s.payments[r.PaymentID]
-	if !ok {
-		return nil, notFound()
-	}
-	p := &pr.p
-	if p.Status != "captured" && p.Status != "refunded" {
-		return nil, badRequest("The payment has not been captured", "payment_id")
-	}
-	left := p.Amount - p.AmountRefunded
-	if left <= 0 {
-		return nil, badRequest("The payment has been fully refunded already", "")
-	}
-	if r.Amount == 0 {
-		r.Amount = left
-	}
-	if r.Amount < 0 || r.Amount > left {
-		return nil, badRequest("The refund amount provided is greater than amount captured", "amount")
-	}
-	if r.Currency == "" {
-		r.Currency = p.Currency
-	}
-	if r.Currency != p.Currency {
-		return nil, badRequest("The currency should be same as the payment currency", "currency")
-	}
-	if r.ID == "" {
-		r.ID = s.freshID("rfnd_", func(id string) bool { return s.refunds[id] != nil })
-	}
-	if _, dup := s.refunds[r.ID]; dup {
-		return nil, badRequest("A refund with this id already exists", "id")
-	}
-	final := opt.Final
-	if final == "" {
-		final = "processed"
-	}
-	switch final {
-	case "processed", "failed", "pending":
-	default:
-		return nil, badRequest("Invalid refund final status: "+final, "status")
+	p, final, err := s.checkRefund(&r, opt)
+	if err != nil {
+		return nil, err
 	}
 	r.Entity = "refund"
 	if r.CreatedAt == 0 {
@@ -97,26 +62,7 @@ func (s *Sim) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refu
 		r.Notes = razorpay.Notes{}
 	}
 	r.AcquirerData = map[string]string{}
-
-	applyRefund(p, r.Amount)
-	created := r
-	created.Status = "processed"
-	if opt.CreatedPending || final == "pending" {
-		created.Status = "pending"
-	}
-	batch := []*event{s.refundEvent(razorpay.EventRefundCreated, &created, p)}
-	switch final {
-	case "processed":
-		r.Status = "processed"
-		r.AcquirerData = map[string]string{"arn": "7433" + digits(s, 19)}
-		batch = append(batch, s.refundEvent(razorpay.EventRefundProcessed, &r, p))
-	case "failed":
-		r.Status = "failed"
-		applyRefund(p, -r.Amount)
-		batch = append(batch, s.refundEvent(razorpay.EventRefundFailed, &r, p))
-	case "pending":
-		r.Status = "pending"
-	}
+	batch := s.refundEvents(&r, p, final, opt)
 	rec := &refundRec{r: r, seq: s.nextSeq(), added: s.now().UnixNano()}
 	s.refunds[r.ID] = rec
 	s.refundList.add(rec)
@@ -129,6 +75,78 @@ func (s *Sim) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refu
 	out.Notes = maps.Clone(r.Notes)
 	out.AcquirerData = maps.Clone(r.AcquirerData)
 	return &out, nil
+}
+
+// checkRefund checks refund r of its payment, in the order of CreateRefund's errors, and fills
+// in its amount, currency and id when zero. It returns the payment and the refund's final
+// status (processed when opt names none). s.mu is held.
+func (s *Sim) checkRefund(r *razorpay.Refund, opt RefundOptions) (*razorpay.Payment, string, error) {
+	pr, ok := s.payments[r.PaymentID]
+	if !ok {
+		return nil, "", notFound()
+	}
+	p := &pr.p
+	if p.Status != "captured" && p.Status != "refunded" {
+		return nil, "", badRequest("The payment has not been captured", "payment_id")
+	}
+	left := p.Amount - p.AmountRefunded
+	if left <= 0 {
+		return nil, "", badRequest("The payment has been fully refunded already", "")
+	}
+	if r.Amount == 0 {
+		r.Amount = left
+	}
+	if r.Amount < 0 || r.Amount > left {
+		return nil, "", badRequest("The refund amount provided is greater than amount captured", "amount")
+	}
+	if r.Currency == "" {
+		r.Currency = p.Currency
+	}
+	if r.Currency != p.Currency {
+		return nil, "", badRequest("The currency should be same as the payment currency", "currency")
+	}
+	if r.ID == "" {
+		r.ID = s.freshID("rfnd_", func(id string) bool { return s.refunds[id] != nil })
+	}
+	if _, dup := s.refunds[r.ID]; dup {
+		return nil, "", badRequest("A refund with this id already exists", "id")
+	}
+	final := opt.Final
+	if final == "" {
+		final = "processed"
+	}
+	switch final {
+	case "processed", "failed", "pending":
+	default:
+		return nil, "", badRequest("Invalid refund final status: "+final, "status")
+	}
+	return p, final, nil
+}
+
+// refundEvents applies refund r to payment p, moves r to its final status and returns
+// refund.created and the final refund event (none for pending), each with the payment
+// snapshot of its moment.
+func (s *Sim) refundEvents(r *razorpay.Refund, p *razorpay.Payment, final string, opt RefundOptions) []*event {
+	applyRefund(p, r.Amount)
+	created := *r
+	created.Status = "processed"
+	if opt.CreatedPending || final == "pending" {
+		created.Status = "pending"
+	}
+	batch := []*event{s.refundEvent(razorpay.EventRefundCreated, &created, p)}
+	switch final {
+	case "processed":
+		r.Status = "processed"
+		r.AcquirerData = map[string]string{"arn": "7433" + digits(s, 19)}
+		batch = append(batch, s.refundEvent(razorpay.EventRefundProcessed, r, p))
+	case "failed":
+		r.Status = "failed"
+		applyRefund(p, -r.Amount)
+		batch = append(batch, s.refundEvent(razorpay.EventRefundFailed, r, p))
+	case "pending":
+		r.Status = "pending"
+	}
+	return batch
 }
 
 // applyRefund adds delta minor units to the payment's amount_refunded and updates
