@@ -277,4 +277,8 @@ type ReconcileRun struct {
 	StartedAt         time.Time  `json:"started_at"`
 	FinishedAt        *time.Time `json:"finished_at"`
 	Error             string     `json:"error"`
+	// Report is the run's report as JSON, the shape `reconcile --json` prints (package
+	// reconcile writes it: StoredReport), saved by FinishReconcileRun with the counts; nil while
+	// the run runs. ListReconcileRuns leaves it nil; LastReconcileReport reads it.
+	Report []byte `json:"-"`
 }

@@ -33,6 +33,10 @@ type Backend interface {
 	Dismiss(ctx context.Context, id int64, actor, reason string) (ActionResult, error)
 	// ReconcileRuns returns the latest limit reconcile runs of every replica, newest first.
 	ReconcileRuns(ctx context.Context, limit int) ([]ReconcileRun, error)
+	// LastReconcileReport is the report the latest recorded reconcile run saved (any replica,
+	// read from the store: the same on every replica and after a restart); nil when no run has
+	// saved one yet.
+	LastReconcileReport(ctx context.Context) (*RunReport, error)
 	// DryRunReconcile runs `reconcile --dry-run` over the default window: it writes nothing.
 	DryRunReconcile(ctx context.Context) (ReconcileReport, error)
 	// Check returns the `check` lines for the running configuration.
@@ -184,9 +188,17 @@ type ReconcileRun struct {
 	Error                                  string
 }
 
-// ReconcileReport is what a dry-run reconcile found: the window, one row of counts per sweep,
-// the payments it would queue and those that need a person, audit anomalies and warnings.
+// RunReport is a recorded reconcile run with the report it saved.
+type RunReport struct {
+	Run    ReconcileRun
+	Report ReconcileReport
+}
+
+// ReconcileReport is what a reconcile found: the window, one row of counts per sweep, the
+// payments it queued (DryRun: would queue) and those that need a person, audit anomalies and
+// warnings.
 type ReconcileReport struct {
+	DryRun                           bool
 	WindowFrom, WindowTo, ListedFrom time.Time
 	Sweeps                           []SweepRow
 	WouldQueue                       []ReconcileItem
@@ -195,7 +207,8 @@ type ReconcileReport struct {
 	Warnings                         []string
 }
 
-// SweepRow is the counts of one sweep (payments, refunds, integration requests).
+// SweepRow is the counts of one sweep (payments, refunds, integration requests); WouldQueue
+// is what it queued (dry run: would queue).
 type SweepRow struct {
 	Name                                              string
 	Scanned, AlreadyBooked, InInbox, WouldQueue, Park int

@@ -241,14 +241,19 @@ func (c *Console) backendError(w http.ResponseWriter, s session, what string, er
 		c.renderError(w, http.StatusConflict, s, err.Error())
 	default:
 		c.o.Log.Warn().Err(err).Str("op", what).Msg("console: backend failed")
-		msg := err.Error()
-		if c.o.Conceal != nil {
-			if alt := c.o.Conceal(err); alt != "" {
-				msg = alt
-			}
-		}
-		c.renderError(w, http.StatusServiceUnavailable, s, "Could not "+what+": "+msg)
+		c.renderError(w, http.StatusServiceUnavailable, s, "Could not "+what+": "+c.errorText(err))
 	}
+}
+
+// errorText is a backend error as a page shows it: Options.Conceal's words when it recognises
+// err, else err's own text.
+func (c *Console) errorText(err error) string {
+	if c.o.Conceal != nil {
+		if alt := c.o.Conceal(err); alt != "" {
+			return alt
+		}
+	}
+	return err.Error()
 }
 
 func isUnavailable(err error) bool { return errors.Is(err, ErrUnavailable) }

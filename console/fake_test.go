@@ -19,6 +19,9 @@ type fakeBackend struct {
 	runs    []console.ReconcileRun
 	report  console.ReconcileReport
 	dryErr  error
+	// last and lastErr are what LastReconcileReport answers.
+	last    *console.RunReport
+	lastErr error
 	// todayErr is what Today fails with (nil: it answers f.today).
 	todayErr error
 	checks   []console.CheckLine
@@ -108,3 +111,7 @@ func (f *fakeBackend) recorded() []string {
 
 // fixedNow is the fake clock of the console tests: 14 March 2026, 15:00 IST.
 var fixedNow = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
+
+func (f *fakeBackend) LastReconcileReport(ctx context.Context) (*console.RunReport, error) {
+	return f.last, f.lastErr
+}

@@ -16,10 +16,13 @@ const (
 	checkTimeout  = 2 * time.Minute
 )
 
-// reconcileView is the Reconcile page: recent runs and, after "run now (dry run)", its report.
+// reconcileView is the Reconcile page: recent runs, the last run's saved report and, after
+// "run now (dry run)", the dry run's report.
 type reconcileView struct {
 	Runs      []ReconcileRun
 	RunsErr   string
+	Last      *RunReport
+	LastErr   string
 	Report    *ReconcileReport
 	ReportErr string
 }
@@ -35,6 +38,10 @@ func (c *Console) reconcileView(r *http.Request) reconcileView {
 		v.RunsErr = err.Error()
 	}
 	v.Runs = runs
+	if v.Last, err = c.o.Backend.LastReconcileReport(r.Context()); err != nil {
+		c.o.Log.Warn().Err(err).Str("op", "read the last reconcile report").Msg("console: backend failed")
+		v.LastErr = c.errorText(err)
+	}
 	return v
 }
 
@@ -54,6 +61,7 @@ func (c *Console) dryRun(w http.ResponseWriter, r *http.Request, s session) {
 			status = http.StatusConflict
 		}
 	} else {
+		rep.DryRun = true
 		v.Report = &rep
 	}
 	c.render(w, status, "reconcile", s, v)

@@ -229,11 +229,15 @@ func (b *consoleBackend) ReconcileRuns(ctx context.Context, limit int) ([]consol
 	}
 	out := make([]console.ReconcileRun, 0, len(runs))
 	for _, r := range runs {
-		out = append(out, console.ReconcileRun{ID: r.ID, WindowFrom: r.WindowFrom, WindowTo: r.WindowTo, Scanned: r.Scanned,
-			Queued: r.Queued, SettlementsQueued: r.SettlementsQueued, Booked: r.Booked, AlreadyBooked: r.AlreadyBooked, Parked: r.Parked, StartedAt: r.StartedAt,
-			FinishedAt: r.FinishedAt, Error: r.Error})
+		out = append(out, consoleRun(r))
 	}
 	return out, nil
+}
+
+func consoleRun(r connector.ReconcileRun) console.ReconcileRun {
+	return console.ReconcileRun{ID: r.ID, WindowFrom: r.WindowFrom, WindowTo: r.WindowTo, Scanned: r.Scanned,
+		Queued: r.Queued, SettlementsQueued: r.SettlementsQueued, Booked: r.Booked, AlreadyBooked: r.AlreadyBooked, Parked: r.Parked, StartedAt: r.StartedAt,
+		FinishedAt: r.FinishedAt, Error: r.Error}
 }
 
 // Check runs `check` for the running configuration (it writes nothing).

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/console"
 )
@@ -216,41 +214,4 @@ func (b *consoleBackend) series(days []time.Time, booked []store.BookedSum) ([]c
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
 	return out, note
-}
-
-// DryRunReconcile is `reconcile --dry-run` over the default window.
-func (b *consoleBackend) DryRunReconcile(ctx context.Context) (console.ReconcileReport, error) {
-	rep, err := reconcile.Run(ctx, b.d.conn, reconcile.Request{DryRun: true})
-	if errors.Is(err, reconcile.ErrNoRazorpayAPI) {
-		return console.ReconcileReport{}, fmt.Errorf("%w: %v", console.ErrUnavailable, err)
-	}
-	if err != nil {
-		return console.ReconcileReport{}, err
-	}
-	out := console.ReconcileReport{WindowFrom: rep.WindowFrom, WindowTo: rep.WindowTo, ListedFrom: rep.ListedFrom, Warnings: rep.Warnings}
-	for _, s := range rep.Sweeps() {
-		c := s.Counts
-		out.Sweeps = append(out.Sweeps, console.SweepRow{Name: s.Name, Scanned: c.Scanned, AlreadyBooked: c.AlreadyBooked,
-			InInbox: c.InInbox, WouldQueue: c.Queued, Park: c.Parked})
-	}
-	item := func(it reconcile.Item, note string) console.ReconcileItem {
-		return console.ReconcileItem{Kind: it.Kind, ID: it.ID, AmountMinor: it.AmountMinor, Currency: it.Currency, CreatedAt: it.CreatedAt, Note: note}
-	}
-	for _, it := range rep.Queued {
-		note := it.Kind
-		if it.PaymentRequest != "" {
-			note += ", Payment Request " + it.PaymentRequest
-		}
-		out.WouldQueue = append(out.WouldQueue, item(it, note))
-	}
-	for _, it := range rep.Parked {
-		out.NeedsPerson = append(out.NeedsPerson, item(it, "parked: "+it.Reason))
-	}
-	for _, it := range rep.Authorized {
-		out.NeedsPerson = append(out.NeedsPerson, item(it, "authorized, not captured: "+it.Reason))
-	}
-	for _, a := range rep.Anomalies {
-		out.Anomalies = append(out.Anomalies, a.Kind+": "+a.Detail)
-	}
-	return out, nil
 }

@@ -118,6 +118,7 @@ func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, 
 	if runErr != nil {
 		run.Error = runErr.Error()
 	}
+	run.Report = StoredReport(rep)
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := c.store.FinishReconcileRun(wctx, run); err != nil && runErr == nil {

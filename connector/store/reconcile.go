@@ -48,8 +48,8 @@ func (d *DB) StartReconcileRun(ctx context.Context, r *connector.ReconcileRun) e
 	return nil
 }
 
-// FinishReconcileRun writes r's counts, FinishedAt (now when nil) and Error ("" for a run that
-// succeeded) to the run r.ID; connector.ErrNotFound when no such run exists.
+// FinishReconcileRun writes r's counts, FinishedAt (now when nil), Error ("" for a run that
+// succeeded) and Report (NULL when nil) to the run r.ID; connector.ErrNotFound when no such run exists.
 func (d *DB) FinishReconcileRun(ctx context.Context, r connector.ReconcileRun) error {
 	finished := d.now()
 	if r.FinishedAt != nil {
@@ -57,8 +57,8 @@ func (d *DB) FinishReconcileRun(ctx context.Context, r connector.ReconcileRun) e
 	}
 	n, err := d.exec(ctx, fmt.Sprintf("finish reconcile run %d", r.ID),
 		`UPDATE reconcile_runs SET scanned = ?, queued = ?, settlements_queued = ?, booked = ?, already_booked = ?, parked = ?,
-		finished_at = ?, error = ? WHERE id = ?`, r.Scanned, r.Queued, r.SettlementsQueued, r.Booked, r.AlreadyBooked, r.Parked, d.arg(finished),
-		truncateBytes(r.Error, maxLastError), r.ID)
+		finished_at = ?, error = ?, report = ? WHERE id = ?`, r.Scanned, r.Queued, r.SettlementsQueued, r.Booked, r.AlreadyBooked, r.Parked, d.arg(finished),
+		truncateBytes(r.Error, maxLastError), reportArg(r.Report), r.ID)
 	if err != nil {
 		return err
 	}
@@ -82,13 +82,18 @@ func (d *DB) ListReconcileRuns(ctx context.Context, limit int) ([]connector.Reco
 	}
 	out := make([]connector.ReconcileRun, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, connector.ReconcileRun{
-			ID: r.ID, WindowFrom: r.WindowFrom.Time, WindowTo: r.WindowTo.Time, Scanned: r.Scanned,
-			Queued: r.Queued, SettlementsQueued: r.SetlQueued, Booked: r.Booked, AlreadyBooked: r.AlreadyBooked, Parked: r.Parked,
-			StartedAt: r.StartedAt.Time, FinishedAt: r.FinishedAt.Time, Error: r.Error,
-		})
+		out = append(out, r.run())
 	}
 	return out, nil
+}
+
+// run is the row as a connector.ReconcileRun (without its report).
+func (r reconcileRunRow) run() connector.ReconcileRun {
+	return connector.ReconcileRun{
+		ID: r.ID, WindowFrom: r.WindowFrom.Time, WindowTo: r.WindowTo.Time, Scanned: r.Scanned,
+		Queued: r.Queued, SettlementsQueued: r.SetlQueued, Booked: r.Booked, AlreadyBooked: r.AlreadyBooked, Parked: r.Parked,
+		StartedAt: r.StartedAt.Time, FinishedAt: r.FinishedAt.Time, Error: r.Error,
+	}
 }
 
 // ListBookings returns the rows in state booked created at or after since, oldest first.
