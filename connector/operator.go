@@ -68,7 +68,7 @@ func ReplayRefusal(r InboxEvent, rebook bool) (why string, refused bool) {
 	case unparseable(r.RawBody) != "":
 		return "not replayed: its body cannot be parsed, so no replay can book it (" + shorten(unparseable(r.RawBody), 200) +
 			"); dismiss it: reconcile finds a payment it was about in Razorpay's own list", true
-	case !r.Status.Replayable() && !(rebook && (r.Status == StatusDone || r.Status == StatusDuplicate)):
+	case !r.Status.Replayable() && !(rebook && r.Status.Rebookable()):
 		return fmt.Sprintf("not replayed: it is %s (%s)", r.Status, shorten(firstNonEmpty(r.ResultDoctype+" "+r.ResultName, r.LastError), 120)), true
 	}
 	return "", false

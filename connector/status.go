@@ -1,7 +1,10 @@
 package connector
 
+import "slices"
+
 // Status is the state of an inbox row (DESIGN.md §8). An event moves pending → processing →
-// one of the final statuses; retries go back to pending with a later NextAttemptAt. The
+// one of the final statuses; retries go back to pending with a later NextAttemptAt. Every
+// allowed move is a row of Transitions (lifecycle.go, drawn in the package documentation). The
 // words are stored as they are and printed by `events list`, so they never change.
 type Status string
 
@@ -35,25 +38,17 @@ func (s Status) Known() bool {
 func (s Status) Final() bool { return s != StatusPending && s != StatusProcessing }
 
 // Replayable reports whether a person may send a row in s back to pending (events replay):
-// parked, dead, skipped or dismissed. A done or duplicate row is replayed only with --rebook
-// (Connector.Replay).
-func (s Status) Replayable() bool {
-	switch s {
-	case StatusParked, StatusDead, StatusSkipped, StatusDismissed:
-		return true
-	}
-	return false
-}
+// the statuses ActionReplay accepts in Transitions (parked, dead, skipped or dismissed). A done
+// or duplicate row is replayed only with --rebook (Connector.Replay, ActionRebook).
+func (s Status) Replayable() bool { return slices.Contains(Accepts(ActionReplay), s) }
 
-// Dismissible reports whether a person may dismiss a row in s: parked, dead, pending or
-// skipped, never a booked or in-progress one.
-func (s Status) Dismissible() bool {
-	switch s {
-	case StatusParked, StatusDead, StatusPending, StatusSkipped:
-		return true
-	}
-	return false
-}
+// Rebookable reports whether a person may replay a row in s with --rebook: the statuses
+// ActionRebook accepts (the replayable ones, and done or duplicate).
+func (s Status) Rebookable() bool { return slices.Contains(Accepts(ActionRebook), s) }
+
+// Dismissible reports whether a person may dismiss a row in s: the statuses ActionDismiss
+// accepts (parked, dead, pending or skipped), never a booked or in-progress one.
+func (s Status) Dismissible() bool { return slices.Contains(Accepts(ActionDismiss), s) }
 
 // bookingOutcome is the outcome label of the bookings_total metric for a booking event that
 // ended in s.

@@ -6,14 +6,8 @@ import (
 	"time"
 )
 
-// Booking states and kinds (DESIGN.md §8).
+// Booking kinds (DESIGN.md §8); the booking states are BookingState (lifecycle.go).
 const (
-	BookingInFlight = "in_flight"
-	BookingBooked   = "booked"
-	// BookingVoid is final: the business fact must never be booked (a refund Razorpay reported
-	// failed, DESIGN.md §4 step 4). Doctype and Name keep the entry that was cancelled, if any.
-	BookingVoid = "void"
-
 	KindReceipt    = "receipt"
 	KindRefund     = "refund"
 	KindSettlement = "settlement" // a settlement's Journal Entry, keyed by setl_…
@@ -82,18 +76,18 @@ const WaitReconcile = "reconcile"
 
 // Booking is one row of bookings: the claim on a business fact (a payment or refund id).
 type Booking struct {
-	BusinessKey string    `db:"business_key"`
-	Kind        string    `db:"kind"`
-	State       string    `db:"state"` // BookingInFlight or BookingBooked
-	Owner       string    `db:"owner"`
-	FenceUntil  time.Time `db:"fence_until"` // an in_flight row may be taken over after this
-	Doctype     string    `db:"doctype"`
-	Name        string    `db:"name"`
-	AmountMinor int64     `db:"amount_minor"`
-	Currency    string    `db:"currency"`
-	Invoice     string    `db:"invoice"`
-	CreatedAt   time.Time `db:"created_at"`
-	UpdatedAt   time.Time `db:"updated_at"`
+	BusinessKey string       `db:"business_key"`
+	Kind        string       `db:"kind"`
+	State       BookingState `db:"state"` // BookingInFlight, BookingBooked or BookingVoid
+	Owner       string       `db:"owner"`
+	FenceUntil  time.Time    `db:"fence_until"` // an in_flight row may be taken over after this
+	Doctype     string       `db:"doctype"`
+	Name        string       `db:"name"`
+	AmountMinor int64        `db:"amount_minor"`
+	Currency    string       `db:"currency"`
+	Invoice     string       `db:"invoice"`
+	CreatedAt   time.Time    `db:"created_at"`
+	UpdatedAt   time.Time    `db:"updated_at"`
 }
 
 // EventFilter selects inbox rows for listing.

@@ -119,7 +119,7 @@ func (b *consoleBackend) Event(ctx context.Context, id int64) (console.EventDeta
 	doctype, name := e.ResultDoctype, e.ResultName
 	if e.BusinessKey != "" {
 		if bk, err := b.d.db.GetBooking(ctx, e.BusinessKey); err == nil {
-			d.Booking = &console.Booking{State: bk.State, Kind: bk.Kind, Doctype: bk.Doctype, Name: bk.Name,
+			d.Booking = &console.Booking{State: string(bk.State), Kind: bk.Kind, Doctype: bk.Doctype, Name: bk.Name,
 				AmountMinor: bk.AmountMinor, Currency: bk.Currency, Invoice: bk.Invoice, CreatedAt: bk.CreatedAt}
 			if name == "" && bk.Name != "" {
 				doctype, name = bk.Doctype, bk.Name

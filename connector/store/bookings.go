@@ -16,18 +16,18 @@ const bookingColumns = `business_key, kind, state, owner, fence_until, doctype, 
 
 // bookingRow is a bookings row as both drivers return it.
 type bookingRow struct {
-	BusinessKey string `db:"business_key"`
-	Kind        string `db:"kind"`
-	State       string `db:"state"`
-	Owner       string `db:"owner"`
-	FenceUntil  dbTime `db:"fence_until"`
-	Doctype     string `db:"doctype"`
-	Name        string `db:"name"`
-	AmountMinor int64  `db:"amount_minor"`
-	Currency    string `db:"currency"`
-	Invoice     string `db:"invoice"`
-	CreatedAt   dbTime `db:"created_at"`
-	UpdatedAt   dbTime `db:"updated_at"`
+	BusinessKey string                 `db:"business_key"`
+	Kind        string                 `db:"kind"`
+	State       connector.BookingState `db:"state"`
+	Owner       string                 `db:"owner"`
+	FenceUntil  dbTime                 `db:"fence_until"`
+	Doctype     string                 `db:"doctype"`
+	Name        string                 `db:"name"`
+	AmountMinor int64                  `db:"amount_minor"`
+	Currency    string                 `db:"currency"`
+	Invoice     string                 `db:"invoice"`
+	CreatedAt   dbTime                 `db:"created_at"`
+	UpdatedAt   dbTime                 `db:"updated_at"`
 }
 
 func (r *bookingRow) booking() *connector.Booking {

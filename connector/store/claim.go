@@ -123,8 +123,12 @@ func (d *DB) dueCandidates(ctx context.Context, now time.Time) ([]int64, error) 
 func (d *DB) claimRow(ctx context.Context, id int64, owner string, now, until time.Time) (bool, error) {
 	var n int64
 	err := d.retryClaim(ctx, func() error {
-		res, err := d.execContext(ctx, `UPDATE inbox SET status = ?, lease_owner = ?, lease_until = ?, updated_at = ?
+		// last_action is assigned before status: MariaDB evaluates SET left to right with the
+		// values already assigned, so the CASE must still see the row's own status.
+		res, err := d.execContext(ctx, `UPDATE inbox SET last_action = CASE WHEN status = ? THEN ? ELSE ? END,
+		status = ?, lease_owner = ?, lease_until = ?, updated_at = ?
 		WHERE id = ? AND ((status = ? AND next_attempt_at <= ?) OR (status = ? AND lease_until < ?))`,
+			connector.StatusProcessing, connector.ActionTakeover, connector.ActionClaim,
 			connector.StatusProcessing, owner, d.arg(until), d.arg(now),
 			id, connector.StatusPending, d.arg(now), connector.StatusProcessing, d.arg(now))
 		if err != nil {
@@ -215,11 +219,11 @@ func (d *DB) CompleteEvent(ctx context.Context, id int64, owner string, now time
 		attempt = 1
 	}
 	n, err := d.exec(ctx, fmt.Sprintf("complete event %d as %s", id, o.Status),
-		`UPDATE inbox SET status = ?, attempts = attempts + ?, next_attempt_at = COALESCE(?, next_attempt_at),
+		`UPDATE inbox SET status = ?, last_action = ?, attempts = attempts + ?, next_attempt_at = COALESCE(?, next_attempt_at),
 		lease_owner = '', lease_until = NULL, last_error = ?, result_doctype = ?, result_name = ?, updated_at = ?,
 		wait_for = ?
 		WHERE id = ? AND status = ? AND lease_owner = ?`,
-		o.Status, attempt, next, truncateBytes(o.LastError, maxLastError), o.ResultDoctype, o.ResultName,
+		o.Status, connector.ActionComplete, attempt, next, truncateBytes(o.LastError, maxLastError), o.ResultDoctype, o.ResultName,
 		d.arg(now), truncateRunes(o.WaitFor, maxWaitFor), id, connector.StatusProcessing, owner)
 	if err != nil {
 		return err

@@ -58,6 +58,7 @@ func contractCases() []contractCase {
 	all = append(all, waiterCases...)
 	all = append(all, textCases...)
 	all = append(all, historyCases...)
+	all = append(all, guardCases...)
 	return all
 }
 

@@ -45,6 +45,9 @@ func (d *DB) unavailable(op string, err error) error {
 		}
 		return fmt.Errorf("%w: %s: %w", connector.ErrStoreUnavailable, op, ctxErr)
 	}
+	if isGuardRefusal(err) {
+		return fmt.Errorf("%w: %s: %s", ErrTransition, op, redact.Secrets(err.Error(), d.secret))
+	}
 	return fmt.Errorf("%w: %s: %s", connector.ErrStoreUnavailable, op, redact.Secrets(err.Error(), d.secret))
 }
 

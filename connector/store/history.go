@@ -27,7 +27,7 @@ func (d *DB) SetEventStatusBy(ctx context.Context, id int64, from, status connec
 	if from == "" {
 		return fmt.Errorf("store: set event %d status: empty expected status", id)
 	}
-	query, args, err := d.statusUpdate(id, from, status, reason, now)
+	query, args, err := d.statusUpdate(id, from, status, historyAction(h.Action, from, status), reason, now)
 	if err != nil {
 		return err
 	}
@@ -66,6 +66,20 @@ func (d *DB) SetEventStatusBy(ctx context.Context, id int64, from, status connec
 		return d.statusUnchanged(ctx, id, from, status, now)
 	}
 	return nil
+}
+
+// historyAction is the lifecycle action a person's change recorded as history action is
+// (replayed, rebooked, dismissed); connector.ActionOf for any other.
+func historyAction(action string, from, to connector.Status) connector.Action {
+	switch action {
+	case connector.HistoryReplayed:
+		return connector.ActionReplay
+	case connector.HistoryRebooked:
+		return connector.ActionRebook
+	case connector.HistoryDismissed:
+		return connector.ActionDismiss
+	}
+	return connector.ActionOf(from, to)
 }
 
 // historyRow is an inbox_history row as both drivers return it.

@@ -293,7 +293,11 @@ func (d *DB) SetEventStatusFrom(ctx context.Context, id int64, from, status conn
 
 // setEventStatus is SetEventStatus, also conditional on the current status when from is set.
 func (d *DB) setEventStatus(ctx context.Context, id int64, from, status connector.Status, reason string, now time.Time) error {
-	query, args, err := d.statusUpdate(id, from, status, reason, now)
+	action := connector.ActionCorrect
+	if from != "" {
+		action = connector.ActionOf(from, status)
+	}
+	query, args, err := d.statusUpdate(id, from, status, action, reason, now)
 	if err != nil {
 		return err
 	}
@@ -304,13 +308,19 @@ func (d *DB) setEventStatus(ctx context.Context, id int64, from, status connecto
 	return d.statusUnchanged(ctx, id, from, status, now)
 }
 
-// statusUpdate is the one UPDATE of setEventStatus and its arguments.
-func (d *DB) statusUpdate(id int64, from, status connector.Status, reason string, now time.Time) (string, []any, error) {
+// statusUpdate is the one UPDATE of setEventStatus and its arguments: action (written to
+// last_action) moves the row to status, from one of the statuses connector.Transitions lets
+// action move to status (and from from, when set).
+func (d *DB) statusUpdate(id int64, from, status connector.Status, action connector.Action, reason string, now time.Time) (string, []any, error) {
 	if status == connector.StatusProcessing || !knownStatus(status) {
 		return "", nil, fmt.Errorf("store: set event %d status: cannot set status %q", id, status)
 	}
-	set := []string{"status = ?", "lease_owner = ''", "lease_until = NULL", "updated_at = ?"}
-	args := []any{status, d.arg(now)}
+	froms := connector.FromOf(action, status)
+	if len(froms) == 0 {
+		return "", nil, fmt.Errorf("%w: set event %d status %s by %s", ErrTransition, id, status, action)
+	}
+	set := []string{"status = ?", "last_action = ?", "lease_owner = ''", "lease_until = NULL", "updated_at = ?"}
+	args := []any{status, action, d.arg(now)}
 	if status == connector.StatusPending {
 		set = append(set, "next_attempt_at = ?", "attempts = 0")
 		args = append(args, d.arg(now))
@@ -319,8 +329,12 @@ func (d *DB) statusUpdate(id int64, from, status connector.Status, reason string
 		set = append(set, "last_error = ?")
 		args = append(args, truncateBytes(reason, maxLastError))
 	}
-	where := `id = ? AND NOT (status = ? AND lease_until IS NOT NULL AND lease_until >= ?)`
+	where := `id = ? AND NOT (status = ? AND lease_until IS NOT NULL AND lease_until >= ?) AND status IN (` +
+		placeholders(len(froms)) + `)`
 	args = append(args, id, connector.StatusProcessing, d.arg(now))
+	for _, f := range froms {
+		args = append(args, f)
+	}
 	if from != "" {
 		where += ` AND status = ?`
 		args = append(args, from)
@@ -347,7 +361,22 @@ func (d *DB) statusUnchanged(ctx context.Context, id int64, from, status connect
 	if live || from == "" {
 		return fmt.Errorf("event %d: %w (leased to %s: %w)", id, ErrBusy, row.LeaseOwner, connector.ErrLeaseLost)
 	}
+	if row.Status == from {
+		return fmt.Errorf("%w: event %d: %s → %s", ErrTransition, id, from, status)
+	}
 	return fmt.Errorf("event %d: %w: it is %s now, not %s", id, ErrChanged, row.Status, from)
+}
+
+// markable are the statuses connector.ActionMark moves to duplicate (parked, pending, dead).
+var markable = statusArgs(connector.FromOf(connector.ActionMark, connector.StatusDuplicate))
+
+// statusArgs is ss as query arguments.
+func statusArgs(ss []connector.Status) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // MarkDuplicates turns the parked, pending and dead rows of businessKey, other than exceptID,
@@ -359,9 +388,9 @@ func (d *DB) MarkDuplicates(ctx context.Context, businessKey string, exceptID in
 		return 0, nil
 	}
 	n, err := d.exec(ctx, "mark duplicates of "+businessKey,
-		`UPDATE inbox SET status = ?, last_error = ?, updated_at = ?
-		WHERE business_key = ? AND id <> ? AND status IN (?, ?, ?) AND event <> ?`,
-		connector.StatusDuplicate, truncateBytes("duplicate of "+result, maxLastError), d.arg(now),
-		businessKey, exceptID, connector.StatusParked, connector.StatusPending, connector.StatusDead, connector.EventRefundFailed)
+		`UPDATE inbox SET status = ?, last_action = ?, last_error = ?, updated_at = ?
+		WHERE business_key = ? AND id <> ? AND status IN (`+placeholders(len(markable))+`) AND event <> ?`,
+		append(append([]any{connector.StatusDuplicate, connector.ActionMark, truncateBytes("duplicate of "+result, maxLastError),
+			d.arg(now), businessKey, exceptID}, markable...), connector.EventRefundFailed)...)
 	return int(n), err
 }

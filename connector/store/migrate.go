@@ -105,7 +105,7 @@ func (d *DB) Migrate(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return d.installGuard(ctx)
 }
 
 // waitMigrateLock takes the migration lock row, polling while another replica holds it.

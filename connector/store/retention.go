@@ -13,7 +13,8 @@ var _ connector.RetentionStore = (*DB)(nil)
 // (done), a duplicate of a booked row, skipped (not ours to book) and dismissed by a person.
 // Pending and processing rows still have to be booked, and parked and dead rows wait for a
 // person, who may replay them, which needs the body.
-var purgeable = []any{connector.StatusDone, connector.StatusDuplicate, connector.StatusSkipped, connector.StatusDismissed}
+// They are the statuses connector.ActionPurge accepts.
+var purgeable = statusArgs(connector.Accepts(connector.ActionPurge))
 
 // PurgeRawBodies sets raw_body to NULL on rows received before cutoff whose status is finished
 // and needs nothing more (done, duplicate, skipped, dismissed) and that still hold a body; the
@@ -23,7 +24,7 @@ func (d *DB) PurgeRawBodies(ctx context.Context, cutoff time.Time) (int, error) 
 	args := append([]any{d.arg(d.now()), d.arg(cutoff)}, purgeable...)
 	n, err := d.exec(ctx, "purge raw bodies",
 		`UPDATE inbox SET raw_body = NULL, updated_at = ?
-		WHERE received_at < ? AND raw_body IS NOT NULL AND status IN (?, ?, ?, ?)`, args...)
+		WHERE received_at < ? AND raw_body IS NOT NULL AND status IN (`+placeholders(len(purgeable))+`)`, args...)
 	return int(n), err
 }
 

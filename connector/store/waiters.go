@@ -13,6 +13,9 @@ import (
 // the wait — the worker releasing a claim or a lock row, a receipt being booked, a reconcile
 // run — through the store, so a waiter on one replica is woken by a holder on another.
 
+// wakeable are the statuses connector.ActionWake moves to pending (pending, parked, dead).
+var wakeable = statusArgs(connector.FromOf(connector.ActionWake, connector.StatusPending))
+
 // WakeWaiters ends the wait of every row whose wait_for is waitFor or one of more, in one UPDATE
 // (safe on any Galera node: it changes only rows still waiting when it runs). A pending row becomes due at
 // now unless it is due earlier; a parked or dead row goes back to pending, due now, with its
@@ -34,10 +37,10 @@ func (d *DB) WakeWaiters(ctx context.Context, waitFor string, now time.Time, mor
 	n, err := d.exec(ctx, "wake waiters for "+waitFor,
 		`UPDATE inbox SET
 		next_attempt_at = CASE WHEN status = ? AND next_attempt_at < ? THEN next_attempt_at ELSE ? END,
-		status = ?, wait_for = '', updated_at = ?
-		WHERE wait_for IN (`+placeholders(len(waits))+`) AND status IN (?, ?, ?)`,
-		append(append([]any{connector.StatusPending, d.arg(now), d.arg(now), connector.StatusPending, d.arg(now)},
-			waits...), connector.StatusPending, connector.StatusParked, connector.StatusDead)...)
+		status = ?, last_action = ?, wait_for = '', updated_at = ?
+		WHERE wait_for IN (`+placeholders(len(waits))+`) AND status IN (`+placeholders(len(wakeable))+`)`,
+		append(append([]any{connector.StatusPending, d.arg(now), d.arg(now), connector.StatusPending, connector.ActionWake, d.arg(now)},
+			waits...), wakeable...)...)
 	return int(n), err
 }
 
