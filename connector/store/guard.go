@@ -98,9 +98,9 @@ END`, name, table, col, allowed, quote(msg))
 // installGuard replaces the lifecycle triggers with the ones the tables give now: in one
 // transaction on SQLite, one atomic CREATE OR REPLACE per trigger on MariaDB.
 func (d *DB) installGuard(ctx context.Context) error {
-	stmts := guardStatements(d.driver)
+	stmts := guardStatements(d.Driver())
 	err := retry(ctx, func() error {
-		if d.mysql() {
+		if d.Driver() == DriverMySQL {
 			for _, s := range stmts {
 				if _, err := d.db.ExecContext(ctx, s); err != nil {
 					return err
