@@ -80,14 +80,7 @@ func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
 
 	apiKey, apiSecret, whSecret := randHex(8), randHex(16), randHex(16)
 	site := erpnextsim.New(erpnextsim.Options{APIKey: apiKey, APISecret: apiSecret})
-	const customer = "Demo Customer"
-	if err := site.AddCustomer(customer); err != nil {
-		return nil, err
-	}
-	invoice, err := site.AddSalesInvoice(erpnextsim.InvoiceSpec{
-		Customer: customer, Submit: true,
-		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "12000.00"}},
-	})
+	invoice, err := demoInvoice(site)
 	if err != nil {
 		return nil, err
 	}
@@ -99,19 +92,9 @@ func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
 	go erpSrv.Serve(erpL)
 	defer erpSrv.Close()
 
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.AdminListen = ""
-	cfg.Database = config.Database{Driver: "sqlite", DSN: filepath.Join(dir, "demo.db")}
-	cfg.Razorpay.WebhookSecrets = []string{whSecret}
-	cfg.Razorpay.AccountID = "acc_DemoAccount0001"
-	cfg.ERPNext.URL = "http://" + erpL.Addr().String()
-	cfg.ERPNext.APIKey, cfg.ERPNext.APISecret = apiKey, apiSecret
-	cfg.Mapping.Company = erpnextsim.DefaultCompany
-	cfg.Worker.Poll = connector.Duration(100 * time.Millisecond)
-	cfg.Log.Level = "error"
-	if p := cfg.Validate(); len(p) > 0 {
-		return nil, &config.Error{Problems: p}
+	cfg, err := demoConfig(filepath.Join(dir, "demo.db"), "http://"+erpL.Addr().String(), apiKey, apiSecret, whSecret)
+	if err != nil {
+		return nil, err
 	}
 	d, err := openDaemon(ctx, cfg, newLogger(logw, cfg.Log))
 	if err != nil {
@@ -124,14 +107,56 @@ func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
 
 	paymentID := "pay_" + randAlnum(14)
 	body := demoPayment(cfg.Razorpay.AccountID, paymentID, invoice, time.Now())
-	sig := razorpay.Sign(whSecret, body)
-	eventID := randAlnum(14)
 	res := &demoResult{Arrivals: 3, PaymentID: paymentID, Invoice: invoice, GatewayPaid: "12000.00"}
 	url := "http://" + d.pub.Addr().String() + cfg.WebhookPath
+	if err := demoDeliveries(ctx, res, url, randAlnum(14), razorpay.Sign(whSecret, body), body); err != nil {
+		return nil, err
+	}
+	if err := waitIdle(ctx, d.db, 30*time.Second); err != nil {
+		return nil, err
+	}
+	return res, demoTally(res, site)
+}
+
+// demoInvoice adds the demo's customer and its submitted ₹12,000.00 Sales Invoice to site.
+func demoInvoice(site *erpnextsim.Site) (string, error) {
+	const customer = "Demo Customer"
+	if err := site.AddCustomer(customer); err != nil {
+		return "", err
+	}
+	return site.AddSalesInvoice(erpnextsim.InvoiceSpec{
+		Customer: customer, Submit: true,
+		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "12000.00"}},
+	})
+}
+
+// demoConfig is the demo daemon's validated configuration: SQLite at dbPath, the simulator at
+// erpURL, one webhook secret, a fast poll.
+func demoConfig(dbPath, erpURL, apiKey, apiSecret, whSecret string) (config.Config, error) {
+	cfg := config.Defaults()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.AdminListen = ""
+	cfg.Database = config.Database{Driver: "sqlite", DSN: dbPath}
+	cfg.Razorpay.WebhookSecrets = []string{whSecret}
+	cfg.Razorpay.AccountID = "acc_DemoAccount0001"
+	cfg.ERPNext.URL = erpURL
+	cfg.ERPNext.APIKey, cfg.ERPNext.APISecret = apiKey, apiSecret
+	cfg.Mapping.Company = erpnextsim.DefaultCompany
+	cfg.Worker.Poll = connector.Duration(100 * time.Millisecond)
+	cfg.Log.Level = "error"
+	if p := cfg.Validate(); len(p) > 0 {
+		return cfg, &config.Error{Problems: p}
+	}
+	return cfg, nil
+}
+
+// demoDeliveries posts the signed body res.Arrivals times under one event id and counts the
+// answers; anything but accepted or duplicate is an error.
+func demoDeliveries(ctx context.Context, res *demoResult, url, eventID, sig string, body []byte) error {
 	for i := 0; i < res.Arrivals; i++ {
 		status, err := deliver(ctx, url, eventID, sig, body)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		switch status {
 		case "accepted":
@@ -139,20 +164,23 @@ func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
 		case "duplicate":
 			res.Duplicates++
 		default:
-			return nil, fmt.Errorf("delivery %d: unexpected answer %q", i+1, status)
+			return fmt.Errorf("delivery %d: unexpected answer %q", i+1, status)
 		}
 	}
-	if err := waitIdle(ctx, d.db, 30*time.Second); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// demoTally fills res from the site's submitted Payment Entries of the payment: their names,
+// the total received in paise and its difference from the gateway's ₹12,000.00.
+func demoTally(res *demoResult, site *erpnextsim.Site) error {
 	var booked int64
 	for _, pe := range site.Docs("Payment Entry") {
-		if pe["reference_no"] != paymentID || fmt.Sprint(pe["docstatus"]) != "1" {
+		if pe["reference_no"] != res.PaymentID || fmt.Sprint(pe["docstatus"]) != "1" {
 			continue
 		}
 		v, err := razorpay.ParseDecimal(fmt.Sprint(pe["received_amount"]), 2)
 		if err != nil {
-			return nil, fmt.Errorf("Payment Entry %v: %w", pe["name"], err)
+			return fmt.Errorf("Payment Entry %v: %w", pe["name"], err)
 		}
 		booked += v
 		res.PaymentEntries = append(res.PaymentEntries, fmt.Sprint(pe["name"]))
@@ -160,10 +188,10 @@ func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
 	res.ReceiptsBooked = len(res.PaymentEntries)
 	res.BooksTotal = razorpay.FormatMinor(booked, 2)
 	res.Difference = razorpay.FormatMinor(booked-1200000, 2)
-	if inv, ok := site.Doc("Sales Invoice", invoice); ok {
+	if inv, ok := site.Doc("Sales Invoice", res.Invoice); ok {
 		res.InvoiceStatus = fmt.Sprint(inv["status"])
 	}
-	return res, nil
+	return nil
 }
 
 // demoPayment is a compact payment.captured body for ₹12,000.00 naming the invoice in notes.

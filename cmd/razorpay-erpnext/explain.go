@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -33,50 +34,22 @@ func (m *Main) explainCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			erp, err := newERPClient(cfg)
+			conn, opts, rzp, closeStore, err := m.explainConnector(cmd.Context(), cfg)
 			if err != nil {
 				return err
 			}
-			opts := connector.Options{Config: cfg, ERP: erp, Log: zerolog.Nop()}
-			// The store, when there is one, tells what the worker would find booked already;
-			// explain only reads it and never creates or migrates one.
-			if db, err := store.OpenExisting(cmd.Context(), cfg.Database.Driver, cfg.Database.DSN); err == nil {
-				defer db.Close()
-				opts.Store = db
-			} else if !errors.Is(err, store.ErrNotMigrated) {
-				fmt.Fprintf(m.Stderr, "warning: %v; explaining without the connector's own bookings\n", err)
-			}
-			var rzp *razorpay.Client
-			if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
-				if rzp, err = newRazorpayClient(cfg, 0); err != nil {
-					return err
-				}
-				opts.Razorpay = rzp
-			}
-			conn, err := connector.New(opts)
-			if err != nil {
-				return err
-			}
+			defer closeStore()
 			var ev *razorpay.Event
 			var source string
-			if payload != "" {
-				raw, err := os.ReadFile(payload)
-				if err != nil {
-					return err
-				}
-				if ev, err = razorpay.ParseEvent(raw); err != nil {
-					return fmt.Errorf("%s: %w", payload, err)
-				}
-			} else if settlementID != "" {
-				if rzp == nil {
-					return errors.New("--settlement needs razorpay.key_id and razorpay.key_secret in the configuration (the settlement and its rows are read from Razorpay)")
-				}
-				st, err := rzp.GetSettlement(cmd.Context(), settlementID)
-				if err != nil {
-					return err
-				}
-				ev = &razorpay.Event{Entity: "event", Event: connector.EventSettlementProcessed, AccountID: cfg.Razorpay.AccountID, Settlement: st, CreatedAt: st.CreatedAt}
-			} else if ev, source, err = paymentEvent(cmd.Context(), cfg, rzp, opts.Store, paymentID); err != nil {
+			switch {
+			case payload != "":
+				ev, err = payloadEvent(payload)
+			case settlementID != "":
+				ev, err = settlementEvent(cmd.Context(), cfg, rzp, settlementID)
+			default:
+				ev, source, err = paymentEvent(cmd.Context(), cfg, rzp, opts.Store, paymentID)
+			}
+			if err != nil {
 				return err
 			}
 			x, err := conn.Explain(cmd.Context(), ev)
@@ -84,19 +57,7 @@ func (m *Main) explainCmd() *cobra.Command {
 				return err
 			}
 			x.Source = source
-			if asJSON {
-				if err := json.NewEncoder(m.Stdout).Encode(x); err != nil {
-					return err
-				}
-			} else {
-				printExplanation(m.Stdout, x)
-			}
-			// Exit 3 (finished, a person must look) when the worker would park it, or when a
-			// read failed and the plan could not be made (retry: the reason says what failed).
-			if x.Action == connector.ExplainPark || x.Action == connector.ExplainRetry {
-				return &exitError{code: exitParked}
-			}
-			return nil
+			return m.printExplained(x, asJSON)
 		},
 	}
 	f := c.Flags()
@@ -106,6 +67,75 @@ func (m *Main) explainCmd() *cobra.Command {
 	f.StringVar(&settlementID, "settlement", "", "a Razorpay settlement id to fetch and explain (its Journal Entry)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
+}
+
+// explainConnector is the dry run's Connector: ERPNext, the store when one exists (read only:
+// explain never creates or migrates one) and Razorpay when its keys are configured (rzp nil
+// otherwise). closeStore closes the store, if any.
+func (m *Main) explainConnector(ctx context.Context, cfg config.Config) (conn *connector.Connector, opts connector.Options, rzp *razorpay.Client, closeStore func(), err error) {
+	closeStore = func() {}
+	erp, err := newERPClient(cfg)
+	if err != nil {
+		return nil, opts, nil, closeStore, err
+	}
+	opts = connector.Options{Config: cfg, ERP: erp, Log: zerolog.Nop()}
+	// The store, when there is one, tells what the worker would find booked already.
+	if db, err := store.OpenExisting(ctx, cfg.Database.Driver, cfg.Database.DSN); err == nil {
+		closeStore = func() { db.Close() }
+		opts.Store = db
+	} else if !errors.Is(err, store.ErrNotMigrated) {
+		fmt.Fprintf(m.Stderr, "warning: %v; explaining without the connector's own bookings\n", err)
+	}
+	if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
+		if rzp, err = newRazorpayClient(cfg, 0); err != nil {
+			return nil, opts, nil, closeStore, err
+		}
+		opts.Razorpay = rzp
+	}
+	conn, err = connector.New(opts)
+	return conn, opts, rzp, closeStore, err
+}
+
+// payloadEvent parses the webhook body in the file path.
+func payloadEvent(path string) (*razorpay.Event, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := razorpay.ParseEvent(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ev, nil
+}
+
+// settlementEvent is a settlement.processed event of settlement id as Razorpay's API returns it.
+func settlementEvent(ctx context.Context, cfg config.Config, rzp *razorpay.Client, id string) (*razorpay.Event, error) {
+	if rzp == nil {
+		return nil, errors.New("--settlement needs razorpay.key_id and razorpay.key_secret in the configuration (the settlement and its rows are read from Razorpay)")
+	}
+	st, err := rzp.GetSettlement(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &razorpay.Event{Entity: "event", Event: connector.EventSettlementProcessed, AccountID: cfg.Razorpay.AccountID, Settlement: st, CreatedAt: st.CreatedAt}, nil
+}
+
+// printExplained prints x as JSON or as text. It returns exit 3 (finished, a person must look)
+// when the worker would park, or when a read failed and the plan could not be made (retry: the
+// reason says what failed).
+func (m *Main) printExplained(x *connector.Explanation, asJSON bool) error {
+	if asJSON {
+		if err := json.NewEncoder(m.Stdout).Encode(x); err != nil {
+			return err
+		}
+	} else {
+		printExplanation(m.Stdout, x)
+	}
+	if x.Action == connector.ExplainPark || x.Action == connector.ExplainRetry {
+		return &exitError{code: exitParked}
+	}
+	return nil
 }
 
 // paymentEvent is the event `explain --payment` explains: the payment as Razorpay's API
