@@ -25,6 +25,8 @@ var allowed = map[string][]string{
 	// The HTTP edge of the core: webhook intake, probes, /metrics.
 	"connector/httpapi": {"connector"},
 	"connector/store":   {"connector", "internal/redact"},
+	// check validates the configuration against the site: it reads ERPNext and Razorpay only.
+	"connector/check": {"connector", "frappe", "razorpay"},
 	// Reconcile is a process of the core of its own: it works through the Connector's ports.
 	"connector/reconcile":  {"connector", "frappe", "razorpay", "internal/sleep"},
 	"cmd/razorpay-erpnext": {"*"},
@@ -35,6 +37,8 @@ var allowed = map[string][]string{
 	// runs the simulators, the floor server on the store, and the direct client on frappe.
 	"cmd/benchmark":       {"connector", "connector/store", "frappe", "frappe/erpnextsim", "razorpay", "razorpay/razorpaysim", "internal/sleep"},
 	"internal/sharedtest": {}, // test helper: finds shared/ beside the checkout
+	// Test helper of the core's packages: the simulated site every booking test starts from.
+	"connector/internal/sitetest": {"connector", "connector/config", "frappe", "frappe/erpnextsim"},
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
 	"console":              {"internal/redact", "razorpay"},
