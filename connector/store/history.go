@@ -69,10 +69,14 @@ func (d *DB) SetEventStatusBy(ctx context.Context, id int64, from, status connec
 }
 
 // historyAction is the lifecycle action a person's change recorded as history action is
-// (replayed, rebooked, dismissed); connector.ActionOf for any other.
+// (replayed, rebooked, dismissed); connector.ActionOf for any other. A replay of a row only a
+// rebook may send back (`events replay --rebook` of a done or duplicate row) is a rebook.
 func historyAction(action string, from, to connector.Status) connector.Action {
 	switch action {
 	case connector.HistoryReplayed:
+		if !connector.Allowed(from, to, connector.ActionReplay) {
+			return connector.ActionRebook
+		}
 		return connector.ActionReplay
 	case connector.HistoryRebooked:
 		return connector.ActionRebook
