@@ -14,6 +14,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/pgtest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 )
 
@@ -85,6 +86,24 @@ func mariadbStoreWith(t testing.TB, opts store.Options) *store.DB {
 		}
 		adm.Close()
 	})
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// postgresStore returns a migrated store on a new database of the server of TEST_POSTGRES_DSN,
+// dropped when t ends (internal/pgtest: skipped without the variable, a failure under CI).
+func postgresStore(t testing.TB) *store.DB { t.Helper(); return postgresStoreWith(t, store.Options{}) }
+
+// postgresStoreWith is postgresStore opened with opts (e.g. a statement counter's Wrap).
+func postgresStoreWith(t testing.TB, opts store.Options) *store.DB {
+	t.Helper()
+	db, err := store.OpenWith(context.Background(), "postgres", pgtest.Database(t, "rpe_connector"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() }) // runs before the database is dropped
 	if err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func TestTwentyPaymentsOnOneInvoiceSpendAPlainBookingEach(t *testing.T) {
 	for _, e := range []struct {
 		name string
 		open func(testing.TB) *store.DB
-	}{{"SQLite", sqliteStore}, {"MariaDB", mariadbStore}} {
+	}{{"SQLite", sqliteStore}, {"MariaDB", mariadbStore}, {"PostgreSQL", postgresStore}} {
 		t.Run(e.name, func(t *testing.T) { twentyOnOneInvoice(t, e.open) })
 	}
 }

@@ -23,6 +23,12 @@ func countedMariaDB(c *sqlcount.Counter) func(testing.TB) *store.DB {
 	return func(t testing.TB) *store.DB { t.Helper(); return mariadbStoreWith(t, store.Options{Wrap: c.Wrap}) }
 }
 
+// countedPostgres opens a migrated store on a fresh PostgreSQL database (dropped after the test)
+// whose statements count into c. Without TEST_POSTGRES_DSN the test skips, except under CI.
+func countedPostgres(c *sqlcount.Counter) func(testing.TB) *store.DB {
+	return func(t testing.TB) *store.DB { t.Helper(); return postgresStoreWith(t, store.Options{Wrap: c.Wrap}) }
+}
+
 // bookingBudget is what one plain booking may cost the store: the statements by kind and
 // table (sqlcount.Kind) and the commits.
 type bookingBudget struct {
@@ -87,6 +93,7 @@ func TestPlainBookingStatementBudget(t *testing.T) {
 	}{
 		{"SQLite", countedSQLite, plainBudget},
 		{"MariaDB", countedMariaDB, plainBudget},
+		{"PostgreSQL", countedPostgres, plainBudget},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c sqlcount.Counter

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/pgtest"
 )
 
 // testWriter sends the run's progress lines to the test log.
@@ -30,7 +32,28 @@ func TestChaos300Payments(t *testing.T) {
 		}
 		t.Skip(err)
 	}
+	chaos300(t, driverMySQL)
+}
+
+// The same run on PostgreSQL (`go run ./cmd/chaos --json --driver postgres`): the replicas
+// share a database on a PostgreSQL server of the run's own, and that server (postmaster and
+// backends) is killed with -9 once. It runs where the PostgreSQL tests run (TEST_POSTGRES_DSN
+// set, as .ci/run sets it), and then needs initdb and postgres installed.
+func TestChaos300PaymentsPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a chaos run of real processes (about a minute)")
+	}
+	pgtest.DSN(t)
+	if err := haveDatabase(driverPostgres); err != nil {
+		t.Fatalf("TEST_POSTGRES_DSN is set but the chaos run cannot start PostgreSQL: %v", err)
+	}
+	chaos300(t, driverPostgres)
+}
+
+// chaos300 runs the 300-payment chaos run on driver and checks its books and its chaos.
+func chaos300(t *testing.T, driver string) {
 	opt := DefaultOptions()
+	opt.Driver = driver
 	opt.Timeout = 8 * time.Minute
 	opt.Progress = testWriter{t}
 	rep, err := Run(context.Background(), opt)
@@ -59,7 +82,7 @@ func TestChaos300Payments(t *testing.T) {
 		t.Fatalf("%d attempts spent on a 429\n%s", l.AttemptsSpentOn429, js)
 	}
 	// The run must really have been chaotic, or passing proves nothing.
-	if f.Kills.Replica < 1 || f.Kills.MariaDB != 1 || f.Timeline.Concurrent == 0 || f.Timeline.Reordered == 0 ||
+	if f.Kills.Replica < 1 || f.Kills.MariaDB+f.Kills.Postgres != 1 || (driver == driverPostgres) != (f.Kills.Postgres == 1) || f.Timeline.Concurrent == 0 || f.Timeline.Reordered == 0 ||
 		f.Sender.Duplicate == 0 || f.Sender.Unavailable == 0 || f.Proxy.Err5xx == 0 || f.Proxy.DropAfterCommit == 0 ||
 		f.Proxy.Upstream429 == 0 || f.Scenario.ReceiptOnly == 0 || f.Scenario.OverpaidInvoices == 0 {
 		t.Fatalf("the run was not chaotic enough to prove anything:\n%s", js)

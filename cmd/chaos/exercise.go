@@ -87,7 +87,7 @@ func (r *run) chaos(ctx context.Context, stop <-chan struct{}, snd *sender, deli
 		}
 		if !dbKill && done >= 0.4 {
 			dbKill = true
-			if err := r.killMariaDB(ctx); err != nil {
+			if err := r.killDatabase(ctx); err != nil {
 				errs = append(errs, err.Error())
 			}
 		}
@@ -113,27 +113,27 @@ func (r *run) jitter(rnd *mrand.Rand) time.Duration {
 	return d*8/10 + time.Duration(rnd.Int64N(int64(d*4/10)+1))
 }
 
-// killMariaDB kills the run's MariaDB with SIGKILL, leaves it down until every replica's
-// /readyz reports the store unavailable (so each one has met the outage, bounded by
+// killDatabase kills the run's database server with SIGKILL, leaves it down until every
+// replica's /readyz reports the store unavailable (so each one has met the outage, bounded by
 // outageSeen), and starts it again.
-func (r *run) killMariaDB(ctx context.Context) error {
+func (r *run) killDatabase(ctx context.Context) error {
 	r.actions.Lock()
 	defer r.actions.Unlock()
-	r.log("kill -9 MariaDB")
+	r.log("kill -9 %s", r.db.name())
 	r.db.kill9()
 	r.dbKills.Add(1)
 	down := time.Now()
 	if err := waitUntil(ctx, outageSeen, r.replicasSeeStoreDown, nil); err != nil {
-		r.log("MariaDB down: not every replica reported it within %s (%v); starting it again", outageSeen, err)
+		r.log("%s down: not every replica reported it within %s (%v); starting it again", r.db.name(), outageSeen, err)
 	}
 	if err := r.db.start(ctx); err != nil {
-		return fmt.Errorf("restart MariaDB: %w", err)
+		return fmt.Errorf("restart %s: %w", r.db.name(), err)
 	}
-	r.log("MariaDB back (down %.1f s, until every replica reported it)", seconds(time.Since(down)))
+	r.log("%s back (down %.1f s, until every replica reported it)", r.db.name(), seconds(time.Since(down)))
 	return nil
 }
 
-// outageSeen bounds how long MariaDB stays down waiting for the replicas to notice.
+// outageSeen bounds how long the database stays down waiting for the replicas to notice.
 const outageSeen = 20 * time.Second
 
 // replicasSeeStoreDown reports whether every replica answers /readyz 503 "store unavailable".

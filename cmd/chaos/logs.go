@@ -51,7 +51,7 @@ func scanLogs(dir string, secretValues map[string]string) (logReport, error) {
 		return rep, err
 	}
 	for _, f := range files {
-		if filepath.Base(f) == "mariadb.log" {
+		if b := filepath.Base(f); b == "mariadb.log" || b == "postgres.log" {
 			continue // the database server's own log: not the connector's
 		}
 		if err := scanLog(f, secretValues, &rep); err != nil {

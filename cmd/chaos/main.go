@@ -1,10 +1,11 @@
 // Command chaos is the reliability proof of issue 10 (README "Reliability"): two `serve`
-// replicas of the connector on one MariaDB database of its own, the ERPNext simulator behind a
-// fault proxy, the Razorpay simulator's API, signed webhooks with duplicates and reordering,
-// kill -9 of replicas and of MariaDB, a reconcile at the end, and the books checked against
-// the simulators' ground truth.
+// replicas of the connector on one MariaDB (or, with --driver postgres, PostgreSQL) database on
+// a server of the run's own, the ERPNext simulator behind a fault proxy, the Razorpay
+// simulator's API, signed webhooks with duplicates and reordering, kill -9 of replicas and of
+// the database server, a reconcile at the end, and the books checked against the simulators'
+// ground truth.
 //
-//	go run ./cmd/chaos --json [--payments N] [--seed S]
+//	go run ./cmd/chaos --json [--driver mysql|postgres] [--payments N] [--seed S]
 //
 // It prints one JSON object (--json) or a summary, and exits 1 on any violation, 2 on a usage
 // error.
@@ -31,6 +32,7 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.StringVar(&opt.Driver, "driver", opt.Driver, "the database the replicas share: mysql (MariaDB) or postgres (PostgreSQL)")
 	fs.IntVar(&opt.Payments, "payments", opt.Payments, "captured payments to book")
 	fs.Uint64Var(&opt.Seed, "seed", opt.Seed, "seed of the scenario and of every random choice")
 	fs.IntVar(&opt.Workers, "workers", opt.Workers, "workers per replica")
@@ -45,10 +47,10 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 || opt.Payments < 1 || opt.Workers < 1 || opt.KillEvery <= 0 {
-		fmt.Fprintln(stderr, "chaos: usage: chaos [--json] [--payments N ≥ 1] [--seed S] [--workers N] [--kill-every D]")
+		fmt.Fprintln(stderr, "chaos: usage: chaos [--json] [--driver mysql|postgres] [--payments N ≥ 1] [--seed S] [--workers N] [--kill-every D]")
 		return 2
 	}
-	if err := haveMariaDB(); err != nil {
+	if err := haveDatabase(opt.Driver); err != nil {
 		return fail(stdout, stderr, *asJSON, err)
 	}
 	opt.Progress = stderr
@@ -93,9 +95,10 @@ func fail(stdout, stderr io.Writer, asJSON bool, err error) int {
 
 func printSummary(w io.Writer, rep *Report) {
 	b := rep.Figures.Books
-	fmt.Fprintf(w, "payments %d, refunds %d, webhooks %d (duplicates %d), replica kills %d, MariaDB kills %d\n",
+	fmt.Fprintf(w, "payments %d, refunds %d, webhooks %d (duplicates %d), replica kills %d, %s kills %d\n",
 		rep.Figures.Scenario.Payments, rep.Figures.Scenario.Refunds, rep.Figures.Timeline.Deliveries,
-		rep.Figures.Timeline.Duplicates, rep.Figures.Kills.Replica, rep.Figures.Kills.MariaDB)
+		rep.Figures.Timeline.Duplicates, rep.Figures.Kills.Replica, rep.Settings.Driver,
+		rep.Figures.Kills.MariaDB+rep.Figures.Kills.Postgres)
 	fmt.Fprintf(w, "receipts booked %d/%d, refunds booked %d/%d, parked (no credit note) %d\n",
 		b.ReceiptsBooked, b.ReceiptsExpected, b.RefundsBooked, b.RefundsExpected, b.RefundsParked)
 	fmt.Fprintf(w, "duplicate entries %d, missing %d, amount difference %s\n", b.DuplicateEntries, b.Missing, rupees(int64(b.AmountDifference)))

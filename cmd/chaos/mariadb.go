@@ -145,6 +145,11 @@ func (m *mariadb) open(userName, password, db string) (*sql.DB, error) {
 	return sql.OpenDB(c), nil
 }
 
+func (m *mariadb) poll() (*sql.DB, error) { return m.open("root", "", "razorpay_erpnext_chaos") }
+func (m *mariadb) driver() string         { return "mysql" }
+func (m *mariadb) name() string           { return "MariaDB" }
+func (m *mariadb) remove()                {} // the datadir is in the run directory
+
 // dsn is the replicas' DSN with the password as the ${CHAOS_DB_PASSWORD} reference the
 // configuration requires.
 func (m *mariadb) dsn() string {

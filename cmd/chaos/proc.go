@@ -9,12 +9,14 @@ import (
 	"time"
 )
 
-// proc is a child process the run starts, kills with -9 and starts again (MariaDB, replicas).
-// Its output is appended to one log file across restarts.
+// proc is a child process the run starts, kills with -9 and starts again (the database server,
+// replicas). Its output is appended to one log file across restarts.
 type proc struct {
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{}
+	mu    sync.Mutex
+	cmd   *exec.Cmd
+	done  chan struct{}
+	cred  *syscall.Credential // the user to run as; nil = this process's
+	group bool                // kill9 kills the process's whole group (a server and its children)
 }
 
 // launch starts bin with args and env (nil: the run's own environment), output to logPath.
@@ -26,7 +28,7 @@ func (p *proc) launch(bin string, args, env []string, logPath string) error {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return err
@@ -68,7 +70,11 @@ func (p *proc) kill9() {
 	if cmd == nil {
 		return
 	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
+	if p.group {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // Setpgid: the group is the process's pid
+	} else {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+	}
 	<-done
 }
 

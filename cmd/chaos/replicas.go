@@ -46,11 +46,11 @@ func (s secrets) secretValues() map[string]string {
 
 // configSpec is what writeConfig needs to know about the run.
 type configSpec struct {
-	Listen, AdminListen, DSN, ERPNextURL, RazorpayURL, AccountID string
-	Workers                                                      int
+	Listen, AdminListen, Driver, DSN, ERPNextURL, RazorpayURL, AccountID string
+	Workers                                                              int
 }
 
-// writeConfig writes a replica's configuration: MariaDB, fees deducted, refunds without a
+// writeConfig writes a replica's configuration: the run's database, fees deducted, refunds without a
 // credit note parked, short worker timings so kills and fences play out within the run, no
 // reconcile schedule (the run reconciles by hand at the end).
 func writeConfig(path string, c configSpec) error {
@@ -58,7 +58,7 @@ func writeConfig(path string, c configSpec) error {
 admin_listen: %s
 workers: %d
 admin_token: ${RAZORPAY_ERPNEXT_ADMIN_TOKEN}
-database: {driver: mysql, dsn: %q}
+database: {driver: %s, dsn: %q}
 razorpay:
   webhook_secrets: ["${RAZORPAY_WEBHOOK_SECRET}"]
   account_id: %s
@@ -80,7 +80,7 @@ mapping:
 reconcile: {schedule: "", window: 48h, integration_requests: false, since: 2026-01-01, drain_timeout: 5m}
 log: {level: info, format: json}
 worker: {lease: 4s, poll: 200ms, max_attempts: 12, backoff_base: 200ms, backoff_max: 3s, fence_margin: 1s, pause_recheck: 1s}
-`, c.Listen, c.AdminListen, c.Workers, c.DSN, c.AccountID, c.RazorpayURL, c.ERPNextURL)
+`, c.Listen, c.AdminListen, c.Workers, c.Driver, c.DSN, c.AccountID, c.RazorpayURL, c.ERPNextURL)
 	return os.WriteFile(path, []byte(y), 0o600)
 }
 

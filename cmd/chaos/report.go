@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ type Report struct {
 
 // settings echo the options of the run.
 type settings struct {
+	Driver     string           `json:"driver"`
 	Payments   int              `json:"payments"`
 	Seed       uint64           `json:"seed"`
 	Replicas   int              `json:"replicas"`
@@ -66,7 +68,8 @@ type figures struct {
 
 type killCounts struct {
 	Replica         int   `json:"replica_kill9"`
-	MariaDB         int64 `json:"mariadb_kill9"`
+	MariaDB         int64 `json:"mariadb_kill9"`            // on a MariaDB run
+	Postgres        int64 `json:"postgres_kill9,omitempty"` // on a PostgreSQL run
 	SlowRestarts    int64 `json:"restarts_needing_retries"`
 	ReplicaRestarts int   `json:"replica_restarts"`
 }
@@ -130,6 +133,7 @@ type machine struct {
 	LoadStart  string `json:"load_average_start"`
 	LoadEnd    string `json:"load_average_end"`
 	MariaDB    string `json:"mariadb"`
+	Postgres   string `json:"postgres,omitempty"`
 	CPUModel   string `json:"cpu_model"`
 	Hostname   string `json:"hostname"`
 	GoMaxProcs int    `json:"gomaxprocs"`
@@ -137,7 +141,7 @@ type machine struct {
 
 func newReport(opt Options) *Report {
 	rep := &Report{started: time.Now(), Date: time.Now().UTC().Format(time.RFC3339), Violations: []string{}, ChaosErrors: []string{}}
-	rep.Settings = settings{Payments: opt.Payments, Seed: opt.Seed, Replicas: opt.Replicas, Workers: opt.Workers,
+	rep.Settings = settings{Driver: opt.Driver, Payments: opt.Payments, Seed: opt.Seed, Replicas: opt.Replicas, Workers: opt.Workers,
 		KillEveryS: seconds(opt.KillEvery), SendSpanS: seconds(opt.SendSpan), Faults: opt.Faults, Burst429: opt.Burst429,
 		Scenario: opt.Scenario}
 	rep.Machine = machine{CPUs: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH, Go: runtime.Version(),
@@ -146,6 +150,11 @@ func newReport(opt Options) *Report {
 		rep.Machine.Kernel = strings.TrimSpace(string(b))
 	}
 	rep.Machine.Hostname, _ = os.Hostname()
+	if bin, err := postgresBin(); err == nil && opt.Driver == driverPostgres {
+		if out, err := exec.Command(filepath.Join(bin, "postgres"), "--version").Output(); err == nil {
+			rep.Machine.Postgres = strings.TrimSpace(string(out))
+		}
+	}
 	if out, err := exec.CommandContext(context.Background(), "mariadbd", "--version").Output(); err == nil {
 		rep.Machine.MariaDB = strings.TrimSpace(string(out))
 	} else if p, err := lookTool("mariadbd"); err == nil {

@@ -38,11 +38,12 @@ type Options struct {
 	Burst429  int // requests answered 429 with Retry-After in one burst, a quarter into the run
 	Scenario  scenarioSettings
 	Progress  io.Writer // one line per phase; nil = silent
+	Driver    string    // the database: "mysql" (MariaDB, the default) or "postgres"
 }
 
 // DefaultOptions are the settings of `chaos` without flags (issue 10's chaos run).
 func DefaultOptions() Options {
-	return Options{Payments: 300, Seed: 1, Replicas: 2, Workers: 4, KillEvery: 10 * time.Second, Burst429: 40,
+	return Options{Driver: driverMySQL, Payments: 300, Seed: 1, Replicas: 2, Workers: 4, KillEvery: 10 * time.Second, Burst429: 40,
 		Faults: proxyFaults{Err5xx: 0.02, DropAfterCommit: 0.01, CommitLate: 0.005, LateDelay: 3 * time.Second},
 		Scenario: scenarioSettings{OrderShare: 1.0 / 3, ReceiptOnly: 0.5, LostShare: 0.01, RefundShare: 0.1,
 			CreditNotes: 0.5, ReorderShare: 0.05, DupShare: 0.12, DupConcurrent: 0.5}}
@@ -53,8 +54,8 @@ type run struct {
 	opt     Options
 	dir     string
 	sec     secrets
-	db      *mariadb
-	poll    *sql.DB // root over the socket: status polling and the final read
+	db      database
+	poll    *sql.DB // the superuser over the socket: status polling and the final read
 	site    *erpnextsim.Site
 	rzp     *razorpaysim.Sim
 	proxy   *faultProxy
@@ -63,7 +64,7 @@ type run struct {
 	bin     string
 	cfgPath string
 
-	actions   sync.Mutex // one kill (replica or MariaDB) at a time
+	actions   sync.Mutex // one kill (replica or database) at a time
 	dbKills   atomic.Int64
 	restartsF atomic.Int64 // restarts that needed more than one try
 	servers   []*http.Server
@@ -109,7 +110,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	return rep, nil
 }
 
-// setUp starts MariaDB, the simulators and the fault proxy, builds the scenario, migrates and
+// setUp starts the database server, the simulators and the fault proxy, builds the scenario, migrates and
 // starts the replicas.
 func (r *run) setUp(ctx context.Context, rep *Report) error {
 	start := time.Now()
@@ -129,11 +130,11 @@ func (r *run) setUp(ctx context.Context, rep *Report) error {
 			return err
 		}
 	}
-	r.log("starting MariaDB (own datadir in %s)", r.dir)
-	if r.db, err = newMariaDB(ctx, r.dir, r.sec.DBPassword); err != nil {
+	r.log("starting the run's own %s server (logs in %s)", r.opt.Driver, r.dir)
+	if r.db, err = newDatabase(ctx, r.opt.Driver, r.dir, r.sec.DBPassword); err != nil {
 		return err
 	}
-	if r.poll, err = r.db.open("root", "", "razorpay_erpnext_chaos"); err != nil {
+	if r.poll, err = r.db.poll(); err != nil {
 		return err
 	}
 	if err := r.startSimulators(); err != nil {
@@ -206,7 +207,7 @@ func (r *run) startReplicas(ctx context.Context) error {
 			listen: fmt.Sprintf("127.0.0.1:%d", pub), admin: fmt.Sprintf("127.0.0.1:%d", adm),
 			config:  filepath.Join(r.dir, fmt.Sprintf("replica%d.yaml", i+1)),
 			logPath: filepath.Join(r.dir, fmt.Sprintf("replica%d.log", i+1))}
-		if err := writeConfig(rp.config, configSpec{Listen: rp.listen, AdminListen: rp.admin, DSN: r.db.dsn(),
+		if err := writeConfig(rp.config, configSpec{Listen: rp.listen, AdminListen: rp.admin, Driver: r.db.driver(), DSN: r.db.dsn(),
 			ERPNextURL: "http://" + proxyAddr, RazorpayURL: "http://" + rzpAddr, AccountID: chaosAccount,
 			Workers: r.opt.Workers}); err != nil {
 			return err
@@ -261,6 +262,7 @@ func (r *run) close() {
 	}
 	if r.db != nil {
 		r.db.stop(30 * time.Second)
+		r.db.remove()
 	}
 	if r.dir != "" && r.opt.Dir == "" && !r.opt.Keep {
 		_ = os.RemoveAll(r.dir)

@@ -56,7 +56,11 @@ func (r *run) verify(ctx context.Context, rep *Report) error {
 	}
 	rep.ChaosErrors = append(rep.ChaosErrors, r.scrapeErrs...)
 	r.metricsMu.Unlock()
-	rep.Figures.Kills.MariaDB = r.dbKills.Load()
+	if r.db.driver() == driverPostgres {
+		rep.Figures.Kills.Postgres = r.dbKills.Load()
+	} else {
+		rep.Figures.Kills.MariaDB = r.dbKills.Load()
+	}
 	rep.Figures.Kills.SlowRestarts = r.restartsF.Load()
 	rep.Figures.Kills.ReplicaRestarts = rep.Figures.Kills.Replica
 	for _, rp := range r.reps {

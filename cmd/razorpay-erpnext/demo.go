@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -41,12 +40,13 @@ type demoResult struct {
 
 func (m *Main) demoCmd() *cobra.Command {
 	var asJSON bool
+	var store demoStore
 	c := &cobra.Command{
-		Use:   "demo [--json]",
+		Use:   "demo [--json] [--driver sqlite|postgres|mysql [--dsn DSN]]",
 		Short: "Run everything embedded: one signed payment.captured delivered three times books one receipt",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := runDemo(cmd.Context(), m.Stderr)
+			res, err := runDemo(cmd.Context(), store, m.Stderr)
 			if err != nil {
 				return err
 			}
@@ -65,34 +65,92 @@ func (m *Main) demoCmd() *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of the table")
+	c.Flags().StringVar(&store.driver, "driver", "sqlite",
+		"store driver: sqlite (a temporary file), postgres or mysql (a database of the demo's own on the --dsn server, dropped at the end)")
+	c.Flags().StringVar(&store.dsn, "dsn", "",
+		"server for --driver postgres or mysql (default "+demoPostgresDSN+" or "+demoMySQLDSN+")")
 	return c
 }
 
-// runDemo wires SQLite in a temp dir, the ERPNext simulator and the real webhook server on
-// loopback ports, delivers one signed payment.captured three times over HTTP and waits until
-// the inbox is idle.
-func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
+// demoStore is the demo's --driver and --dsn.
+type demoStore struct{ driver, dsn string }
+
+// demoSite is the ERPNext simulator the demo books into, served on a loopback port, with one
+// submitted ₹12,000.00 Sales Invoice.
+type demoSite struct {
+	sim               *erpnextsim.Site
+	srv               *http.Server
+	url               string
+	apiKey, apiSecret string
+	invoice           string
+}
+
+func newDemoSite() (*demoSite, error) {
+	s := &demoSite{apiKey: randHex(8), apiSecret: randHex(16)}
+	s.sim = erpnextsim.New(erpnextsim.Options{APIKey: s.apiKey, APISecret: s.apiSecret})
+	const customer = "Demo Customer"
+	if err := s.sim.AddCustomer(customer); err != nil {
+		return nil, err
+	}
+	invoice, err := s.sim.AddSalesInvoice(erpnextsim.InvoiceSpec{
+		Customer: customer, Submit: true,
+		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "12000.00"}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.invoice = invoice
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s.srv = &http.Server{Handler: s.sim, ReadHeaderTimeout: 5 * time.Second}
+	go s.srv.Serve(l)
+	s.url = "http://" + l.Addr().String()
+	return s, nil
+}
+
+// demoConfig is the daemon's configuration for the demo: loopback only, no admin listener,
+// site's ERPNext, db as the store.
+func demoConfig(site *demoSite, db config.Database, whSecret string) (connector.Config, error) {
+	cfg := config.Defaults()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.AdminListen = ""
+	cfg.Database = db
+	cfg.Razorpay.WebhookSecrets = []string{whSecret}
+	cfg.Razorpay.AccountID = "acc_DemoAccount0001"
+	cfg.ERPNext.URL = site.url
+	cfg.ERPNext.APIKey, cfg.ERPNext.APISecret = site.apiKey, site.apiSecret
+	cfg.Mapping.Company = erpnextsim.DefaultCompany
+	cfg.Worker.Poll = connector.Duration(100 * time.Millisecond)
+	cfg.Log.Level = "error"
+	if p := cfg.Validate(); len(p) > 0 {
+		return cfg, &config.Error{Problems: p}
+	}
+	return cfg, nil
+}
+
+// runDemo wires the store (SQLite in a temp dir unless st names another driver), the ERPNext
+// simulator and the real webhook server on loopback ports, delivers one signed
+// payment.captured three times over HTTP, waits until the inbox is idle and reads the books.
+func runDemo(ctx context.Context, st demoStore, logw io.Writer) (*demoResult, error) {
 	dir, err := os.MkdirTemp("", "razorpay-erpnext-demo-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-
-	apiKey, apiSecret, whSecret := randHex(8), randHex(16), randHex(16)
-	site := erpnextsim.New(erpnextsim.Options{APIKey: apiKey, APISecret: apiSecret})
-	invoice, err := demoInvoice(site)
+	site, err := newDemoSite()
 	if err != nil {
 		return nil, err
 	}
-	erpL, err := net.Listen("tcp", "127.0.0.1:0")
+	defer site.srv.Close()
+	db, drop, err := demoDatabase(ctx, st.driver, st.dsn, dir, logw)
 	if err != nil {
 		return nil, err
 	}
-	erpSrv := &http.Server{Handler: site, ReadHeaderTimeout: 5 * time.Second}
-	go erpSrv.Serve(erpL)
-	defer erpSrv.Close()
-
-	cfg, err := demoConfig(filepath.Join(dir, "demo.db"), "http://"+erpL.Addr().String(), apiKey, apiSecret, whSecret)
+	defer drop()
+	whSecret := randHex(16)
+	cfg, err := demoConfig(site, db, whSecret)
 	if err != nil {
 		return nil, err
 	}
@@ -106,53 +164,21 @@ func runDemo(ctx context.Context, logw io.Writer) (*demoResult, error) {
 	defer func() { stop(); <-done }()
 
 	paymentID := "pay_" + randAlnum(14)
-	body := demoPayment(cfg.Razorpay.AccountID, paymentID, invoice, time.Now())
-	res := &demoResult{Arrivals: 3, PaymentID: paymentID, Invoice: invoice, GatewayPaid: "12000.00"}
+	res := &demoResult{Arrivals: 3, PaymentID: paymentID, Invoice: site.invoice, GatewayPaid: "12000.00"}
+	body := demoPayment(cfg.Razorpay.AccountID, paymentID, site.invoice, time.Now())
 	url := "http://" + d.pub.Addr().String() + cfg.WebhookPath
-	if err := demoDeliveries(ctx, res, url, randAlnum(14), razorpay.Sign(whSecret, body), body); err != nil {
+	if err := deliverDemo(ctx, res, url, razorpay.Sign(whSecret, body), body); err != nil {
 		return nil, err
 	}
 	if err := waitIdle(ctx, d.db, 30*time.Second); err != nil {
 		return nil, err
 	}
-	return res, demoTally(res, site)
+	return res, readDemoBooks(site, res)
 }
 
-// demoInvoice adds the demo's customer and its submitted ₹12,000.00 Sales Invoice to site.
-func demoInvoice(site *erpnextsim.Site) (string, error) {
-	const customer = "Demo Customer"
-	if err := site.AddCustomer(customer); err != nil {
-		return "", err
-	}
-	return site.AddSalesInvoice(erpnextsim.InvoiceSpec{
-		Customer: customer, Submit: true,
-		Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: "12000.00"}},
-	})
-}
-
-// demoConfig is the demo daemon's validated configuration: SQLite at dbPath, the simulator at
-// erpURL, one webhook secret, a fast poll.
-func demoConfig(dbPath, erpURL, apiKey, apiSecret, whSecret string) (config.Config, error) {
-	cfg := config.Defaults()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.AdminListen = ""
-	cfg.Database = config.Database{Driver: "sqlite", DSN: dbPath}
-	cfg.Razorpay.WebhookSecrets = []string{whSecret}
-	cfg.Razorpay.AccountID = "acc_DemoAccount0001"
-	cfg.ERPNext.URL = erpURL
-	cfg.ERPNext.APIKey, cfg.ERPNext.APISecret = apiKey, apiSecret
-	cfg.Mapping.Company = erpnextsim.DefaultCompany
-	cfg.Worker.Poll = connector.Duration(100 * time.Millisecond)
-	cfg.Log.Level = "error"
-	if p := cfg.Validate(); len(p) > 0 {
-		return cfg, &config.Error{Problems: p}
-	}
-	return cfg, nil
-}
-
-// demoDeliveries posts the signed body res.Arrivals times under one event id and counts the
-// answers; anything but accepted or duplicate is an error.
-func demoDeliveries(ctx context.Context, res *demoResult, url, eventID, sig string, body []byte) error {
+// deliverDemo delivers body res.Arrivals times under one event id and counts the answers.
+func deliverDemo(ctx context.Context, res *demoResult, url, sig string, body []byte) error {
+	eventID := randAlnum(14)
 	for i := 0; i < res.Arrivals; i++ {
 		status, err := deliver(ctx, url, eventID, sig, body)
 		if err != nil {
@@ -170,11 +196,11 @@ func demoDeliveries(ctx context.Context, res *demoResult, url, eventID, sig stri
 	return nil
 }
 
-// demoTally fills res from the site's submitted Payment Entries of the payment: their names,
-// the total received in paise and its difference from the gateway's ₹12,000.00.
-func demoTally(res *demoResult, site *erpnextsim.Site) error {
+// readDemoBooks fills res from the site: the submitted Payment Entries of the payment, their
+// total against the ₹12,000.00 paid, and the invoice's status.
+func readDemoBooks(site *demoSite, res *demoResult) error {
 	var booked int64
-	for _, pe := range site.Docs("Payment Entry") {
+	for _, pe := range site.sim.Docs("Payment Entry") {
 		if pe["reference_no"] != res.PaymentID || fmt.Sprint(pe["docstatus"]) != "1" {
 			continue
 		}
@@ -188,7 +214,7 @@ func demoTally(res *demoResult, site *erpnextsim.Site) error {
 	res.ReceiptsBooked = len(res.PaymentEntries)
 	res.BooksTotal = razorpay.FormatMinor(booked, 2)
 	res.Difference = razorpay.FormatMinor(booked-1200000, 2)
-	if inv, ok := site.Doc("Sales Invoice", res.Invoice); ok {
+	if inv, ok := site.sim.Doc("Sales Invoice", res.Invoice); ok {
 		res.InvoiceStatus = fmt.Sprint(inv["status"])
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/pgtest"
 )
 
 func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
@@ -37,6 +39,35 @@ func TestDemoJSONBooksOneReceipt(t *testing.T) {
 	}
 	if pes, _ := res["payment_entries"].([]any); len(pes) != 1 || !strings.HasPrefix(pes[0].(string), "ACC-PAY-") {
 		t.Errorf("payment_entries %v, want one ACC-PAY- name", res["payment_entries"])
+	}
+}
+
+// The README's demo payment on PostgreSQL: the same books, on a database the demo creates on the
+// server of TEST_POSTGRES_DSN and drops again.
+func TestDemoOnPostgresBooksOneReceipt(t *testing.T) {
+	t.Parallel()
+	code, out, errs := run(t, nil, "demo", "--json", "--driver", "postgres", "--dsn", pgtest.DSN(t))
+	if code != exitOK {
+		t.Fatalf("demo exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	want := map[string]any{"arrivals": 3.0, "accepted": 1.0, "duplicates": 2.0, "receipts_booked": 1.0,
+		"books_total": "12000.00", "gateway_paid": "12000.00", "difference": "0.00", "invoice_status": "Paid"}
+	for k, v := range want {
+		if res[k] != v {
+			t.Errorf("%s = %v, want %v", k, res[k], v)
+		}
+	}
+}
+
+func TestDemoRefusesAnUnknownDriver(t *testing.T) {
+	t.Parallel()
+	code, _, errs := run(t, nil, "demo", "--driver", "oracle")
+	if code == exitOK || !strings.Contains(errs, `--driver must be sqlite, postgres or mysql, got "oracle"`) {
+		t.Fatalf("demo --driver oracle: exit %d, stderr %s; want a failure naming the drivers", code, errs)
 	}
 }
 

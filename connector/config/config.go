@@ -46,7 +46,8 @@ type Server struct {
 // DefaultMaxInFlight is server.max_in_flight when the file leaves it out.
 const DefaultMaxInFlight = 256
 
-// Database selects the store: driver "sqlite" (embedded default) or "mysql" (MariaDB).
+// Database selects the store: driver "sqlite" (embedded default), "mysql" (MariaDB) or
+// "postgres" (PostgreSQL), and its DSN in the driver's own form (connector/store.Open).
 type Database struct {
 	Driver string `yaml:"driver"`
 	DSN    string `yaml:"dsn"`

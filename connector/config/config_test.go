@@ -50,7 +50,7 @@ func TestExampleConfigLoads(t *testing.T) {
 func TestConfigReportsEveryProblemWithItsKey(t *testing.T) {
 	raw := []byte(`
 workers: 0
-database: {driver: postgres, dsn: x}
+database: {driver: oracle, dsn: x}
 razorpay: {webhook_secrets: ["plain-text-secret", "${EMPTY}"], key_secret: "rzp_secret_literal"}
 erpnext: {url: "erp.example.com", api_key: "${K}", api_secret: "${S}"}
 mapping: {company: "", timezone: Mars/Olympus, excess: maybe, invoice_from: [notes.invoice, order.id], fees: {mode: deduction}}
@@ -64,7 +64,7 @@ mapping: {company: "", timezone: Mars/Olympus, excess: maybe, invoice_from: [not
 		"razorpay.webhook_secrets[0]: a secret is written literally",
 		"razorpay.key_secret: a secret is written literally",
 		"workers: must be 1..256",
-		"database.driver: must be sqlite or mysql",
+		"database.driver: must be sqlite, mysql or postgres",
 		"erpnext.url: must start with http",
 		"mapping.company: required",
 		`mapping.timezone: "Mars/Olympus"`,
@@ -158,6 +158,33 @@ mapping: {company: C}
 	}
 }
 
+// PostgreSQL DSNs, as URL or key=value, follow the same rule as MariaDB's.
+func TestConfigRefusesLiteralPostgresPasswords(t *testing.T) {
+	rest := `
+razorpay: {webhook_secrets: ["${WH}"]}
+erpnext: {url: "http://erp", api_key: "${K}", api_secret: "${S}"}
+mapping: {company: C}
+`
+	envs := env(map[string]string{"WH": whSecret, "K": erpKey, "S": erpSecret, "DB_PASSWORD": "p@ss:w#rd"})
+	for _, dsn := range []string{"postgres://app:hunter2@127.0.0.1:5432/rzp", "postgresql://app:hunter2@db/rzp?sslmode=disable",
+		"host=127.0.0.1 user=app password=hunter2 dbname=rzp"} {
+		_, _, err := config.Parse([]byte("database: {driver: postgres, dsn: \""+dsn+"\"}"+rest), envs)
+		if err == nil || !strings.Contains(err.Error(), "database.dsn: the password is written literally") || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: err %v; want the literal password refused, not repeated", dsn, err)
+		}
+	}
+	for dsn, want := range map[string]string{
+		"postgres://app:${DB_PASSWORD}@127.0.0.1:5432/rzp?sslmode=disable": "postgres://app:p@ss:w#rd@127.0.0.1:5432/rzp?sslmode=disable",
+		"postgres://app@127.0.0.1:5432/rzp":                                "postgres://app@127.0.0.1:5432/rzp",
+		"host=db user=app password=${DB_PASSWORD} dbname=rzp":              "host=db user=app password=p@ss:w#rd dbname=rzp",
+	} {
+		cfg, _, err := config.Parse([]byte("database: {driver: postgres, dsn: \""+dsn+"\"}"+rest), envs)
+		if err != nil || cfg.Database.DSN != want {
+			t.Errorf("%s: dsn %q err %v; want %q", dsn, cfg.Database.DSN, err, want)
+		}
+	}
+}
+
 // A secret put into the wrong key never shows in the error about that key.
 func TestConfigErrorsNeverPrintExpandedValues(t *testing.T) {
 	base := `
@@ -225,7 +252,7 @@ reconcile: {since: 2026-01-01, window: 7d}
 func TestValidateNamesEachSection(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Listen, cfg.WebhookPath, cfg.Workers = "", "webhooks", 0
-	cfg.Database = config.Database{Driver: "postgres"}
+	cfg.Database = config.Database{Driver: "oracle"}
 	cfg.ERPNext.URL, cfg.ERPNext.Timeout = "ftp://x", 0
 	cfg.Mapping.Timezone, cfg.Mapping.ModeOfPayment = "Nowhere/City", ""
 	cfg.Mapping.InvoiceFrom, cfg.Mapping.CustomerFrom = []string{"order.id"}, []string{"notes."}

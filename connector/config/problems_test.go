@@ -135,10 +135,15 @@ func TestScopeStoreNeedsNoSecrets(t *testing.T) {
 	if _, _, err := config.Parse([]byte(raw), env(nil)); err == nil {
 		t.Error("the full scope accepted a configuration without secrets")
 	}
+	for _, driver := range []string{"sqlite", "mysql", "postgres"} {
+		if _, _, err := config.ParseScope([]byte("database: {driver: "+driver+", dsn: x}\n"), env(nil), config.ScopeStore); err != nil {
+			t.Errorf("driver %s refused: %v", driver, err)
+		}
+	}
 	for name, bad := range map[string]struct{ yaml, want string }{
 		"LiteralSecret": {"erpnext: {api_secret: hunter2hunter2}\n", "erpnext.api_secret: a secret is written literally"},
 		"UnknownKey":    {"databse: {driver: sqlite}\n", "line 1: databse is not a known key"},
-		"BadDriver":     {"database: {driver: postgres, dsn: x}\n", `database.driver: must be sqlite or mysql, got "postgres"`},
+		"BadDriver":     {"database: {driver: oracle, dsn: x}\n", `database.driver: must be sqlite, mysql or postgres, got "oracle"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := config.ParseScope([]byte(bad.yaml), env(nil), config.ScopeStore)

@@ -62,9 +62,22 @@ func literalSecrets(doc *yaml.Node) []string {
 	return problems
 }
 
-// dsnPassword is the password of a MariaDB DSN "user:password@tcp(…)/db" (ok=false when the DSN
-// has no user:password part).
+// dsnPassword is the password of a MariaDB DSN "user:password@tcp(…)/db", of a PostgreSQL URL
+// "postgres://user:password@host/db" or of a PostgreSQL key=value DSN "… password=… …"
+// (ok=false when the DSN names no password).
 func dsnPassword(dsn string) (string, bool) {
+	for _, scheme := range []string{"postgres://", "postgresql://"} {
+		if rest, ok := strings.CutPrefix(dsn, scheme); ok {
+			dsn, _, _ = strings.Cut(rest, "/")
+		}
+	}
+	if !strings.Contains(dsn, "@") {
+		for _, f := range strings.Fields(dsn) {
+			if pw, ok := strings.CutPrefix(f, "password="); ok {
+				return strings.Trim(pw, "'"), true
+			}
+		}
+	}
 	at := strings.LastIndex(dsn, "@")
 	if at < 0 {
 		return "", false

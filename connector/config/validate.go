@@ -63,9 +63,9 @@ func (c Config) validate(scope Scope) []string {
 
 func (d Database) validate(p *problems) {
 	switch d.Driver {
-	case "sqlite", "mysql":
+	case "sqlite", "mysql", "postgres":
 	default:
-		p.add("database.driver: must be sqlite or mysql, got %q", d.Driver)
+		p.add("database.driver: must be sqlite, mysql or postgres, got %q", d.Driver)
 	}
 	if d.DSN == "" {
 		p.add("database.dsn: required (e.g. ./razorpay-erpnext.db for sqlite)")

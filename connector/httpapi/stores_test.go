@@ -11,14 +11,31 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/pgtest"
 )
 
-// engines are the stores intake must behave the same on: SQLite and MariaDB (MariaDB refuses
-// bytes that are not valid utf8mb4 in a text column, SQLite stores anything).
+// engines are the stores intake must behave the same on: SQLite, MariaDB and PostgreSQL
+// (MariaDB and PostgreSQL refuse bytes that are not valid UTF-8 in a text column, SQLite stores
+// anything).
 var engines = []struct {
 	name string
 	open func(t testing.TB) *store.DB
-}{{"SQLite", sqliteStore}, {"MariaDB", mariadbStore}}
+}{{"SQLite", sqliteStore}, {"MariaDB", mariadbStore}, {"PostgreSQL", postgresStore}}
+
+// postgresStore returns a migrated store on a new database of the server of TEST_POSTGRES_DSN,
+// dropped when t ends (internal/pgtest: skipped without the variable, a failure under CI).
+func postgresStore(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), "postgres", pgtest.Database(t, "rpe_httpapi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
 
 // mariadbStore returns a migrated store on a new database of the server of TEST_MARIADB_DSN,
 // dropped when t ends. Without TEST_MARIADB_DSN the test is skipped, and fails under CI.

@@ -15,7 +15,7 @@ import (
 var benchBackends = []struct {
 	name string
 	backend
-}{{"sqlite", sqliteBackend}, {"mariadb", mariadbBackend}}
+}{{"sqlite", sqliteBackend}, {"mariadb", mariadbBackend}, {"postgres", postgresBackend}}
 
 // benchBody is a ~1 KiB raw body, the size of a payment.captured envelope.
 func benchBody() []byte {

@@ -8,11 +8,16 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/pgtest"
 )
 
-// The console queries (console.go) on both databases, case by case like the contract suite.
+// The console queries (console.go) on every database, case by case like the contract suite.
 func TestConsoleQueriesSQLite(t *testing.T)  { runConsoleCases(t, sqliteBackend) }
 func TestConsoleQueriesMariaDB(t *testing.T) { runConsoleCases(t, mariadbBackend) }
+func TestConsoleQueriesPostgres(t *testing.T) {
+	pgtest.DSN(t)
+	runConsoleCases(t, postgresBackend)
+}
 
 func runConsoleCases(t *testing.T, b backend) {
 	for _, c := range consoleCases {
@@ -55,7 +60,7 @@ func seedSearch(t *testing.T, db *store.DB) []*connector.InboxEvent {
 	wantNoErr(t, "FinishBooking", db.FinishBooking(ctx, connector.Booking{BusinessKey: "pay_Done00000001",
 		Kind: connector.KindReceipt, Doctype: "Payment Entry", Name: "ACC-PAY-2026-00007", AmountMinor: 1200000,
 		Currency: "INR", Invoice: "ACC-SINV-2026-00003"}, t0))
-	_, err := db.SQL().ExecContext(ctx, `UPDATE inbox SET result_doctype = 'Payment Entry', result_name = 'ACC-PAY-2026-00007' WHERE id = ?`, rows[2].ID)
+	_, err := db.SQL().ExecContext(ctx, db.SQL().Rebind(`UPDATE inbox SET result_doctype = 'Payment Entry', result_name = 'ACC-PAY-2026-00007' WHERE id = ?`), rows[2].ID)
 	wantNoErr(t, "set result", err)
 	return rows
 }

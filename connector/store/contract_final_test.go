@@ -82,7 +82,7 @@ func init() {
 func init() {
 	migrateCases = append(migrateCases, contractCase{"NewerSchemaIsRefused", func(t *testing.T, b backend) {
 		db := b.fresh(t)
-		if _, err := db.SQL().ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ('9999_future', ?)`, "2026-01-01 00:00:00.000000"); err != nil {
+		if _, err := db.SQL().ExecContext(ctx, db.SQL().Rebind(`INSERT INTO schema_migrations (version, applied_at) VALUES ('9999_future', ?)`), "2026-01-01 00:00:00.000000"); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.Migrate(ctx); !errors.Is(err, store.ErrSchemaNewer) {

@@ -109,9 +109,16 @@ func indexColumns(t *testing.T, db *store.DB, table string) map[string][]string 
 	t.Helper()
 	query := `SELECT il.name AS index_name, ii.name AS column_name
 		FROM pragma_index_list(?) AS il JOIN pragma_index_info(il.name) AS ii ORDER BY il.name, ii.seqno`
-	if db.Driver() == "mysql" {
+	switch db.Driver() {
+	case "mysql":
 		query = `SELECT index_name AS index_name, column_name AS column_name FROM information_schema.statistics
 		WHERE table_schema = DATABASE() AND table_name = ? ORDER BY index_name, seq_in_index`
+	case "postgres":
+		query = `SELECT i.relname AS index_name, a.attname AS column_name
+		FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class c ON c.oid = x.indrelid
+		JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, ord) ON true
+		JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+		WHERE c.relname = $1 AND c.relnamespace = current_schema()::regnamespace ORDER BY i.relname, k.ord`
 	}
 	var rows []struct {
 		Index  string `db:"index_name"`

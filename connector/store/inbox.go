@@ -97,6 +97,9 @@ func (d *DB) insertEvent(ctx context.Context, e *connector.InboxEvent, ifNoKey b
 		query += `VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	}
 	query += d.dl.insertEventConflict()
+	if d.dl.insertedIDReturned() {
+		return d.insertReturningID(ctx, e, query, args)
+	}
 	var res sql.Result
 	err := retry(ctx, func() (err error) {
 		if ifNoKey { // reconcile's insert: not on the webhook's path
@@ -124,6 +127,21 @@ func (d *DB) insertEvent(ctx context.Context, e *connector.InboxEvent, ifNoKey b
 	id, err := res.LastInsertId()
 	if err != nil {
 		return true, d.unavailable("insert event "+e.EventID+": read id", err)
+	}
+	e.ID = id
+	return true, nil
+}
+
+// insertReturningID runs an inbox INSERT whose RETURNING clause gives the new row's id
+// (PostgreSQL); no row back means the conflict clause inserted nothing.
+func (d *DB) insertReturningID(ctx context.Context, e *connector.InboxEvent, query string, args []any) (bool, error) {
+	var id int64
+	err := d.returning(ctx, "insert event "+e.EventID, &id, query+` RETURNING id`, args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
 	}
 	e.ID = id
 	return true, nil

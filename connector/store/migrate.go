@@ -17,9 +17,9 @@ import (
 
 // migrations holds one directory per driver, migrations/<driver>/NNNN_name.sql, each file one
 // idempotent DDL statement (MariaDB commits DDL implicitly, so a file cannot be a transaction).
-// Both directories hold the same versions.
+// Every directory holds the same versions (TestMigrationSetsMatch).
 //
-//go:embed migrations/mysql/*.sql migrations/sqlite/*.sql
+//go:embed migrations/mysql/*.sql migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Each dialect's bootstrap creates the two tables Migrate needs before it can take its lock row:
@@ -72,7 +72,7 @@ func (d *DB) Migrate(ctx context.Context) error {
 		return err
 	}
 	for _, stmt := range d.dl.bootstrap() {
-		if err := retry(ctx, func() error { _, err := d.db.ExecContext(ctx, stmt); return err }); err != nil {
+		if err := retry(ctx, func() error { return d.bootstrapOne(ctx, stmt) }); err != nil {
 			return d.unavailable("migrate: bootstrap", err)
 		}
 	}
@@ -106,6 +106,18 @@ func (d *DB) Migrate(ctx context.Context) error {
 		}
 	}
 	return d.installGuard(ctx)
+}
+
+// bootstrapOne runs one bootstrap statement. PostgreSQL's CREATE TABLE IF NOT EXISTS is not
+// safe against itself: of two replicas creating the table at once, the second fails with a
+// unique violation in the catalogue once the first commits. The table then exists, so the
+// statement is run once more and does nothing.
+func (d *DB) bootstrapOne(ctx context.Context, stmt string) error {
+	_, err := d.db.ExecContext(ctx, stmt)
+	if d.dl.isDuplicate(err) {
+		_, err = d.db.ExecContext(ctx, stmt)
+	}
+	return err
 }
 
 // waitMigrateLock takes the migration lock row, polling while another replica holds it.

@@ -5,27 +5,30 @@ import (
 	"testing"
 )
 
-// TestMigrationSetsMatch keeps the two drivers' schemas in step: the same versions, in the
-// same order, each file one statement.
+// TestMigrationSetsMatch keeps the drivers' schemas in step: every driver has the same
+// versions as MariaDB, in the same order, each file one statement.
 func TestMigrationSetsMatch(t *testing.T) {
 	mysql, err := loadMigrations(DriverMySQL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqlite, err := loadMigrations(DriverSQLite)
-	if err != nil {
-		t.Fatal(err)
+	if len(mysql) == 0 || len(dialects) != 3 {
+		t.Fatalf("%d mysql migrations, %d dialects; want some, and 3 drivers", len(mysql), len(dialects))
 	}
-	if len(mysql) == 0 || len(mysql) != len(sqlite) {
-		t.Fatalf("%d mysql migrations, %d sqlite migrations; want the same, non-zero", len(mysql), len(sqlite))
-	}
-	for i := range mysql {
-		if mysql[i].version != sqlite[i].version {
-			t.Errorf("migration %d: mysql %s, sqlite %s", i, mysql[i].version, sqlite[i].version)
+	for name := range dialects {
+		other, err := loadMigrations(name)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, m := range []migration{mysql[i], sqlite[i]} {
-			if n := countStatements(m.sql); n != 1 {
-				t.Errorf("%s holds %d statements; want 1", m.version, n)
+		if len(other) != len(mysql) {
+			t.Fatalf("%d mysql migrations, %d %s migrations; want the same", len(mysql), len(other), name)
+		}
+		for i := range mysql {
+			if mysql[i].version != other[i].version {
+				t.Errorf("migration %d: mysql %s, %s %s", i, mysql[i].version, name, other[i].version)
+			}
+			if n := countStatements(other[i].sql); n != 1 {
+				t.Errorf("%s %s holds %d statements; want 1", name, other[i].version, n)
 			}
 		}
 	}

@@ -34,9 +34,13 @@ func (d *DB) StartReconcileRun(ctx context.Context, r *connector.ReconcileRun) e
 		r.StartedAt = d.now()
 	}
 	r.WindowFrom, r.WindowTo, r.StartedAt = utc(r.WindowFrom), utc(r.WindowTo), utc(r.StartedAt)
-	res, err := d.execResult(ctx, "start reconcile run", `INSERT INTO reconcile_runs (window_from, window_to,
-	scanned, booked, already_booked, parked, started_at, finished_at, error) VALUES (?, ?, 0, 0, 0, 0, ?, NULL, '')`,
-		d.arg(r.WindowFrom), d.arg(r.WindowTo), d.arg(r.StartedAt))
+	query := `INSERT INTO reconcile_runs (window_from, window_to,
+	scanned, booked, already_booked, parked, started_at, finished_at, error) VALUES (?, ?, 0, 0, 0, 0, ?, NULL, '')`
+	args := []any{d.arg(r.WindowFrom), d.arg(r.WindowTo), d.arg(r.StartedAt)}
+	if d.dl.insertedIDReturned() {
+		return d.returning(ctx, "start reconcile run", &r.ID, query+` RETURNING id`, args...)
+	}
+	res, err := d.execResult(ctx, "start reconcile run", query, args...)
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,17 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/internal/pgtest"
 )
 
 func TestRetentionAndMonitoring(t *testing.T) {
-	for _, b := range []backend{sqliteBackend, mariadbBackend} {
+	for _, b := range []backend{sqliteBackend, mariadbBackend, postgresBackend} {
 		t.Run(b.driver, func(t *testing.T) {
-			if b.driver == "mysql" {
+			switch b.driver {
+			case "mysql":
 				mariadbDSN(t)
+			case "postgres":
+				pgtest.DSN(t)
 			}
 			t.Run("PurgeKeepsRowAndOutcomeAndUnfinishedBodies", func(t *testing.T) { purgeCase(t, b.fresh(t)) })
 			t.Run("OldestPendingAndLastReconcile", func(t *testing.T) { oldestCase(t, b.fresh(t)) })
@@ -68,7 +72,7 @@ func oldestCase(t *testing.T, db *store.DB) {
 	}
 	ins := `INSERT INTO reconcile_runs (window_from, window_to, started_at, finished_at, error) VALUES (?, ?, ?, ?, ?)`
 	ts := func(x time.Time) any {
-		if db.Driver() == "mysql" {
+		if db.Driver() != "sqlite" {
 			return x
 		}
 		return x.Format("2006-01-02 15:04:05.000000")
@@ -77,7 +81,7 @@ func oldestCase(t *testing.T, db *store.DB) {
 		fin time.Time
 		err string
 	}{{t0.Add(-2 * time.Hour), ""}, {t0.Add(-time.Hour), ""}, {t0, "razorpay 401"}} {
-		if _, err := db.SQL().ExecContext(ctx, ins, ts(t0), ts(t0), ts(t0), ts(r.fin), r.err); err != nil {
+		if _, err := db.SQL().ExecContext(ctx, db.SQL().Rebind(ins), ts(t0), ts(t0), ts(t0), ts(r.fin), r.err); err != nil {
 			t.Fatal(err)
 		}
 	}

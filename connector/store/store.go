@@ -1,6 +1,6 @@
-// Package store keeps the connector's inbox, booking claims and lock rows in MariaDB
-// (production, any number of replicas) or SQLite (the embedded default), through sqlx
-// (DESIGN.md §8). Every claim is a row written in one statement or a short transaction, never a
+// Package store keeps the connector's inbox, booking claims and lock rows in MariaDB or
+// PostgreSQL (production, any number of replicas) or SQLite (the embedded default), through sqlx
+// (DESIGN.md §8). What each driver changes is its dialect (dialect.go, one file per driver). Every claim is a row written in one statement or a short transaction, never a
 // connection-scoped lock, so claims survive dropped connections and cover every process
 // (DESIGN.md §4 step 3).
 //
@@ -30,6 +30,9 @@ const (
 	// 8.0.20, fine on MariaDB) and CREATE INDEX IF NOT EXISTS (MariaDB only).
 	DriverMySQL  = "mysql"
 	DriverSQLite = "sqlite" // SQLite through modernc.org/sqlite
+	// DriverPostgres is PostgreSQL 13+ through github.com/jackc/pgx/v5 and its database/sql
+	// adapter (pgx/v5/stdlib).
+	DriverPostgres = "postgres"
 )
 
 // DB is the connector's store on one database; it implements connector.Store. It is safe for use
@@ -53,7 +56,7 @@ func newDB(db *sqlx.DB, dl dialect) *DB {
 	return &DB{db: newPool(db, dl), dl: dl, now: time.Now}
 }
 
-// Open returns a store on driver ("mysql" or "sqlite") and dsn. It does not migrate; call
+// Open returns a store on driver ("mysql", "sqlite" or "postgres") and dsn. It does not migrate; call
 // Migrate.
 //
 // For "mysql" dsn is a go-sql-driver DSN (user:pass@tcp(host:3306)/db); parseTime=true, UTC
@@ -70,6 +73,11 @@ func newDB(db *sqlx.DB, dl dialect) *DB {
 // goroutines queue in the pool instead of failing with "database is locked"), the store's fixed
 // statements are prepared once and kept, and the file is opened at once so a bad path fails
 // here.
+//
+// For "postgres" dsn is a libpq URL or key=value string
+// (postgres://user:pass@127.0.0.1:5432/db?sslmode=disable); as for "mysql" no connection is
+// made yet, the session time zone is UTC and a dial gives up after 5 s unless connect_timeout
+// says otherwise (openPostgres).
 func Open(ctx context.Context, driver, dsn string) (*DB, error) {
 	return OpenWith(ctx, driver, dsn, Options{})
 }
@@ -88,8 +96,10 @@ func OpenWith(ctx context.Context, driver, dsn string, o Options) (*DB, error) {
 		return openMySQL(dsn, o)
 	case DriverSQLite:
 		return openSQLite(ctx, dsn, o)
+	case DriverPostgres:
+		return openPostgres(dsn, o)
 	default:
-		return nil, fmt.Errorf("open store: unknown driver %q (want %q or %q)", driver, DriverMySQL, DriverSQLite)
+		return nil, fmt.Errorf("open store: unknown driver %q (want %q, %q or %q)", driver, DriverMySQL, DriverSQLite, DriverPostgres)
 	}
 }
 
@@ -171,7 +181,7 @@ func (d *DB) execResult(ctx context.Context, op, query string, args ...any) (sql
 }
 
 // returning runs one write statement with a RETURNING clause and reads the row it returns into
-// dest, retrying deadlocks (MariaDB) and busy errors (SQLite) as execResult does. sql.ErrNoRows
+// dest, retrying deadlocks (MariaDB, PostgreSQL) and busy errors (SQLite) as execResult does. sql.ErrNoRows
 // comes back unwrapped when the statement returned no row; other failures wrap
 // connector.ErrStoreUnavailable.
 func (d *DB) returning(ctx context.Context, op string, dest any, query string, args ...any) error {
