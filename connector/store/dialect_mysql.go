@@ -56,14 +56,19 @@ func openMySQL(dsn string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("open store: mysql: %s", redact.Secrets(err.Error(), cfg.Passwd))
 	}
 	sqlDB := sql.OpenDB(o.wrap(conn))
-	sqlDB.SetMaxOpenConns(mysqlMaxOpenConns)
-	sqlDB.SetMaxIdleConns(mysqlMaxIdleConns)
-	sqlDB.SetConnMaxLifetime(mysqlConnMaxLifetime)
-	sqlDB.SetConnMaxIdleTime(mysqlConnMaxIdleTime)
+	setServerPool(sqlDB)
 	d := newDB(sqlx.NewDb(sqlDB, DriverMySQL), mysqlDialect{})
 	d.secret = cfg.Passwd
 	d.hot = newStmtCache(d.db)
 	return d, nil
+}
+
+// setServerPool applies the pool limits of a database server (MariaDB, PostgreSQL) to sqlDB.
+func setServerPool(sqlDB *sql.DB) {
+	sqlDB.SetMaxOpenConns(mysqlMaxOpenConns)
+	sqlDB.SetMaxIdleConns(mysqlMaxIdleConns)
+	sqlDB.SetConnMaxLifetime(mysqlConnMaxLifetime)
+	sqlDB.SetConnMaxIdleTime(mysqlConnMaxIdleTime)
 }
 
 // mysqlDialect is MariaDB 10.6+ through go-sql-driver/mysql: ON DUPLICATE KEY UPDATE with

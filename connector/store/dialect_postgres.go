@@ -16,15 +16,10 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/redact"
 )
 
-// Connection pool limits for PostgreSQL: as for MariaDB (dialect_mysql.go), a small pool with
-// as many idle connections as open ones, since the store holds none across calls.
-const (
-	postgresMaxOpenConns    = 16
-	postgresMaxIdleConns    = postgresMaxOpenConns
-	postgresConnMaxLifetime = 5 * time.Minute
-	postgresConnMaxIdleTime = time.Minute
-	postgresDialTimeout     = 5 * time.Second
-)
+// postgresDialTimeout bounds a dial when the DSN sets no connect_timeout. The pool has
+// MariaDB's limits (setServerPool): small, with as many idle connections as open ones, since
+// the store holds none across calls.
+const postgresDialTimeout = 5 * time.Second
 
 // PostgreSQL error codes the store reacts to (SQLSTATE, PostgreSQL manual appendix A).
 const (
@@ -49,10 +44,7 @@ func openPostgres(dsn string, o Options) (*DB, error) {
 	}
 	cfg.RuntimeParams["timezone"] = "UTC"
 	sqlDB := sql.OpenDB(o.wrap(stdlib.GetConnector(*cfg)))
-	sqlDB.SetMaxOpenConns(postgresMaxOpenConns)
-	sqlDB.SetMaxIdleConns(postgresMaxIdleConns)
-	sqlDB.SetConnMaxLifetime(postgresConnMaxLifetime)
-	sqlDB.SetConnMaxIdleTime(postgresConnMaxIdleTime)
+	setServerPool(sqlDB)
 	d := newDB(sqlx.NewDb(sqlDB, "pgx"), postgresDialect{})
 	d.secret = cfg.Password
 	if d.secret == "" {

@@ -80,6 +80,9 @@ END`, name, table, col, allowed, quote(msg))
 			trigger("bookings_lifecycle", "bookings", "state", bookingAllowed(), bookingMsg),
 		}
 	}
+	if driver == DriverPostgres {
+		return postgresGuard(inboxMsg, bookingMsg)
+	}
 	trigger := func(name, table, col, allowed, msg string) string {
 		return fmt.Sprintf(`CREATE TRIGGER %[1]s BEFORE UPDATE OF %[3]s ON %[2]s FOR EACH ROW
 	WHEN OLD.%[3]s IS NOT NEW.%[3]s AND NOT (%[4]s)
@@ -92,6 +95,30 @@ END`, name, table, col, allowed, quote(msg))
 		trigger("inbox_lifecycle", "inbox", "status", inboxAllowed(), inboxMsg),
 		`DROP TRIGGER IF EXISTS bookings_lifecycle`,
 		trigger("bookings_lifecycle", "bookings", "state", bookingAllowed(), bookingMsg),
+	}
+}
+
+// postgresGuard is the guard on PostgreSQL: a PL/pgSQL function per table that raises the
+// refusal, and a BEFORE UPDATE trigger calling it, replaced in the Migrate's transaction
+// (PostgreSQL's DDL is transactional).
+func postgresGuard(inboxMsg, bookingMsg string) []string {
+	fn := func(name, col, allowed, msg string) string {
+		return fmt.Sprintf(`CREATE OR REPLACE FUNCTION %[1]s() RETURNS trigger LANGUAGE plpgsql AS $guard$
+BEGIN
+	IF OLD.%[2]s IS DISTINCT FROM NEW.%[2]s AND NOT (%[3]s) THEN
+		RAISE EXCEPTION USING MESSAGE = %[4]s;
+	END IF;
+	RETURN NEW;
+END
+$guard$`, name, col, allowed, quote(msg))
+	}
+	return []string{
+		fn("inbox_lifecycle", "status", inboxAllowed(), inboxMsg),
+		`DROP TRIGGER IF EXISTS inbox_lifecycle ON inbox`,
+		`CREATE TRIGGER inbox_lifecycle BEFORE UPDATE ON inbox FOR EACH ROW EXECUTE FUNCTION inbox_lifecycle()`,
+		fn("bookings_lifecycle", "state", bookingAllowed(), bookingMsg),
+		`DROP TRIGGER IF EXISTS bookings_lifecycle ON bookings`,
+		`CREATE TRIGGER bookings_lifecycle BEFORE UPDATE ON bookings FOR EACH ROW EXECUTE FUNCTION bookings_lifecycle()`,
 	}
 }
 

@@ -87,7 +87,15 @@ func TestMariaDB(t *testing.T) {
 // TestMariaDBUnreachableIsUnavailable needs no server: nothing listens on port 1.
 func TestMariaDBUnreachableIsUnavailable(t *testing.T) {
 	const password = "s3cret-Pa55word"
-	db, err := store.Open(ctx, "mysql", "razorpay:"+password+"@tcp(127.0.0.1:1)/razorpay_erpnext?timeout=2s")
+	wantUnreachableUnavailable(t, "mysql", "razorpay:"+password+"@tcp(127.0.0.1:1)/razorpay_erpnext?timeout=2s", password)
+}
+
+// wantUnreachableUnavailable opens driver's dsn, whose server does not answer, and fails unless
+// Open succeeds and then InsertEvent and Ping fail with ErrStoreUnavailable, never naming
+// password.
+func wantUnreachableUnavailable(t *testing.T, driver, dsn, password string) {
+	t.Helper()
+	db, err := store.Open(ctx, driver, dsn)
 	if err != nil {
 		t.Fatalf("Open with the server down: %v; want a store that fails per call", err)
 	}
