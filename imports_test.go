@@ -37,6 +37,7 @@ var allowed = map[string][]string{
 	// runs the simulators, the floor server on the store, and the direct client on frappe.
 	"cmd/benchmark":       {"connector", "connector/store", "frappe", "frappe/erpnextsim", "razorpay", "razorpay/razorpaysim", "internal/sleep"},
 	"internal/sharedtest": {}, // test helper: finds shared/ beside the checkout
+	"internal/pgtest":     {}, // test helper: a PostgreSQL database of its own per test (TEST_POSTGRES_DSN)
 	// Test helper of the core's packages: the simulated site every booking test starts from.
 	"connector/internal/sitetest": {"connector", "connector/config", "frappe", "frappe/erpnextsim"},
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
