@@ -121,7 +121,7 @@ func (w *writeClaim) writeFailed(ctx context.Context, pl *Plan, err error) (resu
 	c, op := w.c, pl.op
 	f := FailureOf(err)
 	switch {
-	case f != nil && f.Kind == FailAmbiguous:
+	case f.MayHaveWritten():
 		w.keep = true
 		next := c.now().Add(c.writeFence())
 		if b, gerr := c.store.GetBooking(ctx, w.b.BusinessKey); gerr == nil {
@@ -215,7 +215,7 @@ func (c *Connector) applyVoid(ctx context.Context, ev *InboxEvent, owner string,
 	if err == nil {
 		return res, nil
 	}
-	if f := FailureOf(err); f != nil && f.Kind != FailRetry && f.Kind != FailThrottled && f.Kind != FailAmbiguous && f.Kind != FailCanceled {
+	if f := FailureOf(err); f.Final() || f.PausesWork() {
 		return result{}, parkf("refund %s failed at Razorpay but its Payment Entry %s could not be cancelled: %s", b.BusinessKey, pl.Existing, f.reason())
 	}
 	return result{}, failed("cancel "+pl.Existing, err)

@@ -74,6 +74,36 @@ func FailureOf(err error) *Failure {
 	return nil
 }
 
+// What a Failure means for the work that met it, asked of the Failure rather than re-derived
+// from its Kind at each use. Each is false for a nil *Failure (an error not from a client).
+
+// Retryable reports whether nothing was done and the same call may succeed later: a transient
+// failure (FailRetry) or a slower pace asked for (FailThrottled).
+func (f *Failure) Retryable() bool { return f != nil && (f.Kind == FailRetry || f.Kind == FailThrottled) }
+
+// Counted reports whether the failure spends one of the event's attempts (worker.max_attempts):
+// a transient failure and an ambiguous write do; a slower pace, a refusal of the credentials, a
+// shutdown and the final failures (which park) do not.
+func (f *Failure) Counted() bool { return f != nil && (f.Kind == FailRetry || f.Kind == FailAmbiguous) }
+
+// PausesWork reports whether the failure is a configuration fault (FailAuth: 401/403, Razorpay
+// refusing the keys) that pauses all work until a call to its System succeeds.
+func (f *Failure) PausesWork() bool { return f != nil && f.Kind == FailAuth }
+
+// Final reports whether no retry can change the answer: the service refused the request
+// (FailRejected), the document does not exist (FailNotFound) or its name is taken (FailConflict).
+func (f *Failure) Final() bool {
+	return f != nil && (f.Kind == FailRejected || f.Kind == FailNotFound || f.Kind == FailConflict)
+}
+
+// MayHaveWritten reports whether a write may have been committed though it failed
+// (FailAmbiguous): the claim is kept until its fence, then the document is looked up.
+func (f *Failure) MayHaveWritten() bool { return f != nil && f.Kind == FailAmbiguous }
+
+// Interrupted reports whether the caller's context was cancelled (FailCanceled, a shutdown):
+// not the work's failure.
+func (f *Failure) Interrupted() bool { return f != nil && f.Kind == FailCanceled }
+
 // reason is the text kept as last_error: ERPNext's own message (tags stripped) when there is
 // one, else the error text. Secrets never reach it: neither client's errors carry request
 // headers.

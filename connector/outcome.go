@@ -147,19 +147,19 @@ func (c *Connector) failureOutcome(ev *InboxEvent, err error) (Outcome, *Failure
 		op, cause = se.op+": ", se.err
 	}
 	f := FailureOf(cause)
-	if errors.Is(cause, context.Canceled) || f != nil && f.Kind == FailCanceled {
+	if errors.Is(cause, context.Canceled) || f.Interrupted() {
 		// Shutdown interrupted the call: not the event's failure, so no attempt is spent.
 		return Outcome{Status: StatusPending, NextAttemptAt: c.now(), LastError: op + "interrupted by shutdown"}, nil
 	}
 	if f == nil {
 		return c.retryOutcome(ev, 0, op+cause.Error()), nil
 	}
-	switch f.Kind {
-	case FailAuth:
+	switch {
+	case f.PausesWork():
 		return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(c.cfg.Worker.PauseRecheck.D()), LastError: "paused: " + op + f.reason()}, f
-	case FailRejected, FailNotFound, FailConflict:
+	case f.Final():
 		return Outcome{Status: StatusParked, LastError: op + f.parkReason()}, nil
-	case FailThrottled:
+	case f.Retryable() && !f.Counted():
 		return c.throttledOutcome(f, op), nil
 	}
 	return c.retryOutcome(ev, f.RetryAfter, op+f.reason()), nil

@@ -42,7 +42,7 @@ func (c *Connector) probePauses(ctx context.Context) {
 				err = nil
 			}
 		}
-		if f := new(Failure); errors.As(err, &f) && f.Kind == FailAuth {
+		if f := FailureOf(err); f.PausesWork() {
 			c.pause(f.System, f.pauseReason())
 			continue
 		}

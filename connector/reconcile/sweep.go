@@ -285,8 +285,7 @@ func (r *reconcileRun) retry(ctx context.Context, op string, f func() error) err
 			return fmt.Errorf("%s: Razorpay refused the API key (check razorpay.key_id and razorpay.key_secret): %w", op, err)
 		}
 		fl := connector.FailureOf(err)
-		retryable := fl != nil && (fl.Kind == connector.FailRetry || fl.Kind == connector.FailThrottled)
-		if !retryable || attempt >= reconcileReadAttempts || ctx.Err() != nil {
+		if !fl.Retryable() || attempt >= reconcileReadAttempts || ctx.Err() != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
 		d := r.c.backoff(attempt)
@@ -299,8 +298,7 @@ func (r *reconcileRun) retry(ctx context.Context, op string, f func() error) err
 
 // authFault reports whether err is a configuration fault (Razorpay 401): it stops the run.
 func authFault(err error) bool {
-	f := connector.FailureOf(err)
-	return f != nil && f.Kind == connector.FailAuth
+	return connector.FailureOf(err).PausesWork()
 }
 
 // notFound reports whether err says the entity does not exist.
