@@ -79,7 +79,9 @@ func FailureOf(err error) *Failure {
 
 // Retryable reports whether nothing was done and the same call may succeed later: a transient
 // failure (FailRetry) or a slower pace asked for (FailThrottled).
-func (f *Failure) Retryable() bool { return f != nil && (f.Kind == FailRetry || f.Kind == FailThrottled) }
+func (f *Failure) Retryable() bool {
+	return f != nil && (f.Kind == FailRetry || f.Kind == FailThrottled)
+}
 
 // Counted reports whether the failure spends one of the event's attempts (worker.max_attempts):
 // a transient failure and an ambiguous write do; a slower pace, a refusal of the credentials, a
