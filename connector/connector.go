@@ -34,7 +34,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 )
 
@@ -57,7 +56,6 @@ type Connector struct {
 	seq       atomic.Int64
 	erpSem    chan struct{} // erpnext.max_concurrency
 	metrics   *metrics
-	intake    intakeRate // verified webhooks of the last second (intake_rate.go), for worker.intake_first_above
 
 	mu        sync.Mutex
 	siteReads sync.Mutex           // held while a fact of the site is first read (site.go), so it is read once
@@ -130,9 +128,7 @@ func New(o Options) (*Connector, error) {
 		metrics:    m,
 		paces:      paces,
 	}
-	m.reg.MustRegister(newStateCollector(c), prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: MetricWebhooksLastSecond,
-		Help: "Verified webhooks (duplicates included) received in the last second, on the connector's clock: what worker.intake_first_above is compared with."},
-		func() float64 { return float64(c.intake.lastSecond(c.now())) }))
+	m.reg.MustRegister(newStateCollector(c))
 	return c, nil
 }
 

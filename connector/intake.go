@@ -40,8 +40,7 @@ type Delivery struct {
 // Receive is intake (DESIGN.md §4 steps 1–2): verify the signature over the raw bytes against
 // each configured secret, read only what the store needs (razorpay.PeekEvent: event, account,
 // created_at, the entities' ids; one scan, no entity built), claim the event in the inbox keyed
-// by (account id, event id), then wake a worker. Each delivery whose signature verifies is
-// counted in the intake's rate (intake_rate.go), duplicates included. A body that verifies but
+// by (account id, event id), then wake a worker. A body that verifies but
 // whose head does not read is stored as dead with the reason. Everything else in the body is the worker's to read
 // (process: razorpay.ParseEvent), and a body that fails there (an amount that is not an
 // integer, say) is made dead by the worker with the same "webhook body does not parse: …"
@@ -58,10 +57,7 @@ func (c *Connector) Receive(ctx context.Context, d Delivery) (duplicate bool, er
 		c.log.Warn().Str("remote", d.Remote).Str("reason", err.Error()).Msg("webhook refused: signature")
 		return false, ErrBadSignature
 	}
-	// Every verified delivery costs intake alike, duplicates and bad ids included; an unsigned
-	// one is not counted, so nobody without a secret can hold the workers back.
 	now := c.now().UTC()
-	c.intake.add(now)
 	eventID := strings.TrimSpace(d.EventID)
 	if !razorpay.ValidEventID(eventID) || razorpay.IsReconcileEventID(eventID) {
 		c.countWebhook("", "malformed")

@@ -45,9 +45,6 @@ type metrics struct {
 	settleMatches   *prometheus.CounterVec // state
 	settleUnmatched prometheus.Gauge
 	deadRetried     prometheus.Counter
-	// workers giving way to a webhook burst (worker.intake_first_above, worker.go)
-	yielding prometheus.Gauge
-	yields   prometheus.Counter
 
 	mu          sync.Mutex
 	lastRecOK   time.Time // in-process reconcile success (ObserveReconcile)
@@ -96,13 +93,6 @@ const (
 	// MetricRetryAfterCapped counts throttled answers whose Retry-After was longer than
 	// erpnext.max_retry_after / razorpay.max_retry_after and was cut to it, by system.
 	MetricRetryAfterCapped = MetricNamespace + "_retry_after_capped_total"
-	// MetricWebhooksLastSecond is how many verified webhooks (duplicates included) reached
-	// intake in the last second: the rate worker.intake_first_above is compared with.
-	MetricWebhooksLastSecond = MetricNamespace + "_webhooks_last_second"
-	// MetricWorkersYielding is how many workers are now waiting for a webhook burst to pass
-	// before they claim again (worker.intake_first_above); MetricWorkerYields counts the waits.
-	MetricWorkersYielding = MetricNamespace + "_workers_yielding"
-	MetricWorkerYields    = MetricNamespace + "_worker_yields_total"
 )
 
 func newMetrics() *metrics {
@@ -152,14 +142,10 @@ func newMetrics() *metrics {
 			Help: "Webhooks whose sender disconnected before the event was stored (Razorpay retries them); not counted in " + MetricWebhooks + "."}),
 		deadRetried: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricDeadRetried,
 			Help: "Dead events whose last failure was transient (5xx, timeout, connection, store) that reconcile runs of this process sent back to pending."}),
-		yielding: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricWorkersYielding,
-			Help: "Workers now waiting, between events, for a webhook burst to pass (more than worker.intake_first_above webhooks in the last second); worker 0 never waits."}),
-		yields: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricWorkerYields,
-			Help: "Times a worker began waiting for a webhook burst to pass before claiming its next event (worker.intake_first_above)."}),
 	}
 	m.reg.MustRegister(m.abandoned, m.webhooks, m.outcomes, m.bookings, m.lastOK, m.lag, m.erpDuration, m.erpErrors,
 		m.rzpDuration, m.rzpErrors, m.recRuns, m.recPayments, m.purged, m.comments, m.disputes,
-		m.settleQueued, m.settleMatches, m.settleUnmatched, m.deadRetried, m.yielding, m.yields,
+		m.settleQueued, m.settleMatches, m.settleUnmatched, m.deadRetried,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

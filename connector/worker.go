@@ -38,31 +38,16 @@ func (c *Connector) drained() bool {
 	}
 }
 
-// yieldRecheck is how often a worker that gives way to a webhook burst looks at the intake's
-// rate again (every worker.poll when that is shorter).
-const yieldRecheck = 100 * time.Millisecond
-
 // work is worker's loop: claim and process the next due event, or wait for one (worker.poll,
-// a webhook's Wake). While work is paused nobody claims; while more than
-// worker.intake_first_above webhooks arrived in the last second (intake_rate.go) only worker 0
-// claims, and the others, once done with the event they hold, wait for the burst to pass,
-// looking again every yieldRecheck, so that the webhooks' acknowledgements keep the CPU.
+// a webhook's Wake). While work is paused nobody claims.
 func (c *Connector) work(ctx context.Context, worker int) {
 	poll := c.cfg.Worker.Poll.D()
-	yielding := false
-	defer c.giveWay(&yielding, false)
 	for ctx.Err() == nil && !c.drained() {
-		burst := worker > 0 && c.intake.above(c.now(), c.cfg.Worker.IntakeFirstAbove)
-		c.giveWay(&yielding, burst)
 		if recheck, hold := c.pauses.holding(c.now()); hold {
 			// At most a poll at a time: the recheck is due by the connector's clock, which
 			// need not move with the timer's (an injected clock jumps; a suspended VM's wall
 			// clock jumps on resume), so the worker looks at it again every poll.
 			c.sleepPaused(ctx, min(recheck.Sub(c.now()), poll))
-			continue
-		}
-		if burst {
-			c.sleepPaused(ctx, min(yieldRecheck, poll))
 			continue
 		}
 		c.probePauses(ctx)
@@ -84,10 +69,8 @@ func (c *Connector) work(ctx context.Context, worker int) {
 	}
 }
 
-// sleepPaused waits d while work is paused or the worker gives way to a webhook burst, or until
-// ctx ends or Drain is called (shutdown does not wait for the recheck). A webhook's Wake does
-// not end it: the pause holds new events too, and a worker giving way to the burst must not
-// take the wake-up meant for worker 0.
+// sleepPaused waits d while work is paused, or until ctx ends or Drain is called (shutdown does
+// not wait for the recheck). A webhook's Wake does not end it: the pause holds new events too.
 func (c *Connector) sleepPaused(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
@@ -99,21 +82,6 @@ func (c *Connector) sleepPaused(ctx context.Context, d time.Duration) {
 	case <-c.draining:
 	case <-t.C:
 	}
-}
-
-// giveWay records in the metrics that a worker begins (on) or stops (!on) giving way to a
-// webhook burst; *yielding is the worker's state, changed only here.
-func (c *Connector) giveWay(yielding *bool, on bool) {
-	if *yielding == on {
-		return
-	}
-	*yielding = on
-	if on {
-		c.metrics.yielding.Inc()
-		c.metrics.yields.Inc()
-		return
-	}
-	c.metrics.yielding.Dec()
 }
 
 // ProcessNext claims the next due event, processes it and writes its outcome. It returns false

@@ -167,10 +167,6 @@ type Worker struct {
 	BackoffMax   Duration `yaml:"backoff_max"`   // cap of the exponential backoff
 	FenceMargin  Duration `yaml:"fence_margin"`  // added to server_timeout after an ambiguous write
 	PauseRecheck Duration `yaml:"pause_recheck"` // how often a paused connector re-tests credentials
-	// IntakeFirstAbove (webhooks per second): while more than this many webhooks arrived in the
-	// last second, only one worker claims new events and the others wait, so the cores answer
-	// Razorpay first (connector/intake_rate.go); 0 turns it off.
-	IntakeFirstAbove int `yaml:"intake_first_above"`
 	// NoHeartbeat stops workers from extending their event lease while they work, so tests can
 	// reproduce a stalled process whose lease runs out mid-booking. Not settable from YAML.
 	NoHeartbeat bool `yaml:"-"`
@@ -253,9 +249,6 @@ func Defaults() Config {
 			BackoffMax:   Duration(10 * time.Minute),
 			FenceMargin:  Duration(15 * time.Second),
 			PauseRecheck: Duration(30 * time.Second),
-			// IntakeFirstAbove: a merchant's steady rate is a few webhooks a second; 200 in a
-			// second is a burst.
-			IntakeFirstAbove: 200,
 		},
 	}
 }

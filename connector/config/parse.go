@@ -160,7 +160,8 @@ func LoadScope(path string, getenv func(string) string, scope Scope) (Config, []
 }
 
 // Parse is Load on bytes. It returns the config, warnings (e.g. a webhook secret
-// that expanded to empty and was dropped) and an error listing every problem.
+// that expanded to empty and was dropped, a removed key still set) and an error listing every
+// problem.
 func Parse(raw []byte, getenv func(string) string) (Config, []string, error) {
 	return ParseScope(raw, getenv, ScopeAll)
 }
@@ -180,13 +181,15 @@ func ParseScope(raw []byte, getenv func(string) string, scope Scope) (Config, []
 
 	// Expand ${VAR} inside scalar values of the parsed document, never in its text: a value with
 	// quotes, "#", a backslash or a newline stays one value and cannot inject keys. Unknown keys
-	// are errors; the nodes keep the lines of the file for every message.
+	// are errors, removed ones warnings; the nodes keep the lines of the file for every message.
 	x := &expansion{seen: map[string]string{}}
 	x.expandNode(&doc, "", getenv)
 	cfg := Defaults()
+	var warnings []string
 	if len(doc.Content) > 0 {
-		var decodeProblems []string
-		decodeProblems = append(decodeProblems, unknownKeys(&doc)...)
+		keys := unknownKeys(&doc)
+		warnings = keys.removed
+		decodeProblems := keys.unknown
 		if err := doc.Decode(&cfg); err != nil {
 			decodeProblems = append(decodeProblems, yamlProblems(err)...)
 		}
@@ -197,9 +200,8 @@ func ParseScope(raw []byte, getenv func(string) string, scope Scope) (Config, []
 			return Config{}, nil, &Error{Problems: append(problems, decodeProblems...)}
 		}
 	}
-	var warnings []string
 	if scope == ScopeAll {
-		warnings = dropEmptyWebhookSecrets(&cfg, secretRefs)
+		warnings = append(warnings, dropEmptyWebhookSecrets(&cfg, secretRefs)...)
 		problems = append(problems, shortSecrets(x.refs)...)
 	}
 	for _, p := range cfg.validate(scope) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -211,25 +212,32 @@ func TestServerMaxInFlight(t *testing.T) {
 	}
 }
 
-func TestWorkerIntakeFirstAbove(t *testing.T) {
-	if got := config.Defaults().Worker.IntakeFirstAbove; got != 200 {
-		t.Errorf("default intake_first_above %d; want 200", got)
-	}
+// worker.intake_first_above is gone with the workers' giving way to a burst: a file that still
+// sets it is read, with a warning that names its line, and nothing else changes.
+func TestRemovedIntakeFirstAboveIsAWarning(t *testing.T) {
 	example := exampleConfig(t)
-	for _, tc := range []struct {
-		value string
-		want  string // a problem, or "" for none
-	}{{"0", ""}, {"1", ""}, {"5000", ""},
-		{"-1", "worker.intake_first_above: must be 0 (off) or a number of webhooks per second, got -1"}} {
-		raw := example + "\nworker: {intake_first_above: " + tc.value + "}\n"
-		cfg, _, err := config.Parse([]byte(raw), env(map[string]string{
+	want, _, err := config.Parse([]byte(example), env(map[string]string{
+		"RAZORPAY_WEBHOOK_SECRET": whSecret, "ERPNEXT_API_KEY": erpKey, "ERPNEXT_API_SECRET": erpSecret,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, value := range []string{"0", "200", "-1", "fast"} {
+		raw := example + "\nworker: {intake_first_above: " + value + "}\n"
+		line := strings.Count(raw, "\n")
+		cfg, warnings, err := config.Parse([]byte(raw), env(map[string]string{
 			"RAZORPAY_WEBHOOK_SECRET": whSecret, "ERPNEXT_API_KEY": erpKey, "ERPNEXT_API_SECRET": erpSecret,
 		}))
-		switch {
-		case tc.want == "" && (err != nil || fmt.Sprint(cfg.Worker.IntakeFirstAbove) != tc.value):
-			t.Errorf("intake_first_above %s: %v, read %d", tc.value, err, cfg.Worker.IntakeFirstAbove)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("intake_first_above %s: %v; want %q", tc.value, err, tc.want)
+		if err != nil {
+			t.Errorf("intake_first_above %s: %v; want it read with a warning", value, err)
+			continue
+		}
+		prefix := fmt.Sprintf("line %d: worker.intake_first_above was removed and is ignored: ", line)
+		if len(warnings) != 1 || !strings.HasPrefix(warnings[0], prefix) || !strings.HasSuffix(warnings[0], "delete it from the file") {
+			t.Errorf("intake_first_above %s: warnings %q; want one starting %q", value, warnings, prefix)
+		}
+		if !reflect.DeepEqual(cfg, want) {
+			t.Errorf("intake_first_above %s changed the config:\n%+v\nwant\n%+v", value, cfg, want)
 		}
 	}
 }

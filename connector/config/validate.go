@@ -55,9 +55,6 @@ func (c Config) validate(scope Scope) []string {
 	if c.Worker.Lease <= 0 || c.Worker.Poll <= 0 || c.Worker.MaxAttempts < 1 {
 		p.add("worker: lease and poll must be positive and max_attempts at least 1")
 	}
-	if c.Worker.IntakeFirstAbove < 0 {
-		p.add("worker.intake_first_above: must be 0 (off) or a number of webhooks per second, got %d", c.Worker.IntakeFirstAbove)
-	}
 	return p
 }
 
