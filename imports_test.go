@@ -24,7 +24,9 @@ var allowed = map[string][]string{
 	"connector":        {"connector/config", "razorpay", "frappe", "mapping", "internal/sleep"},
 	// The HTTP edge of the core: webhook intake, probes, /metrics.
 	"connector/httpapi": {"connector"},
-	"connector/store":   {"connector", "internal/redact"},
+	// What a person does to the inbox and reads of it, and retention: on the store it is given.
+	"connector/operator": {"connector", "frappe", "razorpay"},
+	"connector/store":    {"connector", "internal/redact"},
 	// check validates the configuration against the site: it reads ERPNext and Razorpay only.
 	"connector/check": {"connector", "frappe", "razorpay"},
 	// Reconcile is a process of the core of its own: it works through the Connector's ports.

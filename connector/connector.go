@@ -19,10 +19,12 @@
 //     fields.go;
 //   - decide.go (→ Plan, reads only) and apply.go (the writes);
 //   - one job per route: process.go, receipt.go, refund.go, void.go;
-//   - entry points: worker.go, drain.go, explain.go (Explain is Decide printed), operator.go
-//     (replay, rebook, dismiss), intake.go, retention.go, comment.go.
+//   - entry points: worker.go, drain.go, explain.go (Explain is Decide printed), intake.go,
+//     comment.go.
 //
-// connector/check validates a configuration against the live site, reading only.
+// connector/check validates a configuration against the live site, reading only;
+// connector/operator is what a person does to the inbox (replay, rebook, dismiss, history) and
+// the retention of raw bodies, on the store it is given.
 package connector
 
 import (

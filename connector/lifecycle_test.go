@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 )
 
 var update = flag.Bool("update", false, "rewrite lifecycle_doc.go from the lifecycle tables")
@@ -79,7 +80,7 @@ func TestOperatorActionsAcceptWhatTheTableAllows(t *testing.T) {
 			if rebook {
 				action = connector.ActionRebook
 			}
-			why, refused := connector.ReplayRefusal(r, rebook)
+			why, refused := operator.ReplayRefusal(r, rebook)
 			if allowed := connector.Allowed(s, connector.StatusPending, action); !idle && (refused == allowed || (why == "") != allowed) {
 				t.Errorf("ReplayRefusal(%s, rebook %v) = %q, %v; the table allows %s: %v", s, rebook, why, refused, action, allowed)
 			}

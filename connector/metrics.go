@@ -299,6 +299,15 @@ func (c *Connector) ObserveReconcile(o ReconcileObservation) {
 	m.deadRetried.Add(float64(o.RetriedDead))
 }
 
+// RecordPurge records one successful purge of n raw bodies (operator.Retention.Purged): the
+// count, and now as the last purge (razorpay_erpnext_retention_last_run_timestamp_seconds).
+func (c *Connector) RecordPurge(n int) {
+	c.metrics.purged.Add(float64(n))
+	c.metrics.mu.Lock()
+	c.metrics.lastPurgeAt = c.now()
+	c.metrics.mu.Unlock()
+}
+
 // Metrics returns the connector's Prometheus registry (for tests and for other commands that
 // want to push the same series).
 func (c *Connector) Metrics() *prometheus.Registry { return c.metrics.reg }

@@ -40,8 +40,8 @@ func (c *Connector) bookReceipt(ctx context.Context, ev *InboxEvent, e *razorpay
 	})
 }
 
-// dismissedBy starts the reason of a row a person dismissed (Connector.Dismiss).
-const dismissedBy = "dismissed by "
+// DismissedBy starts the reason of a row a person dismissed (operator.Dismiss).
+const DismissedBy = "dismissed by "
 
 // dismissedPlan finishes ev as dismissed when a person dismissed another receipt event of the
 // same payment (events dismiss, the console): a later event of that payment — an order.paid
@@ -57,7 +57,7 @@ func (c *Connector) dismissedPlan(ctx context.Context, ev *InboxEvent, e *razorp
 	}
 	for _, r := range byKey[key] {
 		if r.ID == ev.ID || r.BusinessKey != key || r.Status != StatusDismissed || RouteOf(r.Event) != RouteReceipt ||
-			!strings.HasPrefix(r.LastError, dismissedBy) {
+			!strings.HasPrefix(r.LastError, DismissedBy) {
 			continue
 		}
 		hint := "replay this event (events replay " + ev.EventID + ")"

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 )
 
 // Raw bodies of finished rows older than retention.raw_bodies are purged; the row and its
@@ -23,6 +24,7 @@ func TestRetentionPurgesRawBodies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ret := operator.Retention{Store: db, Keep: cfg.Retention.RawBodies.D(), Now: func() time.Time { return now }, Log: zerolog.Nop(), Purged: c.RecordPurge}
 	ctx := context.Background()
 	insert := func(id string, status connector.Status, age time.Duration) int64 {
 		e := &connector.InboxEvent{AccountID: "acc_1", EventID: id, Event: "payment.captured", BusinessKey: "pay_" + id,
@@ -42,7 +44,7 @@ func TestRetentionPurgesRawBodies(t *testing.T) {
 	oldPending := insert("old_pending", connector.StatusPending, 100*24*time.Hour)
 	young := insert("young", connector.StatusDone, 89*24*time.Hour)
 
-	n, err := c.PurgeRawBodies(ctx)
+	n, err := ret.PurgeRawBodies(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("PurgeRawBodies = %d, %v; want 1", n, err)
 	}
@@ -64,7 +66,7 @@ func TestRetentionPurgesRawBodies(t *testing.T) {
 	// The ticker used by serve purges at start.
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { c.RunRetention(rctx, time.Hour); close(done) }()
+	go func() { ret.Run(rctx, time.Hour); close(done) }()
 	cancel()
 	<-done
 }

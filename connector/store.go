@@ -225,7 +225,7 @@ type Store interface {
 	GetPaymentState(ctx context.Context, paymentID string) (*PaymentState, error)
 }
 
-// RetentionStore is the part of Store that retention and monitoring use (connector/retention.go,
+// RetentionStore is the part of Store that retention and monitoring use (operator.Retention,
 // metrics.go). It is a separate interface so fakes of Store need not grow with it; store.DB
 // implements both.
 type RetentionStore interface {

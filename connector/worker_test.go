@@ -341,7 +341,7 @@ func TestPausedWorkersRecheckWithNothingQueued(t *testing.T) {
 	if paused, _ := r.conn.Paused(); !paused {
 		t.Fatal("not paused after ERPNext's 401")
 	}
-	if a, err := r.conn.Dismiss(context.Background(), r.event("Q1"), "test", "nothing queued"); err != nil || !a.Changed {
+	if a, err := opsOf(r.conn).Dismiss(context.Background(), r.event("Q1"), "test", "nothing queued"); err != nil || !a.Changed {
 		t.Fatalf("dismiss: %+v %v", a, err)
 	}
 	probes := func() int {

@@ -11,6 +11,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/check"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/console"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
@@ -108,14 +109,14 @@ func (b *consoleBackend) Event(ctx context.Context, id int64) (console.EventDeta
 		t := e.NextAttemptAt
 		d.NextAttemptAt = &t
 	}
-	hist, err := b.d.conn.History(ctx, id)
+	hist, err := b.d.ops.History(ctx, id)
 	if err != nil {
 		return console.EventDetail{}, err
 	}
 	for _, h := range hist {
 		d.History = append(d.History, console.HistoryEntry{At: h.At, Actor: h.Actor, Action: h.Action, Detail: h.Detail})
 	}
-	d.AttemptsLabel, d.AttemptsValue = connector.AttemptsLine(*e, hist)
+	d.AttemptsLabel, d.AttemptsValue = operator.AttemptsLine(*e, hist)
 	doctype, name := e.ResultDoctype, e.ResultName
 	if e.BusinessKey != "" {
 		if bk, err := b.d.db.GetBooking(ctx, e.BusinessKey); err == nil {
@@ -159,9 +160,9 @@ func (b *consoleBackend) document(ctx context.Context, doctype, name string) (*c
 // refuses a live entry), dismiss where the status allows it.
 func (b *consoleBackend) actions(e connector.InboxEvent, doc *console.Document) console.Actions {
 	var a console.Actions
-	why, _ := connector.ReplayRefusal(e, false)
+	why, _ := operator.ReplayRefusal(e, false)
 	a.Replay, a.ReplayWhy = why == "", why
-	if why, _ := connector.ReplayRefusal(e, true); why == "" && !a.Replay && doc != nil &&
+	if why, _ := operator.ReplayRefusal(e, true); why == "" && !a.Replay && doc != nil &&
 		(doc.State == console.DocCancelled || doc.State == console.DocDeleted) {
 		a.Rebook = true
 	}
@@ -174,7 +175,7 @@ func (b *consoleBackend) Replay(ctx context.Context, id int64, actor string) (co
 	if err != nil {
 		return console.ActionResult{}, err
 	}
-	a, err := b.d.conn.Replay(ctx, *e, false, actor)
+	a, err := b.d.ops.Replay(ctx, *e, false, actor)
 	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
 }
 
@@ -185,18 +186,18 @@ func (b *consoleBackend) Rebook(ctx context.Context, id int64, actor string) (co
 	if err != nil {
 		return console.ActionResult{}, err
 	}
-	a, err := b.d.conn.Rebook(ctx, *e, actor)
+	a, err := b.d.ops.Rebook(ctx, *e, actor)
 	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
 }
 
 // Dismiss is `events dismiss <payment id> --reason`: every event of the payment (or refund)
-// that may be dismissed is (connector.DismissPayment).
+// that may be dismissed is (operator.DismissPayment).
 func (b *consoleBackend) Dismiss(ctx context.Context, id int64, actor, reason string) (console.ActionResult, error) {
 	e, err := b.getEvent(ctx, id)
 	if err != nil {
 		return console.ActionResult{}, err
 	}
-	a, err := b.d.conn.DismissPayment(ctx, *e, actor, reason)
+	a, err := b.d.ops.DismissPayment(ctx, *e, actor, reason)
 	return console.ActionResult{Changed: a.Changed, Message: a.Message}, err
 }
 

@@ -157,7 +157,7 @@ func TestConsoleEventHistory(t *testing.T) {
 	if code := jar.post(t, other+"/dismiss", url.Values{"reason": {"duplicate test payment"}}); code != http.StatusSeeOther {
 		t.Fatalf("dismiss: %d", code)
 	}
-	hist, err := d.conn.History(context.Background(), ids["T3stEvtHist001"])
+	hist, err := d.ops.History(context.Background(), ids["T3stEvtHist001"])
 	if err != nil || len(hist) != 1 || hist[0].Actor != "Priya (console)" || hist[0].Action != connector.HistoryReplayed ||
 		hist[0].From != connector.StatusParked || hist[0].Attempts != 1 || hist[0].At.Before(before) ||
 		!strings.HasPrefix(hist[0].Detail, "was parked: no invoice matched") {

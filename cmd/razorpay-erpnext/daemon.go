@@ -18,6 +18,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -29,8 +30,9 @@ type daemon struct {
 	log  zerolog.Logger
 	db   *store.DB
 	conn *connector.Connector
-	pub  net.Listener // webhooks, /healthz
-	adm  net.Listener // /metrics, /readyz, the console
+	ops  *operator.Operator // replay, rebook, dismiss and the history, for the console
+	pub  net.Listener       // webhooks, /healthz
+	adm  net.Listener       // /metrics, /readyz, the console
 	erp  *frappe.Client
 	rzp  *razorpay.Client // nil without razorpay.key_id/key_secret
 	// grace is how long shutdown lets the workers finish the events they hold (drainGrace).
@@ -83,7 +85,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 		db.Close()
 		return nil, err
 	}
-	d := &daemon{cfg: cfg, log: log, db: db, conn: conn, erp: erp, rzp: rzp, grace: drainGrace}
+	d := &daemon{cfg: cfg, log: log, db: db, conn: conn, ops: operatorOf(conn), erp: erp, rzp: rzp, grace: drainGrace}
 	if d.pub, err = net.Listen("tcp", cfg.Listen); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
@@ -132,7 +134,7 @@ func (d *daemon) run(ctx context.Context) error {
 	retentionDone := make(chan struct{})
 	go func() {
 		defer close(retentionDone)
-		d.conn.RunRetention(rctx, retentionInterval)
+		retentionOf(d.conn, d.db, d.cfg, d.log).Run(rctx, retentionInterval)
 	}()
 	stopReconcile := d.startReconcileSchedule()
 	d.log.Info().Str("listen", d.pub.Addr().String()).Int("workers", d.cfg.Workers).Str("driver", d.cfg.Database.Driver).Msg("serving")

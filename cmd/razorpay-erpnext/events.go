@@ -15,6 +15,7 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 )
 
@@ -229,7 +230,8 @@ func shorten(s string, n int) string {
 // cliConnector is a Connector for one CLI command: the store, the ERPNext client, no workers.
 type cliConnector struct {
 	*connector.Connector
-	db *store.DB
+	ops *operator.Operator
+	db  *store.DB
 }
 
 func (c *cliConnector) close() { c.db.Close() }
@@ -241,7 +243,7 @@ func (m *Main) eventsOf(ctx context.Context, path, id string) (*cliConnector, []
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := conn.FindEvents(ctx, id)
+	rows, err := conn.ops.FindEvents(ctx, id)
 	if err != nil {
 		conn.close()
 		return nil, nil, err
@@ -265,5 +267,5 @@ func (m *Main) connectorFor(ctx context.Context, path string) (*cliConnector, er
 		db.Close()
 		return nil, err
 	}
-	return &cliConnector{Connector: conn, db: db}, nil
+	return &cliConnector{Connector: conn, ops: operatorOf(conn), db: db}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 )
 
 func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
@@ -35,7 +36,7 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 			}
 			defer conn.close()
 			if rebook {
-				forgot, err := conn.ForgetCancelledBooking(ctx, args[0])
+				forgot, err := conn.ops.ForgetCancelledBooking(ctx, args[0])
 				if err != nil {
 					return err
 				}
@@ -47,7 +48,7 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 			if status != "" {
 				rows, err = conn.db.ListEvents(ctx, connector.EventFilter{Status: connector.Status(status)})
 			} else {
-				rows, err = conn.FindEvents(ctx, args[0])
+				rows, err = conn.ops.FindEvents(ctx, args[0])
 			}
 			if err != nil {
 				return err
@@ -63,11 +64,29 @@ func (m *Main) eventsReplayCmd(path *string) *cobra.Command {
 // replayEvents replays rows by hand, printing what each replay did and a count. It fails when
 // an event was busy, or when nothing was replayed and some replay was refused.
 func (m *Main) replayEvents(ctx context.Context, conn *cliConnector, rows []connector.InboxEvent, rebook bool) error {
-	n, refused, busy := 0, 0, 0
+	n, busy, refused, err := m.act(rows, func(r connector.InboxEvent) (operator.RowAction, error) {
+		return conn.ops.Replay(ctx, r, rebook, "hand")
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%d event(s) replayed; a running daemon books them within its poll interval\n", n)
+	if busy > 0 {
+		return busyErr(busy)
+	}
+	if n == 0 && refused > 0 {
+		return &exitError{code: exitFailure, err: errors.New("nothing replayed")}
+	}
+	return nil
+}
+
+// act does do to each row in turn, printing what it did, and counts the rows changed, busy and
+// refused; it stops at the first error.
+func (m *Main) act(rows []connector.InboxEvent, do func(connector.InboxEvent) (operator.RowAction, error)) (n, busy, refused int, err error) {
 	for _, r := range rows {
-		a, err := conn.Replay(ctx, r, rebook, "hand")
+		a, err := do(r)
 		if err != nil {
-			return err
+			return n, busy, refused, err
 		}
 		fmt.Fprintln(m.Stdout, a.Message)
 		switch {
@@ -79,14 +98,7 @@ func (m *Main) replayEvents(ctx context.Context, conn *cliConnector, rows []conn
 			refused++
 		}
 	}
-	fmt.Fprintf(m.Stdout, "%d event(s) replayed; a running daemon books them within its poll interval\n", n)
-	if busy > 0 {
-		return busyErr(busy)
-	}
-	if n == 0 && refused > 0 {
-		return &exitError{code: exitFailure, err: errors.New("nothing replayed")}
-	}
-	return nil
+	return n, busy, refused, nil
 }
 
 // busyErr is the exit of replay and dismiss when busy events were claimed by a worker after
@@ -116,19 +128,11 @@ func (m *Main) eventsDismissCmd(path *string) *cobra.Command {
 			if who == "" {
 				who = "an operator"
 			}
-			n, busy := 0, 0
-			for _, r := range rows {
-				a, err := conn.Dismiss(ctx, r, who, why)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(m.Stdout, a.Message)
-				switch {
-				case a.Changed:
-					n++
-				case a.Busy:
-					busy++
-				}
+			n, busy, _, err := m.act(rows, func(r connector.InboxEvent) (operator.RowAction, error) {
+				return conn.ops.Dismiss(ctx, r, who, why)
+			})
+			if err != nil {
+				return err
 			}
 			if busy > 0 {
 				return busyErr(busy)

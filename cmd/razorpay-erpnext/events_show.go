@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 )
 
@@ -39,7 +40,7 @@ func (m *Main) eventsShowCmd(path *string) *cobra.Command {
 					if v.History, err = conn.db.EventHistory(ctx, r.ID); err != nil {
 						return err
 					}
-					_, v.AttemptsInAll, _ = connector.Attempts(r, v.History)
+					_, v.AttemptsInAll, _ = operator.Attempts(r, v.History)
 					views = append(views, v)
 				}
 				return json.NewEncoder(m.Stdout).Encode(map[string]any{"events": views})
@@ -73,7 +74,7 @@ func (m *Main) showSettled(ctx context.Context, path, id string, wait time.Durat
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		rows, err := conn.FindEvents(ctx, id)
+		rows, err := conn.ops.FindEvents(ctx, id)
 		over := !time.Now().Before(deadline)
 		switch {
 		case err == nil && (over || unsettled(rows) == 0):
@@ -108,7 +109,7 @@ func (m *Main) printEvent(ctx context.Context, db *store.DB, r connector.InboxEv
 	if err != nil {
 		fmt.Fprintf(w, "%-16s %v\n", "history:", err)
 	}
-	field(connector.AttemptsLine(r, hist))
+	field(operator.AttemptsLine(r, hist))
 	field("received", r.ReceivedAt.UTC().Format(time.RFC3339))
 	if r.Status == connector.StatusPending {
 		field("next attempt", r.NextAttemptAt.UTC().Format(time.RFC3339))

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"github.com/rs/zerolog"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+)
+
+// operatorOf is what a person does to the inbox, on conn's store and its ERPNext client edge
+// (every call counted, a refused credential pauses the workers), waking conn's idle workers
+// after a replay.
+func operatorOf(conn *connector.Connector) *operator.Operator {
+	p := conn.Ports()
+	return operator.New(operator.Deps{Store: p.Store, ERP: p.ERP, Now: p.Now, Wake: conn.Wake})
+}
+
+// retentionOf purges db's raw bodies older than retention.raw_bodies, counted in conn's metrics.
+func retentionOf(conn *connector.Connector, db *store.DB, cfg connector.Config, log zerolog.Logger) operator.Retention {
+	return operator.Retention{Store: db, Keep: cfg.Retention.RawBodies.D(), Now: conn.Ports().Now, Log: log, Purged: conn.RecordPurge}
+}
