@@ -3,7 +3,6 @@ package connector
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -40,33 +39,29 @@ func (c *Connector) bookReceipt(ctx context.Context, ev *InboxEvent, e *razorpay
 	})
 }
 
-// DismissedBy starts the reason of a row a person dismissed (operator.Dismiss).
-const DismissedBy = "dismissed by "
-
 // dismissedPlan finishes ev as dismissed when a person dismissed another receipt event of the
 // same payment (events dismiss, the console): a later event of that payment — an order.paid
 // with a new event id, a Razorpay retry, a row reconcile queued — must not book what a person
 // decided is never booked (e.g. booked by hand without the payment id). The dismissal holds
-// until a person replays or rebooks an event of the payment (Replay lifts it); nil when no
-// dismissal holds.
+// until a person replays or rebooks an event of the payment (Replay lifts it); it is read from
+// the store's dismissals (Store.Dismissals), never from a row's text. nil when none holds.
 func (c *Connector) dismissedPlan(ctx context.Context, ev *InboxEvent, e *razorpay.Event) (*Plan, error) {
 	key := e.Payment.ID
-	byKey, err := c.store.EventsByBusinessKeys(ctx, []string{key}) // status columns: no bodies read
+	ds, err := c.store.Dismissals(ctx, key)
 	if err != nil {
-		return nil, failed("read the events of "+key, err)
+		return nil, failed("read the dismissals of "+key, err)
 	}
-	for _, r := range byKey[key] {
-		if r.ID == ev.ID || r.BusinessKey != key || r.Status != StatusDismissed || RouteOf(r.Event) != RouteReceipt ||
-			!strings.HasPrefix(r.LastError, DismissedBy) {
+	for _, d := range ds {
+		if d.InboxID == ev.ID || !d.Holds() || RouteOf(d.Event) != RouteReceipt {
 			continue
 		}
 		hint := "replay this event (events replay " + ev.EventID + ")"
 		if ev.EventID == "" { // a body explained before delivery: replaying the dismissed event lifts it too
-			hint = "replay event " + r.EventID + " (events replay " + r.EventID + ")"
+			hint = "replay event " + d.EventID + " (events replay " + d.EventID + ")"
 		}
 		return newPlan(e, receiptBooking(e.Payment)).dismissed(fmt.Sprintf(
 			"not booked: payment %s was dismissed with event %s (%s); to book it after all, %s",
-			key, r.EventID, shortReason(r.LastError), hint)), nil
+			key, d.EventID, shortReason(d.Text()), hint)), nil
 	}
 	return nil, nil
 }

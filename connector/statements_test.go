@@ -40,7 +40,7 @@ type bookingBudget struct {
 // plainBudget is one plain booking on either driver (2026-12-03). The intake: the INSERT of the
 // inbox row. The worker: one SELECT of the due candidates (both indexes in one statement), the
 // claiming UPDATE and the read of the claimed row; the payment state upsert (no read back when
-// it moved); the look-up of a dismissed receipt event of the payment (SELECT inbox); the
+// it moved); the look-up of a dismissal of the payment (SELECT dismissals); the
 // booking claim (INSERT … RETURNING, no read back); the invoice lock (INSERT … RETURNING); the
 // fences before the write (UPDATE bookings, the lock's INSERT … RETURNING); FinishBooking
 // (UPDATE bookings); the key's other rows marked duplicates and the waiters of the receipt and
@@ -50,7 +50,7 @@ type bookingBudget struct {
 // same booking cost 23 statements and 14 commits.
 var plainBudget = bookingBudget{
 	intake: map[string]int{"INSERT inbox": 1}, intakeCommits: 1,
-	worker: map[string]int{"SELECT inbox": 3, "UPDATE inbox": 5, "INSERT payment_states": 1, "INSERT bookings": 1,
+	worker: map[string]int{"SELECT inbox": 2, "SELECT dismissals": 1, "UPDATE inbox": 5, "INSERT payment_states": 1, "INSERT bookings": 1,
 		"UPDATE bookings": 2, "INSERT locks": 2, "DELETE locks": 1},
 	workerCommits: 12,
 }

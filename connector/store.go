@@ -90,6 +90,33 @@ type Booking struct {
 	UpdatedAt   time.Time    `db:"updated_at"`
 }
 
+// Dismissal is a person's decision that an inbox row's payment is never booked (events dismiss,
+// the console's Dismiss), one row of the store's dismissals table, recorded in the same
+// transaction as the row's move to dismissed (Store.SetEventStatusBy). While it holds, no other
+// receipt event of BusinessKey is booked (the worker finishes them dismissed); a replay or rebook
+// of the row, or of another receipt event of the payment, lifts it. Times are UTC.
+type Dismissal struct {
+	ID          int64
+	InboxID     int64      // the inbox row dismissed
+	EventID     string     // its event id
+	Event       string     // its event, e.g. "payment.captured"
+	BusinessKey string     // its business key (pay_…); "" when it has none
+	Actor       string     // who: $USER for events dismiss, "Priya Sharma (console)"
+	Reason      string     // why, as the person typed it
+	At          time.Time  // when
+	LiftedBy    string     // who lifted it (replayed or rebooked an event of the payment); "" while it holds
+	LiftedAt    *time.Time // when it was lifted; nil while it holds
+}
+
+// DismissedBy starts the LastError of a row a person dismissed (operator.Dismiss).
+const DismissedBy = "dismissed by "
+
+// Holds reports whether the dismissal still keeps its payment from being booked.
+func (d Dismissal) Holds() bool { return d.LiftedAt == nil }
+
+// Text is the dismissal as the row's LastError says it: "dismissed by <who>: <why>".
+func (d Dismissal) Text() string { return DismissedBy + d.Actor + ": " + d.Reason }
+
 // EventFilter selects inbox rows for listing.
 type EventFilter struct {
 	Status Status    // "" = any
@@ -145,10 +172,20 @@ type Store interface {
 	SetEventStatusFrom(ctx context.Context, id int64, from, status Status, reason string, now time.Time) error
 	// SetEventStatusBy is SetEventStatusFrom for a person's decision, with h recorded as the
 	// row's history entry in the same transaction (both or neither; From, To and EventID are
-	// the call's). Nothing is recorded when the row did not change.
+	// the call's). Nothing is recorded when the row did not change. A dismissal (status
+	// dismissed, h.Action HistoryDismissed) also inserts the row's Dismissal (who h.Actor, why
+	// h.Detail, when h.At); a move to any status but dismissed lifts the row's dismissals that
+	// hold (LiftedBy h.Actor), in the same transaction.
 	SetEventStatusBy(ctx context.Context, id int64, from, status Status, reason string, h HistoryEntry, now time.Time) error
 	// EventHistory returns the history entries of row id, oldest first.
 	EventHistory(ctx context.Context, id int64) ([]HistoryEntry, error)
+	// Dismissals returns the dismissals of businessKey, held and lifted, in the order of the
+	// rows dismissed (then of the dismissals); none for an empty key.
+	Dismissals(ctx context.Context, businessKey string) ([]Dismissal, error)
+	// LiftDismissal lifts dismissal d (LiftedBy by, LiftedAt now) and, while its row is still
+	// dismissed, sets that row's LastError to reason (the lifecycle's lift), in one transaction.
+	// Lifting a dismissal lifted already changes nothing.
+	LiftDismissal(ctx context.Context, d Dismissal, by, reason string, now time.Time) error
 	// MarkDuplicates turns the parked, pending and dead rows of businessKey other than exceptID into
 	// StatusDuplicate, with LastError naming the booked document; returns how many changed.
 	// Rows of EventRefundFailed are never touched: they reverse the booking, not repeat it.

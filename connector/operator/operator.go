@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
@@ -21,10 +20,11 @@ type Store interface {
 	GetEvent(ctx context.Context, id int64) (*connector.InboxEvent, error)
 	FindEvents(ctx context.Context, key string) ([]connector.InboxEvent, error)
 	EventHistory(ctx context.Context, id int64) ([]connector.HistoryEntry, error)
-	SetEventStatusFrom(ctx context.Context, id int64, from, status connector.Status, reason string, now time.Time) error
 	SetEventStatusBy(ctx context.Context, id int64, from, status connector.Status, reason string, h connector.HistoryEntry, now time.Time) error
 	GetBooking(ctx context.Context, businessKey string) (*connector.Booking, error)
 	ForgetBooking(ctx context.Context, businessKey string) error
+	Dismissals(ctx context.Context, businessKey string) ([]connector.Dismissal, error)
+	LiftDismissal(ctx context.Context, d connector.Dismissal, by, reason string, now time.Time) error
 }
 
 // ERPNext is the part of connector.ERPNext a rebook uses: it reads the booked entry.
@@ -127,25 +127,23 @@ func (o *Operator) replay(ctx context.Context, r connector.InboxEvent, rebook bo
 }
 
 // liftDismissal ends a person's dismissal of r's payment when that person replays one of its
-// receipt events: the other dismissed rows stay dismissed (they are not booked themselves) but
-// their reason says the dismissal was lifted, so they no longer keep the payment's events from
-// booking (the receipt job's dismissal check).
+// receipt events: the dismissals of its other receipt rows are lifted (Store.LiftDismissal), and
+// those rows stay dismissed (they are not booked themselves) with a reason saying so. r's own
+// dismissal is lifted by its replay (Store.SetEventStatusBy).
 func (o *Operator) liftDismissal(ctx context.Context, r connector.InboxEvent, by string) error {
 	if r.BusinessKey == "" || connector.RouteOf(r.Event) != connector.RouteReceipt {
 		return nil
 	}
-	rows, err := o.store.FindEvents(ctx, r.BusinessKey)
+	ds, err := o.store.Dismissals(ctx, r.BusinessKey)
 	if err != nil {
 		return err
 	}
-	for _, e := range rows {
-		if e.ID == r.ID || e.BusinessKey != r.BusinessKey || e.Status != connector.StatusDismissed ||
-			connector.RouteOf(e.Event) != connector.RouteReceipt || !strings.HasPrefix(e.LastError, connector.DismissedBy) {
+	for _, d := range ds {
+		if d.InboxID == r.ID || !d.Holds() || connector.RouteOf(d.Event) != connector.RouteReceipt {
 			continue
 		}
-		reason := fmt.Sprintf("dismissal lifted: %s replayed by %s (was %s)", r.EventID, by, shorten(e.LastError, 500))
-		err := o.store.SetEventStatusFrom(ctx, e.ID, connector.StatusDismissed, connector.StatusDismissed, reason, o.now())
-		if err != nil && !errors.Is(err, connector.ErrStatusChanged) {
+		reason := fmt.Sprintf("dismissal lifted: %s replayed by %s (was %s)", r.EventID, by, shorten(d.Text(), 500))
+		if err := o.store.LiftDismissal(ctx, d, by, reason, o.now()); err != nil {
 			return err
 		}
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // migrationCount is the number of files in migrations/<driver>/.
-const migrationCount = 21
+const migrationCount = 25
 
 var migrateCases = []contractCase{
 	{"MigrateIsIdempotent", func(t *testing.T, b backend) {

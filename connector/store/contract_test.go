@@ -59,6 +59,7 @@ func contractCases() []contractCase {
 	all = append(all, textCases...)
 	all = append(all, historyCases...)
 	all = append(all, guardCases...)
+	all = append(all, dismissalCases...)
 	return all
 }
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
@@ -20,3 +21,10 @@ func DueCandidatesArgs(d *DB, now time.Time) []any {
 	return []any{connector.StatusProcessing, d.arg(now), claimCandidates, connector.StatusPending, d.arg(now),
 		claimCandidates, claimCandidates}
 }
+
+// MigrateTo applies the migrations up to and including version, as a release that knew no
+// later ones would have left the database (without the lifecycle guard).
+func MigrateTo(ctx context.Context, d *DB, version string) error { return d.migrate(ctx, version) }
+
+// TimeArg is t as a query argument on d's driver.
+func TimeArg(d *DB, t time.Time) any { return d.arg(t) }

@@ -22,7 +22,9 @@ const (
 // status from to status (the same conditional UPDATE) and h is inserted as its history entry
 // (EventID, From and To are set from id, from and status; At from now when zero), both in one
 // transaction or neither. Errors as for SetEventStatusFrom; nothing is recorded when the row
-// did not change.
+// did not change. A dismissal (status dismissed, h.Action HistoryDismissed) inserts the row's
+// dismissal (who h.Actor, why h.Detail, when h.At) and a move to any other status lifts the
+// row's dismissals that hold, in the same transaction (dismissals.go).
 func (d *DB) SetEventStatusBy(ctx context.Context, id int64, from, status connector.Status, reason string, h connector.HistoryEntry, now time.Time) error {
 	if from == "" {
 		return fmt.Errorf("store: set event %d status: empty expected status", id)
@@ -54,6 +56,9 @@ func (d *DB) SetEventStatusBy(ctx context.Context, id int64, from, status connec
 		if _, err := tx.ExecContext(ctx, `INSERT INTO inbox_history (inbox_id, at, actor, action, from_status, to_status, detail, attempts)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, d.arg(h.At), truncateBytes(h.Actor, maxHistoryActor), h.Action, from, status,
 			truncateBytes(h.Detail, maxHistoryDetail), h.Attempts); err != nil {
+			return err
+		}
+		if err := d.recordDismissal(ctx, tx, id, from, status, h); err != nil {
 			return err
 		}
 		changed = true

@@ -14,7 +14,8 @@ import (
 // SetEventStatus moves the row id to status for a person (events replay|dismiss) and clears
 // its lease. StatusPending replays: NextAttemptAt now and Attempts 0. Any other final status
 // (dismissed, done, parked, dead, skipped, duplicate) is set as is. A non-empty reason replaces
-// LastError; an empty one keeps it. StatusProcessing is refused (it needs a lease);
+// LastError; an empty one keeps it. A move to any status but dismissed lifts the row's
+// dismissals that hold (lifted_by the lifecycle action). StatusProcessing is refused (it needs a lease);
 // connector.ErrNotFound when the row does not exist.
 //
 // A row that is processing under a lease still live at now (lease_until >= now) is left alone
@@ -50,8 +51,14 @@ func (d *DB) setEventStatus(ctx context.Context, id int64, from, status connecto
 		return err
 	}
 	n, err := d.exec(ctx, fmt.Sprintf("set event %d status %s", id, status), query, args...)
-	if err != nil || n > 0 {
+	if err != nil {
 		return err
+	}
+	if n > 0 {
+		if status == connector.StatusDismissed {
+			return nil
+		}
+		return d.liftRowDismissals(ctx, id, action, now)
 	}
 	return d.statusUnchanged(ctx, id, from, status, now)
 }
