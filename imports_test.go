@@ -22,8 +22,10 @@ var allowed = map[string][]string{
 	// The configuration file is read at the edge: the core runs with a Config, never parses one.
 	"connector/config": {"internal/redact"},
 	"connector":        {"connector/config", "razorpay", "frappe", "mapping", "internal/sleep"},
+	// Webhook intake: verify, store, wake; given the secrets, the store's insert and counters.
+	"connector/intake": {"connector", "connector/config", "razorpay"},
 	// The HTTP edge of the core: webhook intake, probes, /metrics.
-	"connector/httpapi": {"connector"},
+	"connector/httpapi": {"connector", "connector/intake"},
 	// What a person does to the inbox and reads of it, and retention: on the store it is given.
 	"connector/operator": {"connector", "frappe", "razorpay"},
 	"connector/store":    {"connector", "internal/redact"},
@@ -41,7 +43,7 @@ var allowed = map[string][]string{
 	"internal/sharedtest": {}, // test helper: finds shared/ beside the checkout
 	"internal/pgtest":     {}, // test helper: a PostgreSQL database of its own per test (TEST_POSTGRES_DSN)
 	// Test helper of the core's packages: the simulated site every booking test starts from.
-	"connector/internal/sitetest": {"connector", "connector/config", "frappe", "frappe/erpnextsim"},
+	"connector/internal/sitetest": {"connector", "connector/config", "connector/intake", "connector/operator", "frappe", "frappe/erpnextsim"},
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
 	"console":              {"internal/redact", "razorpay"},
@@ -58,6 +60,8 @@ var allowed = map[string][]string{
 var onlyImportedBy = map[string][]string{
 	"console":             {"cmd/razorpay-erpnext"},
 	"connector/httpapi":   {"cmd/razorpay-erpnext"},
+	"connector/intake":    {"connector/httpapi", "cmd/razorpay-erpnext", "connector/internal/sitetest"},
+	"connector/operator":  {"cmd/razorpay-erpnext", "connector/internal/sitetest"},
 	"connector/reconcile": {"cmd/razorpay-erpnext"},
 }
 

@@ -1,6 +1,5 @@
 // Package connector is the core of razorpay-erpnext (DESIGN.md §4): the worker that books each
-// inbox event into ERPNext exactly once, intake's policy, the retry policy and the error
-// vocabulary. It talks to its database through Store and to ERPNext and Razorpay through the
+// inbox event into ERPNext exactly once, the retry policy and the error vocabulary. It talks to its database through Store and to ERPNext and Razorpay through the
 // ERPNext and RazorpayAPI ports, implemented by connector/store, frappe.Client and
 // razorpay.Client.
 //
@@ -19,11 +18,11 @@
 //     fields.go;
 //   - decide.go (→ Plan, reads only) and apply.go (the writes);
 //   - one job per route: process.go, receipt.go, refund.go, void.go;
-//   - entry points: worker.go, drain.go, explain.go (Explain is Decide printed), intake.go,
+//   - entry points: worker.go, drain.go, explain.go (Explain is Decide printed), ready.go,
 //     comment.go.
 //
 // connector/check validates a configuration against the live site, reading only;
-// connector/operator is what a person does to the inbox (replay, rebook, dismiss, history) and
+// connector/intake receives webhooks into the inbox (verify, store, wake); connector/operator is what a person does to the inbox (replay, rebook, dismiss, history) and
 // the retention of raw bodies, on the store it is given.
 package connector
 

@@ -346,15 +346,27 @@ func eventLabel(event string) string {
 	return "other"
 }
 
-// countWebhook counts one webhook request by event and outcome.
-func (c *Connector) countWebhook(event, outcome string) {
+// WebhookCounters counts webhook requests on a Connector's metrics, for connector/intake
+// (intake.Counters): Webhook by event and outcome (MetricWebhooks; "accepted" also sets
+// MetricLastWebhook), Abandoned a sender gone before its event was stored
+// (MetricWebhooksAbandoned).
+type WebhookCounters struct{ m *metrics }
+
+// WebhookCounters returns the webhook counters of c's metrics.
+func (c *Connector) WebhookCounters() WebhookCounters { return WebhookCounters{c.metrics} }
+
+// Webhook counts one webhook request by event and outcome.
+func (w WebhookCounters) Webhook(event, outcome string) {
 	key := [2]string{eventLabel(event), outcome}
-	ch, ok := c.metrics.webhookBy.Load(key)
+	ch, ok := w.m.webhookBy.Load(key)
 	if !ok {
-		ch, _ = c.metrics.webhookBy.LoadOrStore(key, c.metrics.webhooks.WithLabelValues(key[0], key[1]))
+		ch, _ = w.m.webhookBy.LoadOrStore(key, w.m.webhooks.WithLabelValues(key[0], key[1]))
 	}
 	ch.(prometheus.Counter).Inc()
 	if outcome == "accepted" {
-		c.metrics.lastOK.SetToCurrentTime()
+		w.m.lastOK.SetToCurrentTime()
 	}
 }
+
+// Abandoned counts a webhook whose sender disconnected before its event was stored.
+func (w WebhookCounters) Abandoned() { w.m.abandoned.Inc() }

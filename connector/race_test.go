@@ -15,6 +15,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
@@ -56,7 +58,7 @@ func (r *rig) otherStore(cfg connector.Config, front func(http.Handler) http.Han
 // book delivers body as eventID to the other store and processes it; it returns the inbox row.
 // It may run on another goroutine than the test's, so it reports with Errorf.
 func (o *otherStore) book(t *testing.T, eventID string, body []byte) connector.InboxEvent {
-	if _, err := o.conn.Receive(context.Background(), connector.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID(eventID)}); err != nil {
+	if _, err := sitetest.Intake(o.conn).Receive(context.Background(), intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID(eventID)}); err != nil {
 		t.Errorf("receive %s: %v", eventID, err)
 		return connector.InboxEvent{}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
@@ -230,7 +231,7 @@ func headerID(name string) string {
 // test's name for it (headerID).
 func (r *rig) deliver(eventID string, body []byte) connector.InboxEvent {
 	r.t.Helper()
-	dup, err := r.conn.Receive(context.Background(), connector.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID(eventID)})
+	dup, err := sitetest.Intake(r.conn).Receive(context.Background(), intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID(eventID)})
 	if err != nil || dup {
 		r.t.Fatalf("deliver %s: duplicate %v, %v", eventID, dup, err)
 	}

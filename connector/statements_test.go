@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sqlcount"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -58,16 +60,16 @@ var plainBudget = bookingBudget{
 // plainBooking delivers one payment.captured webhook for one Sales Invoice and books it with
 // one ProcessNext, as a worker does, and returns what the intake and the worker each cost the
 // store, counted at the driver edge.
-func plainBooking(t *testing.T, r *rig, c *sqlcount.Counter, id string) (intake, worker sqlcount.Counts) {
+func plainBooking(t *testing.T, r *rig, c *sqlcount.Counter, id string) (received, worker sqlcount.Counts) {
 	t.Helper()
 	inv := r.invoice("Test Customer", "1180.00")
 	body := captured(t, id, 118000, inv, nil)
 	c.Reset()
-	dup, err := r.conn.Receive(context.Background(), connector.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID("E" + id[len(id)-4:])})
+	dup, err := sitetest.Intake(r.conn).Receive(context.Background(), intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID("E" + id[len(id)-4:])})
 	if err != nil || dup {
 		t.Fatalf("receive %s: duplicate %v, %v", id, dup, err)
 	}
-	intake = c.Snapshot()
+	received = c.Snapshot()
 	c.Reset()
 	did, err := r.conn.ProcessNext(context.Background(), 0)
 	worker = c.Snapshot()
@@ -78,7 +80,7 @@ func plainBooking(t *testing.T, r *rig, c *sqlcount.Counter, id string) (intake,
 	if b, err := r.db.GetBooking(context.Background(), id); err != nil || b.State != connector.BookingBooked {
 		t.Fatalf("booking of %s: %+v, %v; want booked", id, b, err)
 	}
-	return intake, worker
+	return received, worker
 }
 
 // The store statements and commits of one plain booking, on each driver, after a first

@@ -14,6 +14,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -179,31 +181,31 @@ func TestReceive(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()
 	body := readSample(t, "payment.captured.json")
-	dup, err := r.conn.Receive(ctx, connector.Delivery{Body: body, Signature: razorpay.Sign(secretOld, body), EventID: " T3stEvtCapNb01 "})
+	dup, err := sitetest.Intake(r.conn).Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretOld, body), EventID: " T3stEvtCapNb01 "})
 	if err != nil || dup {
 		t.Fatalf("first: %v %v", dup, err)
 	}
-	if dup, err := r.conn.Receive(ctx, connector.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: "T3stEvtCapNb01"}); err != nil || !dup {
+	if dup, err := sitetest.Intake(r.conn).Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: "T3stEvtCapNb01"}); err != nil || !dup {
 		t.Errorf("second: duplicate %v, %v", dup, err)
 	}
 	row := r.event("T3stEvtCapNb01")
 	if row.AccountID != account || row.BusinessKey != "pay_T3stPayNetb001" || row.Event != "payment.captured" || row.EventCreatedAt == nil {
 		t.Errorf("stored %+v", row)
 	}
-	if _, err := r.conn.Receive(ctx, connector.Delivery{Body: body, Signature: razorpay.Sign("other", body), EventID: "E2"}); !errors.Is(err, connector.ErrBadSignature) {
+	if _, err := sitetest.Intake(r.conn).Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign("other", body), EventID: "E2"}); !errors.Is(err, intake.ErrBadSignature) {
 		t.Errorf("bad signature: %v", err)
 	}
-	if _, err := r.conn.Receive(ctx, connector.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: strings.Repeat("x", 65)}); !errors.Is(err, connector.ErrBadEventID) {
+	if _, err := sitetest.Intake(r.conn).Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: strings.Repeat("x", 65)}); !errors.Is(err, intake.ErrBadEventID) {
 		t.Errorf("long event id: %v", err)
 	}
 	bad := []byte(`{"entity":"event","event":1}`)
-	if _, err := r.conn.Receive(ctx, connector.Delivery{Body: bad, Signature: razorpay.Sign(secretNew, bad), EventID: headerID("E3")}); err != nil {
+	if _, err := sitetest.Intake(r.conn).Receive(ctx, intake.Delivery{Body: bad, Signature: razorpay.Sign(secretNew, bad), EventID: headerID("E3")}); err != nil {
 		t.Errorf("unparseable but signed: %v", err)
 	}
 	if e := r.want("E3", connector.StatusDead, "webhook body does not parse"); e.AccountID != account {
 		t.Errorf("dead row of account %q", e.AccountID)
 	}
-	r.conn.RefuseTooLarge()
+	sitetest.Intake(r.conn).RefuseTooLarge()
 	closed, err := store.Open(ctx, "sqlite", filepath.Join(t.TempDir(), "closed.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +215,7 @@ func TestReceive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Receive(ctx, connector.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID("E4")}); err == nil {
+	if _, err := sitetest.Intake(c).Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID("E4")}); err == nil {
 		t.Error("a closed store accepted the webhook")
 	}
 	if ok, status, _ := c.Ready(ctx); ok || status != "store unavailable" {
@@ -341,7 +343,7 @@ func TestPausedWorkersRecheckWithNothingQueued(t *testing.T) {
 	if paused, _ := r.conn.Paused(); !paused {
 		t.Fatal("not paused after ERPNext's 401")
 	}
-	if a, err := opsOf(r.conn).Dismiss(context.Background(), r.event("Q1"), "test", "nothing queued"); err != nil || !a.Changed {
+	if a, err := sitetest.Operator(r.conn).Dismiss(context.Background(), r.event("Q1"), "test", "nothing queued"); err != nil || !a.Changed {
 		t.Fatalf("dismiss: %+v %v", a, err)
 	}
 	probes := func() int {

@@ -106,9 +106,10 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 // workers (no new claims; events in progress finish within d.grace, else they are
 // interrupted and written back as retries), stop retention, close the store last.
 func (d *daemon) run(ctx context.Context) error {
-	pub := &http.Server{Handler: httpapi.Public(d.conn, d.cfg.WebhookPath), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
+	in := intakeOf(d.conn)
+	pub := &http.Server{Handler: httpapi.Public(in, d.cfg.WebhookPath), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
 	servers := []*http.Server{pub}
-	listeners := []net.Listener{httpapi.PublicListener(d.pub, d.conn)}
+	listeners := []net.Listener{httpapi.PublicListener(d.pub, in)}
 	bctx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBackground()
 	if d.adm != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 )
 
 // The admin listener: /metrics behind admin_token (compared whole, never echoed), the probes
@@ -54,7 +55,7 @@ func TestAdminTokenGuardsMetricsOnly(t *testing.T) {
 		t.Errorf("/metrics lacks the connector's series:\n%.500s", w.Body.String())
 	}
 	w = httptest.NewRecorder()
-	httpapi.Public(c, "/webhooks/razorpay").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	httpapi.Public(sitetest.Intake(c), "/webhooks/razorpay").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 	if w.Code != http.StatusOK || strings.TrimSpace(w.Body.String()) != `{"status":"ok"}` {
 		t.Errorf("/healthz %d %s", w.Code, w.Body)
 	}

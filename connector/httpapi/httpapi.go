@@ -1,7 +1,7 @@
 // Package httpapi is the HTTP edge of the connector: the webhook endpoint and /healthz on the
 // public listener, /readyz and /metrics on the admin listener. It reads requests, maps the
 // core's answers to HTTP statuses in one place and writes JSON; the policy is the core's
-// (connector.Receive, connector.Ready).
+// (intake.Receive, connector.Ready).
 package httpapi
 
 import (
@@ -16,45 +16,46 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
 )
 
 // Public serves the public listener: webhookPath (the webhook, see Webhook) and /healthz
 // (process up: 200 {"status":"ok"}).
-func Public(c *connector.Connector, webhookPath string) http.Handler {
+func Public(in *intake.Intake, webhookPath string) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(webhookPath, Webhook(c))
+	mux.Handle(webhookPath, Webhook(in))
 	mux.HandleFunc("/healthz", healthz)
 	return mux
 }
 
-// PublicListener bounds l, the public listener, to 2 × c.MaxInFlight() open connections: past
+// PublicListener bounds l, the public listener, to 2 × in.MaxInFlight() open connections: past
 // that, new connections wait in the kernel's accept queue (bounded by its backlog) instead of
 // each holding a goroutine and its buffers in the process (about 30 KiB each, which is what an
 // overloaded daemon's memory was made of). Idle keep-alive connections count until the
 // server's idle timeout closes them.
-func PublicListener(l net.Listener, c *connector.Connector) net.Listener {
-	return netutil.LimitListener(l, 2*c.MaxInFlight())
+func PublicListener(l net.Listener, in *intake.Intake) net.Listener {
+	return netutil.LimitListener(l, 2*in.MaxInFlight())
 }
 
 // Webhook answers (DESIGN.md §4 steps 1–2):
 //   - 405 for anything but POST;
 //   - 503 with "Retry-After: 1" at once, the body unread, nothing stored and the connection
 //     closed after the answer, when
-//     c.MaxInFlight() webhook requests are already being served by this handler (server.max_in_flight;
+//     in.MaxInFlight() webhook requests are already being served by this handler (server.max_in_flight;
 //     counted as outcome "overloaded"): an overloaded process sheds load instead of queueing
 //     without limit, and Razorpay retries (spec/razorpay.md §1.4);
-//   - 413 for a body over connector.MaxWebhookBody;
+//   - 413 for a body over intake.MaxWebhookBody;
 //   - 401 when X-Razorpay-Signature is missing or matches no configured secret (nothing stored);
-//   - 400 when X-Razorpay-Event-Id is missing or not a Razorpay event id (connector.ErrBadEventID);
+//   - 400 when X-Razorpay-Event-Id is missing or not a Razorpay event id (intake.ErrBadEventID);
 //   - 503 when the store cannot record the event (Razorpay retries), also when the sender
-//     disconnected meanwhile (connector.ErrSenderGone; nobody reads that answer);
+//     disconnected meanwhile (intake.ErrSenderGone; nobody reads that answer);
 //   - 200 {"status":"accepted"} when stored, 200 {"status":"duplicate"} when the
 //     (account id, event id) pair was stored before. A body that verifies but does not parse is
 //     stored as dead with the reason and also answered 200.
 //
 // Nothing is sent to ERPNext or Razorpay inside the request.
-func Webhook(c *connector.Connector) http.Handler {
-	slots := make(chan struct{}, max(c.MaxInFlight(), 1))
+func Webhook(in *intake.Intake) http.Handler {
+	slots := make(chan struct{}, max(in.MaxInFlight(), 1))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
@@ -65,7 +66,7 @@ func Webhook(c *connector.Connector) http.Handler {
 		case slots <- struct{}{}:
 			defer func() { <-slots }()
 		default:
-			c.RefuseOverloaded()
+			in.RefuseOverloaded()
 			w.Header().Set("Retry-After", "1")
 			w.Header().Set("Connection", "close") // an idle keep-alive connection holds memory too
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "too many webhooks in flight, retry later"})
@@ -75,19 +76,19 @@ func Webhook(c *connector.Connector) http.Handler {
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				c.RefuseTooLarge()
+				in.RefuseTooLarge()
 				writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "body exceeds 1 MiB"})
 				return
 			}
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "could not read body"})
 			return
 		}
-		dup, err := c.Receive(r.Context(), connector.Delivery{Body: body, Signature: r.Header.Get("X-Razorpay-Signature"),
+		dup, err := in.Receive(r.Context(), intake.Delivery{Body: body, Signature: r.Header.Get("X-Razorpay-Signature"),
 			EventID: r.Header.Get("X-Razorpay-Event-Id"), Remote: r.RemoteAddr})
 		switch {
-		case errors.Is(err, connector.ErrBadSignature):
+		case errors.Is(err, intake.ErrBadSignature):
 			writeRaw(w, http.StatusUnauthorized, answerBadSignature)
-		case errors.Is(err, connector.ErrBadEventID):
+		case errors.Is(err, intake.ErrBadEventID):
 			writeRaw(w, http.StatusBadRequest, answerBadEventID)
 		case err != nil:
 			writeRaw(w, http.StatusServiceUnavailable, answerUnavailable)
@@ -156,11 +157,11 @@ var (
 // not make max_in_flight requests hold 1 MiB each up front.
 const presizeLimit = 64 << 10
 
-// readBody reads the request body, at most connector.MaxWebhookBody bytes (a longer one is a
+// readBody reads the request body, at most intake.MaxWebhookBody bytes (a longer one is a
 // *http.MaxBytesError), into one buffer sized from Content-Length when the sender gave one of
 // at most presizeLimit.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	src := http.MaxBytesReader(w, r.Body, connector.MaxWebhookBody)
+	src := http.MaxBytesReader(w, r.Body, intake.MaxWebhookBody)
 	n := r.ContentLength
 	if n <= 0 || n > presizeLimit {
 		return io.ReadAll(src)

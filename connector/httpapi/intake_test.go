@@ -17,6 +17,8 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -42,7 +44,7 @@ func newIntake(t testing.TB, s connector.Store) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httpapi.Public(c, "/webhooks/razorpay")
+	return httpapi.Public(sitetest.Intake(c), "/webhooks/razorpay")
 }
 
 func sqliteStore(t testing.TB) *store.DB {
@@ -158,7 +160,7 @@ func TestIntake(t *testing.T) {
 	})
 	t.Run("OverOneMiBIs413", func(t *testing.T) {
 		s := sqliteStore(t)
-		big := make([]byte, connector.MaxWebhookBody+1)
+		big := make([]byte, intake.MaxWebhookBody+1)
 		for i := range big {
 			big[i] = ' '
 		}

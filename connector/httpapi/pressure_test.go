@@ -16,6 +16,7 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -53,7 +54,7 @@ func metric(t *testing.T, c *connector.Connector, series string) string {
 func TestSenderGoneIsNotStoreUnavailable(t *testing.T) {
 	var logs bytes.Buffer
 	c := newConnector(t, sqliteStore(t), 0, zerolog.New(&logs))
-	h := httpapi.Public(c, "/webhooks/razorpay")
+	h := httpapi.Public(sitetest.Intake(c), "/webhooks/razorpay")
 	body := readSample(t, "payment.captured.json")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -108,7 +109,7 @@ func TestInFlightWebhooksAreBounded(t *testing.T) {
 	db := sqliteStore(t)
 	bs := &blockingStore{Store: db, entered: make(chan struct{}), release: make(chan struct{})}
 	c := newConnector(t, bs, bound, zerolog.Nop())
-	h := httpapi.Public(c, "/webhooks/razorpay")
+	h := httpapi.Public(sitetest.Intake(c), "/webhooks/razorpay")
 	body := readSample(t, "payment.captured.json")
 	post := func(eventID string, b io.Reader) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/razorpay", b)

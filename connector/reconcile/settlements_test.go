@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
@@ -80,7 +82,7 @@ func TestSettlementSweep(t *testing.T) {
 	}
 	for _, ev := range e.sim.State().Events {
 		if ev.Event == connector.EventSettlementProcessed {
-			if _, err := off.Receive(ctx, connector.Delivery{Body: []byte(ev.Body), Signature: razorpay.Sign("whsec-reconcile", []byte(ev.Body)), EventID: ev.ID}); err != nil {
+			if _, err := sitetest.Intake(off).Receive(ctx, intake.Delivery{Body: []byte(ev.Body), Signature: razorpay.Sign("whsec-reconcile", []byte(ev.Body)), EventID: ev.ID}); err != nil {
 				t.Fatal(err)
 			}
 		}

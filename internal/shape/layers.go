@@ -30,8 +30,8 @@ var coreLayers = map[string]int{
 	"decide.go": 4, "apply.go": 4, "settle_decide.go": 4,
 	// 5. one job per route
 	"process.go": 5, "receipt.go": 5, "refund.go": 5, "void.go": 5, "settle.go": 5,
-	// 6. entry points: the worker, drain, explain, intake
-	"worker.go": 6, "drain.go": 6, "explain.go": 6, "intake.go": 6, "comment.go": 6,
+	// 6. entry points: the worker, drain, explain, readiness
+	"worker.go": 6, "drain.go": 6, "explain.go": 6, "ready.go": 6, "comment.go": 6,
 	"settle_report.go": 6,
 }
 

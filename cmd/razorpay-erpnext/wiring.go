@@ -4,6 +4,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 )
@@ -19,4 +20,12 @@ func operatorOf(conn *connector.Connector) *operator.Operator {
 // retentionOf purges db's raw bodies older than retention.raw_bodies, counted in conn's metrics.
 func retentionOf(conn *connector.Connector, db *store.DB, cfg connector.Config, log zerolog.Logger) operator.Retention {
 	return operator.Retention{Store: db, Keep: cfg.Retention.RawBodies.D(), Now: conn.Ports().Now, Log: log, Purged: conn.RecordPurge}
+}
+
+// intakeOf receives webhooks into conn's store with the webhook secrets and account of its
+// configuration, counted in conn's metrics, waking conn's workers.
+func intakeOf(conn *connector.Connector) *intake.Intake {
+	p := conn.Ports()
+	return intake.New(intake.Deps{Secrets: p.Config.Razorpay.WebhookSecrets, AccountID: p.Config.Razorpay.AccountID,
+		MaxInFlight: p.Config.Server.MaxInFlight, Store: p.Store, Now: p.Now, Log: p.Log, Wake: conn.Wake, Counters: conn.WebhookCounters()})
 }
