@@ -211,7 +211,7 @@ func TestContentionWaitsWithoutSpendingAttempts(t *testing.T) {
 	r.deliver("E1", captured(t, "pay_T3stLock000001", 50000, inv, nil))
 	r.work()
 	e := r.want("E1", connector.StatusPending, "waiting for the lock on Sales Invoice "+inv+"; runs again as soon as it is released")
-	if e.Attempts != 0 || e.WaitFor != "lock:invoice:"+inv || e.NextAttemptAt.Before(now.Add(20*time.Second)) || e.NextAttemptAt.After(now.Add(31*time.Second)) {
+	if e.Attempts != 0 || e.WaitFor != (connector.Wait{Kind: connector.WaitOnLock, Key: "invoice:" + inv}) || e.NextAttemptAt.Before(now.Add(20*time.Second)) || e.NextAttemptAt.After(now.Add(31*time.Second)) {
 		t.Errorf("attempts %d, wait_for %q, next in %s: want none spent, the lock named and a re-poll within 30 s", e.Attempts, e.WaitFor, e.NextAttemptAt.Sub(now))
 	}
 	if b, err := r.db.GetBooking(ctx, "pay_T3stLock000001"); err == nil {
@@ -221,7 +221,7 @@ func TestContentionWaitsWithoutSpendingAttempts(t *testing.T) {
 	if err := r.db.ReleaseLock(ctx, "invoice:"+inv, "other-worker"); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := r.db.WakeWaiters(ctx, "lock:invoice:"+inv, r.clock.now()); n != 1 || err != nil {
+	if n, err := r.db.WakeWaiters(ctx, connector.Wait{Kind: connector.WaitOnLock, Key: "invoice:" + inv}, r.clock.now()); n != 1 || err != nil {
 		t.Fatalf("WakeWaiters = %d, %v; want the one waiter", n, err)
 	}
 	r.work() // the clock has not moved
@@ -233,7 +233,7 @@ func TestContentionWaitsWithoutSpendingAttempts(t *testing.T) {
 	}
 	r.deliver("E2", captured(t, "pay_T3stLock000002", 50000, inv, nil))
 	r.work()
-	if w := r.want("E2", connector.StatusPending, "waiting: pay_T3stLock000002 is being booked by another worker (claim fenced until"); w.Attempts != 0 || w.WaitFor != "booking:pay_T3stLock000002" {
+	if w := r.want("E2", connector.StatusPending, "waiting: pay_T3stLock000002 is being booked by another worker (claim fenced until"); w.Attempts != 0 || w.WaitFor != (connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_T3stLock000002"}) {
 		t.Errorf("attempts %d, wait_for %q", w.Attempts, w.WaitFor)
 	}
 }

@@ -122,7 +122,7 @@ func twentyOnOneInvoice(t *testing.T, open func(testing.TB) *store.DB) {
 	case <-time.After(testtime.Bound):
 		t.Fatal("no payment reached its insert")
 	}
-	lockWait := "lock:invoice:" + inv
+	lockWait := connector.Wait{Kind: connector.WaitOnLock, Key: "invoice:" + inv}
 	var waiting []connector.InboxEvent
 	testtime.Until(t, fmt.Sprintf("%d payments waiting for the lock of %s", n-1, inv), func() bool {
 		waiting = waiting[:0]

@@ -33,14 +33,18 @@ type (
 	// (a claim or lock held by another worker, a grace period, a refund waiting for its receipt).
 	// on is what ends the wait (Outcome.WaitFor): whoever ends it wakes the row before until.
 	waitError struct {
-		until      time.Time
-		reason, on string
+		until  time.Time
+		reason string
+		on     Wait
 	}
 	// parkError needs a person; reason is what they read. doctype and name keep a document
 	// recorded before parking (ERPNext's checkout entry whose fee is missing). on, when set, is
 	// what un-parks the row without a person (Outcome.WaitFor: a refund parked for want of its
 	// receipt goes back to pending when the receipt is booked).
-	parkError struct{ reason, doctype, name, on string }
+	parkError struct {
+		reason, doctype, name string
+		on                    Wait
+	}
 	// deadError can never succeed, however often it is tried (an unreadable body).
 	deadError struct{ reason string }
 	// stageError names the step that failed: "op: cause" is the reason kept.

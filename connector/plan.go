@@ -65,7 +65,7 @@ type Plan struct {
 	// erpnext.name_entries_by_payment_id; nil is the Payment Entry lookup by reference_no.
 	refind func(ctx context.Context) (string, error)
 	// waitFor is what ends a wait, or un-parks a park, without a person (Outcome.WaitFor).
-	waitFor string
+	waitFor Wait
 }
 
 // Ledger is the money of a planned entry in minor units. Currency is the party currency of

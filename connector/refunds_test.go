@@ -109,7 +109,7 @@ func TestRefundBeforeItsReceipt(t *testing.T) {
 		t.Errorf("%d events processed, want 3: refund (wait), queued payment, refund again", n)
 	}
 	r.want(connector.ReconcileEventPrefix+"pay_T3stEarly00001", connector.StatusDone, "created")
-	if w := r.want("R1", connector.StatusDone, "created"); w.Attempts != 0 || w.WaitFor != "" {
+	if w := r.want("R1", connector.StatusDone, "created"); w.Attempts != 0 || !w.WaitFor.IsZero() {
 		t.Errorf("refund attempts %d, wait_for %q: want none spent and nothing left to wait for", w.Attempts, w.WaitFor)
 	}
 	if refs := rows(r.one(rf.ID), "references"); len(refs) != 1 || refs[0]["reference_name"] != cn {
@@ -152,14 +152,14 @@ func TestRefundParkedForItsReceiptFollowsItWhenItIsBooked(t *testing.T) {
 	r.work()
 	p := r.want("R1", connector.StatusParked, "receipt not booked: payment pay_T3stBacklog001 has no booked receipt after 1m0s",
 		"this refund follows")
-	if p.WaitFor != "receipt:pay_T3stBacklog001" {
+	if p.WaitFor != (connector.Wait{Kind: connector.WaitOnReceipt, Key: "pay_T3stBacklog001"}) {
 		t.Errorf("parked refund waits for %q, want the receipt", p.WaitFor)
 	}
 	// The backlog clears: the holder lets go (and wakes its waiters, as the worker does).
 	if err := r.db.ReleaseLock(ctx, "invoice:"+inv, "other-worker"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.db.WakeWaiters(ctx, "lock:invoice:"+inv, r.clock.now()); err != nil {
+	if _, err := r.db.WakeWaiters(ctx, connector.Wait{Kind: connector.WaitOnLock, Key: "invoice:" + inv}, r.clock.now()); err != nil {
 		t.Fatal(err)
 	}
 	r.work() // the clock does not move: the booked receipt makes the refund due at once
@@ -191,7 +191,7 @@ func TestRefundOfAParkedReceiptParksAtOnce(t *testing.T) {
 	r.deliver("R", refundBody(t, "refund.processed", "rfnd_T3stSettled01", "pay_T3stSettledC01", 10000, "processed"))
 	r.work()
 	e := r.want("R", connector.StatusParked, "receipt not booked: payment pay_T3stSettledC01 is not booked; its receipt event "+headerID("C")+" is parked (invoice already settled")
-	if e.WaitFor != "receipt:pay_T3stSettledC01" || e.Attempts != 0 {
+	if e.WaitFor != (connector.Wait{Kind: connector.WaitOnReceipt, Key: "pay_T3stSettledC01"}) || e.Attempts != 0 {
 		t.Errorf("wait_for %q attempts %d", e.WaitFor, e.Attempts)
 	}
 }
@@ -241,14 +241,14 @@ func TestRefundFailedWaitsForTheBookingInFlight(t *testing.T) {
 	r.deliver("F1", refundBody(t, "refund.failed", "rfnd_T3stVoidWait1", "pay_T3stVoidWait01", 10000, "failed"))
 	r.work()
 	e := r.want("F1", connector.StatusPending, "refund rfnd_T3stVoidWait1 failed at Razorpay; waiting for its booking in flight")
-	if e.WaitFor != "booking:rfnd_T3stVoidWait1" || e.Attempts != 0 || e.NextAttemptAt.After(now.Add(31*time.Second)) {
+	if e.WaitFor != (connector.Wait{Kind: connector.WaitOnBooking, Key: "rfnd_T3stVoidWait1"}) || e.Attempts != 0 || e.NextAttemptAt.After(now.Add(31*time.Second)) {
 		t.Fatalf("wait_for %q attempts %d next in %s: want the claim named, none spent, a re-poll within 30 s", e.WaitFor, e.Attempts, e.NextAttemptAt.Sub(now))
 	}
 	// The holder gives up without writing, and wakes its waiters, as writeClaim.release does.
 	if err := r.db.ReleaseBooking(ctx, "rfnd_T3stVoidWait1", "other-worker"); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := r.db.WakeWaiters(ctx, "booking:rfnd_T3stVoidWait1", r.clock.now()); n != 1 || err != nil {
+	if n, err := r.db.WakeWaiters(ctx, connector.Wait{Kind: connector.WaitOnBooking, Key: "rfnd_T3stVoidWait1"}, r.clock.now()); n != 1 || err != nil {
 		t.Fatalf("WakeWaiters = %d, %v", n, err)
 	}
 	r.work()

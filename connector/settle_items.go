@@ -26,7 +26,7 @@ type itemsCheck struct {
 	// waitFor is what the settlement's wait names (Outcome.WaitFor): the booking of the last
 	// item queued, else of the last on its way — likely the last to be booked. Its booking
 	// wakes the settlement, which looks again (and waits for the next, if any is left).
-	waitFor string
+	waitFor Wait
 }
 
 // settlementItemsChunk bounds the names of one `name in` list of Payment Entries.

@@ -154,7 +154,7 @@ func TestSettlementWokenByItsRefund(t *testing.T) {
 		t.Fatalf("ProcessNext: %v %v", did, err)
 	}
 	ev := r.want(r.settlementEvent(st).EventID, connector.StatusPending, "queued from Razorpay: "+rf)
-	if ev.WaitFor != "refund:"+rf {
+	if ev.WaitFor != (connector.Wait{Kind: connector.WaitOnRefund, Key: rf}) {
 		t.Fatalf("settlement waits for %q, want refund:%s", ev.WaitFor, rf)
 	}
 	if n := r.work(); n != 2 {
@@ -196,7 +196,7 @@ func TestSettlementBooksLostPaymentFirst(t *testing.T) {
 	if js := r.journals(st.UTR); len(js) != 0 || ev.Attempts != 0 {
 		t.Fatalf("posted %v before the lost payment was booked (attempts %d)", names(js), ev.Attempts)
 	}
-	if ev.WaitFor != "receipt:"+lost || !ev.NextAttemptAt.After(r.clock.now()) {
+	if ev.WaitFor != (connector.Wait{Kind: connector.WaitOnReceipt, Key: lost}) || !ev.NextAttemptAt.After(r.clock.now()) {
 		t.Fatalf("settlement waits for %q until %s, want the receipt of %s, later than now", ev.WaitFor, ev.NextAttemptAt, lost)
 	}
 	if n := r.work(); n != 2 { // the queued payment, then the settlement it wakes

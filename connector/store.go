@@ -49,8 +49,8 @@ type InboxEvent struct {
 	ResultDoctype  string     `db:"result_doctype"`
 	ResultName     string     `db:"result_name"`
 	UpdatedAt      time.Time  `db:"updated_at"`
-	// WaitFor is what the row waits for ("" for nothing): see Outcome.WaitFor.
-	WaitFor string `db:"wait_for"`
+	// WaitFor is what the row waits for (the zero Wait for nothing): see Outcome.WaitFor.
+	WaitFor Wait `db:"-"`
 }
 
 // Outcome is what a worker writes back for a claimed event.
@@ -62,17 +62,13 @@ type Outcome struct {
 	NextAttemptAt time.Time // for StatusPending
 	CountAttempt  bool      // false for waits that are not failures (contention, pause)
 	// WaitFor names what ends the wait, so that whoever ends it wakes the row at once
-	// (Store.WakeWaiters) instead of the row sleeping until NextAttemptAt: "booking:<key>"
-	// (another worker's claim), "lock:<name>" (another worker's lock row), "receipt:<payment
-	// id>" (a refund waiting, or parked, for its receipt; a settlement waiting for one of its
-	// payments), "refund:<refund id>" (a settlement waiting for one of its refunds) or
-	// WaitReconcile (a dead row whose last failure was transient). "" for none.
-	WaitFor string
+	// (Store.WakeWaiters) instead of the row sleeping until NextAttemptAt: another worker's
+	// claim (WaitOnBooking) or lock row (WaitOnLock), a payment's receipt (WaitOnReceipt: a
+	// refund waiting, or parked, for it; a settlement waiting for one of its payments), a refund
+	// (WaitOnRefund: a settlement waiting for it) or WaitReconcile (a dead row whose last
+	// failure was transient). The zero Wait for none.
+	WaitFor Wait
 }
-
-// WaitReconcile is the WaitFor of a dead row whose last failure was transient (a 5xx, a
-// timeout, a connection failure, the store): the next reconcile run sends it back to pending.
-const WaitReconcile = "reconcile"
 
 // Booking is one row of bookings: the claim on a business fact (a payment or refund id).
 type Booking struct {
@@ -146,11 +142,11 @@ type Store interface {
 	// WakeWaiters ends the wait of every row whose WaitFor is waitFor or one of more, in one
 	// statement: a pending row becomes due at now (unless due earlier); a parked or dead row goes
 	// back to pending, due now, its attempts kept. WaitFor is cleared. It returns how many rows
-	// changed; 0 for an empty waitFor.
-	WakeWaiters(ctx context.Context, waitFor string, now time.Time, more ...string) (int, error)
+	// changed; 0 for the zero Wait.
+	WakeWaiters(ctx context.Context, waitFor Wait, now time.Time, more ...Wait) (int, error)
 	// Waiters returns the rows whose WaitFor is waitFor and whose status is one of statuses (any
 	// when none is given), oldest first.
-	Waiters(ctx context.Context, waitFor string, statuses ...Status) ([]InboxEvent, error)
+	Waiters(ctx context.Context, waitFor Wait, statuses ...Status) ([]InboxEvent, error)
 	// GetEvent returns one row by id (ErrNotFound).
 	GetEvent(ctx context.Context, id int64) (*InboxEvent, error)
 	// FindEvents returns rows whose event_id or business_key equals key, oldest first.

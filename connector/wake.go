@@ -22,16 +22,16 @@ import (
 // longer than the holder's own work; each re-poll is a few statements of the store.
 const holderRecheck = 30 * time.Second
 
-// What a row waits for (Outcome.WaitFor): another worker's claim or lock row, a payment's
-// receipt booked (a refund, a settlement), a refund booked (a settlement).
-func waitBooking(key string) string     { return "booking:" + key }
-func waitLock(name string) string       { return "lock:" + name }
-func waitReceipt(payment string) string { return "receipt:" + payment }
-func waitRefund(refund string) string   { return "refund:" + refund }
+// What a row waits for: another worker's claim or lock row, a payment's receipt booked (a
+// refund, a settlement), a refund booked (a settlement).
+func waitBooking(key string) Wait     { return Wait{WaitOnBooking, key} }
+func waitLock(name string) Wait       { return Wait{WaitOnLock, name} }
+func waitReceipt(payment string) Wait { return Wait{WaitOnReceipt, payment} }
+func waitRefund(refund string) Wait   { return Wait{WaitOnRefund, refund} }
 
 // waitBooked is what waits for the booking of key of kind (KindReceipt or KindRefund) to be
 // recorded: record wakes it (apply.go).
-func waitBooked(kind, key string) string {
+func waitBooked(kind, key string) Wait {
 	if kind == KindRefund {
 		return waitRefund(key)
 	}
@@ -51,12 +51,12 @@ func (c *Connector) holderWait(fence time.Time) time.Time {
 // wakeWaiters ends the waits for waitFor and more (Store.WakeWaiters, one statement) and wakes
 // an idle worker of this process when some row became due. A failure is logged: the waiters
 // re-poll anyway.
-func (c *Connector) wakeWaiters(ctx context.Context, waitFor string, more ...string) int {
+func (c *Connector) wakeWaiters(ctx context.Context, waitFor Wait, more ...Wait) int {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	n, err := c.store.WakeWaiters(wctx, waitFor, c.now(), more...)
 	if err != nil {
-		c.log.Warn().Err(err).Str("wait_for", waitFor).Msg("wake waiters")
+		c.log.Warn().Err(err).Stringer("wait_for", waitFor).Msg("wake waiters")
 		return 0
 	}
 	if n > 0 {

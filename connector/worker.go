@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
-	"strings"
 	"sync"
 	"time"
 )
@@ -111,7 +110,7 @@ func (c *Connector) ProcessNext(ctx context.Context, worker int) (bool, error) {
 	if err != nil {
 		return true, fmt.Errorf("complete event %s: %w", ev.EventID, err)
 	}
-	if o.WaitFor != "" && ctx.Err() == nil {
+	if !o.WaitFor.IsZero() && ctx.Err() == nil {
 		c.recheckWait(ctx, o.WaitFor)
 	}
 	if o.Status == StatusParked {
@@ -167,10 +166,10 @@ func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, invoice string, starte
 // after the waiter saw it hold but before the waiter's outcome named what it waits for, when
 // the holder's wake-up found nobody. So once its outcome is written, a waiter looks again and,
 // when the wait is over already, wakes itself (and any other waiter of the same thing).
-func (c *Connector) recheckWait(ctx context.Context, waitFor string) {
+func (c *Connector) recheckWait(ctx context.Context, waitFor Wait) {
 	over, err := c.waitOver(ctx, waitFor)
 	if err != nil {
-		c.log.Warn().Err(err).Str("wait_for", waitFor).Msg("recheck wait")
+		c.log.Warn().Err(err).Stringer("wait_for", waitFor).Msg("recheck wait")
 		return
 	}
 	if over {
@@ -180,24 +179,23 @@ func (c *Connector) recheckWait(ctx context.Context, waitFor string) {
 
 // waitOver reports whether what waitFor names has ended: a claim no longer in flight (or past
 // its fence), a lock row no longer held, a receipt or refund booked.
-func (c *Connector) waitOver(ctx context.Context, waitFor string) (bool, error) {
-	kind, key, _ := strings.Cut(waitFor, ":")
+func (c *Connector) waitOver(ctx context.Context, waitFor Wait) (bool, error) {
 	now := c.now()
-	switch kind {
-	case "booking", "receipt", "refund":
-		b, err := c.store.GetBooking(ctx, key)
+	switch waitFor.Kind {
+	case WaitOnBooking, WaitOnReceipt, WaitOnRefund:
+		b, err := c.store.GetBooking(ctx, waitFor.Key)
 		if errors.Is(err, ErrNotFound) {
-			return kind == "booking", nil
+			return waitFor.Kind == WaitOnBooking, nil
 		}
 		if err != nil {
 			return false, err
 		}
-		if kind != "booking" {
+		if waitFor.Kind != WaitOnBooking {
 			return b.State == BookingBooked, nil
 		}
 		return b.State != BookingInFlight || b.FenceUntil.Before(now), nil
-	case "lock":
-		held, err := c.store.LockHeld(ctx, key, now)
+	case WaitOnLock:
+		held, err := c.store.LockHeld(ctx, waitFor.Key, now)
 		return !held, err
 	}
 	return false, nil // WaitReconcile: a reconcile run ends it

@@ -16,7 +16,7 @@ import (
 
 // dead stores an inbox row for the captured payment p and ends it dead as the worker does,
 // waiting for waitFor.
-func (e *reconcileEnv) dead(eventID string, p razorpay.Payment, body []byte, waitFor string) int64 {
+func (e *reconcileEnv) dead(eventID string, p razorpay.Payment, body []byte, waitFor connector.Wait) int64 {
 	e.t.Helper()
 	ctx := context.Background()
 	if body == nil {
@@ -68,7 +68,7 @@ func TestReconcileRetriesDeadEventsWhoseFailureWasTransient(t *testing.T) {
 		t.Fatal(err)
 	}
 	retried := e.dead("E-transient", p, nil, connector.WaitReconcile)
-	poison := e.dead("E-poison", razorpay.Payment{ID: payID(8)}, []byte(`{"event":"payment.captured","payload":`), "")
+	poison := e.dead("E-poison", razorpay.Payment{ID: payID(8)}, []byte(`{"event":"payment.captured","payload":`), connector.Wait{})
 
 	dry := e.reconcile(e.connector(), reconcile.Request{DryRun: true})
 	if len(dry.Retried) != 1 || dry.Retried[0].EventID != "E-transient" || dry.Retried[0].Status != "would retry" {
@@ -91,7 +91,7 @@ func TestReconcileRetriesDeadEventsWhoseFailureWasTransient(t *testing.T) {
 		t.Errorf("%s = %v, want 1", connector.MetricDeadRetried, got)
 	}
 	ev, err := e.db.GetEvent(context.Background(), retried)
-	if err != nil || ev.Status != connector.StatusDone || ev.WaitFor != "" {
+	if err != nil || ev.Status != connector.StatusDone || !ev.WaitFor.IsZero() {
 		t.Fatalf("retried row %+v %v", ev, err)
 	}
 	if ev, _ := e.db.GetEvent(context.Background(), poison); ev.Status != connector.StatusDead {

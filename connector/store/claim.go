@@ -221,10 +221,11 @@ func (d *DB) CompleteEvent(ctx context.Context, id int64, owner string, now time
 	n, err := d.exec(ctx, fmt.Sprintf("complete event %d as %s", id, o.Status),
 		`UPDATE inbox SET status = ?, last_action = ?, attempts = attempts + ?, next_attempt_at = COALESCE(?, next_attempt_at),
 		lease_owner = '', lease_until = NULL, last_error = ?, result_doctype = ?, result_name = ?, updated_at = ?,
-		wait_for = ?
+		wait_kind = ?, wait_key = ?
 		WHERE id = ? AND status = ? AND lease_owner = ?`,
 		o.Status, connector.ActionComplete, attempt, next, truncateBytes(o.LastError, maxLastError), o.ResultDoctype, o.ResultName,
-		d.arg(now), truncateRunes(o.WaitFor, maxWaitFor), id, connector.StatusProcessing, owner)
+		d.arg(now), truncateRunes(string(o.WaitFor.Kind), maxWaitKind), truncateRunes(o.WaitFor.Key, maxWaitKey), id,
+		connector.StatusProcessing, owner)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,8 @@ const (
 	maxBusinessKey = 100
 	maxOwner       = 191
 	maxLockName    = 255
-	maxWaitFor     = 320      // inbox.wait_for (migrations/*/0014_inbox_wait_for.sql)
+	maxWaitKind    = 16       // inbox.wait_kind (migrations/*/0026_inbox_wait_kind.sql)
+	maxWaitKey     = 320      // inbox.wait_key (migrations/*/0027_inbox_wait_key.sql)
 	maxLastError   = 64 << 10 // bytes; longer reasons are cut at a rune boundary
 )
 

@@ -158,24 +158,24 @@ var answerCases = []contractCase{
 			mustInsert(t, db, newEvent("acc_1", id, "pay_"+id, t0))
 		}
 		later := t0.Add(time.Hour)
-		receipt := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusParked, WaitFor: "receipt:pay_X"})
-		claim := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: later, WaitFor: "booking:pay_X"})
-		other := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: later, WaitFor: "booking:pay_Y"})
+		receipt := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusParked, WaitFor: connector.Wait{Kind: connector.WaitOnReceipt, Key: "pay_X"}})
+		claim := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: later, WaitFor: connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_X"}})
+		other := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: later, WaitFor: connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_Y"}})
 		c.Reset()
 		now := t0.Add(time.Minute)
-		n, err := db.WakeWaiters(ctx, "receipt:pay_X", now, "booking:pay_X", "", "receipt:pay_X")
+		n, err := db.WakeWaiters(ctx, connector.Wait{Kind: connector.WaitOnReceipt, Key: "pay_X"}, now, connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_X"}, connector.Wait{}, connector.Wait{Kind: connector.WaitOnReceipt, Key: "pay_X"})
 		if err != nil || n != 2 {
 			t.Fatalf("WakeWaiters(receipt:pay_X, booking:pay_X) = %d, %v; want 2", n, err)
 		}
 		wantStatements(t, "WakeWaiters", &c, map[string]int{"UPDATE inbox": 1})
 		for _, id := range []int64{receipt.ID, claim.ID} {
 			got := mustGet(t, db, id)
-			if got.Status != connector.StatusPending || got.WaitFor != "" {
+			if got.Status != connector.StatusPending || !got.WaitFor.IsZero() {
 				t.Fatalf("row %d after the wake: %s waiting for %q", id, got.Status, got.WaitFor)
 			}
 			wantTime(t, "NextAttemptAt", got.NextAttemptAt, now)
 		}
-		if got := mustGet(t, db, other.ID); got.WaitFor != "booking:pay_Y" || !got.NextAttemptAt.Equal(later) {
+		if got := mustGet(t, db, other.ID); got.WaitFor != (connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_Y"}) || !got.NextAttemptAt.Equal(later) {
 			t.Fatalf("a wait not named was ended: %+v", got)
 		}
 	}},

@@ -142,9 +142,9 @@ func storeActionsCase(t *testing.T, b backend) {
 	mustClaim(t, db, "w2", t0.Add(2*time.Minute), time.Minute)
 	want("takeover", id, connector.StatusProcessing, connector.ActionTakeover)
 	wantNoErr(t, "park", db.CompleteEvent(ctx, id, "w2", t0.Add(2*time.Minute), connector.Outcome{Status: connector.StatusParked,
-		LastError: "waits for its receipt", WaitFor: "receipt:pay_1"}))
+		LastError: "waits for its receipt", WaitFor: connector.Wait{Kind: connector.WaitOnReceipt, Key: "pay_1"}}))
 	want("complete", id, connector.StatusParked, connector.ActionComplete)
-	n, err := db.WakeWaiters(ctx, "receipt:pay_1", t0.Add(3*time.Minute))
+	n, err := db.WakeWaiters(ctx, connector.Wait{Kind: connector.WaitOnReceipt, Key: "pay_1"}, t0.Add(3*time.Minute))
 	if err != nil || n != 1 {
 		t.Fatalf("WakeWaiters = %d, %v; want 1", n, err)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // migrationCount is the number of files in migrations/<driver>/.
-const migrationCount = 25
+const migrationCount = 31
 
 var migrateCases = []contractCase{
 	{"MigrateIsIdempotent", func(t *testing.T, b backend) {

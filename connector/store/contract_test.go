@@ -60,6 +60,7 @@ func contractCases() []contractCase {
 	all = append(all, historyCases...)
 	all = append(all, guardCases...)
 	all = append(all, dismissalCases...)
+	all = append(all, waitColumnCases...)
 	return all
 }
 

@@ -23,37 +23,37 @@ var waiterCases = []contractCase{
 			mustInsert(t, db, newEvent("acc_1", id, "pay_"+id, t0))
 		}
 		fence := t0.Add(2 * time.Minute)
-		waiting := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: fence, WaitFor: "booking:pay_X", LastError: "waiting"})
-		if waiting.WaitFor != "booking:pay_X" || waiting.Attempts != 0 {
+		waiting := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: fence, WaitFor: connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_X"}, LastError: "waiting"})
+		if waiting.WaitFor != (connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_X"}) || waiting.Attempts != 0 {
 			t.Fatalf("completed row wait_for %q attempts %d", waiting.WaitFor, waiting.Attempts)
 		}
-		other := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: fence, WaitFor: "booking:pay_Y"})
-		parked := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusParked, WaitFor: "receipt:pay_X", LastError: "receipt not booked"})
+		other := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: fence, WaitFor: connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_Y"}})
+		parked := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusParked, WaitFor: connector.Wait{Kind: connector.WaitOnReceipt, Key: "pay_X"}, LastError: "receipt not booked"})
 		dead := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusDead, CountAttempt: true, WaitFor: connector.WaitReconcile, LastError: "gave up"})
-		soon := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: t0.Add(time.Second), WaitFor: "booking:pay_X"})
+		soon := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: t0.Add(time.Second), WaitFor: connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_X"}})
 
 		now := t0.Add(10 * time.Second)
-		n, err := db.WakeWaiters(ctx, "booking:pay_X", now)
+		n, err := db.WakeWaiters(ctx, connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_X"}, now)
 		if err != nil || n != 2 {
 			t.Fatalf("WakeWaiters(booking:pay_X) = %d, %v; want the two rows waiting for it", n, err)
 		}
 		got := mustGet(t, db, waiting.ID)
 		wantTime(t, "woken row's next_attempt_at", got.NextAttemptAt, now)
-		if got.Status != connector.StatusPending || got.WaitFor != "" || got.LastError != "waiting" {
+		if got.Status != connector.StatusPending || !got.WaitFor.IsZero() || got.LastError != "waiting" {
 			t.Errorf("woken row %s wait_for %q reason %q", got.Status, got.WaitFor, got.LastError)
 		}
 		wantTime(t, "a row due earlier keeps its time", mustGet(t, db, soon.ID).NextAttemptAt, t0.Add(time.Second))
-		if got := mustGet(t, db, other.ID); got.WaitFor != "booking:pay_Y" || !got.NextAttemptAt.Equal(fence) {
+		if got := mustGet(t, db, other.ID); got.WaitFor != (connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_Y"}) || !got.NextAttemptAt.Equal(fence) {
 			t.Errorf("another key's waiter changed: %+v", got)
 		}
-		if n, err := db.WakeWaiters(ctx, "booking:pay_X", now); n != 0 || err != nil {
+		if n, err := db.WakeWaiters(ctx, connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_X"}, now); n != 0 || err != nil {
 			t.Errorf("second WakeWaiters = %d, %v; want nothing left", n, err)
 		}
 
-		if n, err := db.WakeWaiters(ctx, "receipt:pay_X", now); n != 1 || err != nil {
+		if n, err := db.WakeWaiters(ctx, connector.Wait{Kind: connector.WaitOnReceipt, Key: "pay_X"}, now); n != 1 || err != nil {
 			t.Fatalf("WakeWaiters(receipt:pay_X) = %d, %v", n, err)
 		}
-		if got := mustGet(t, db, parked.ID); got.Status != connector.StatusPending || got.WaitFor != "" || !got.NextAttemptAt.Equal(now) {
+		if got := mustGet(t, db, parked.ID); got.Status != connector.StatusPending || !got.WaitFor.IsZero() || !got.NextAttemptAt.Equal(now) {
 			t.Errorf("parked waiter after its wake: %s wait_for %q next %v; want pending, due now", got.Status, got.WaitFor, got.NextAttemptAt)
 		}
 		if n, err := db.WakeWaiters(ctx, connector.WaitReconcile, now); n != 1 || err != nil {
@@ -62,7 +62,7 @@ var waiterCases = []contractCase{
 		if got := mustGet(t, db, dead.ID); got.Status != connector.StatusPending || got.Attempts != 1 || got.LastError != "gave up" {
 			t.Errorf("dead row after its wake: %s attempts %d %q; want pending with its attempts and reason kept", got.Status, got.Attempts, got.LastError)
 		}
-		if n, err := db.WakeWaiters(ctx, "", now); n != 0 || err != nil {
+		if n, err := db.WakeWaiters(ctx, connector.Wait{}, now); n != 0 || err != nil {
 			t.Errorf("WakeWaiters(\"\") = %d, %v", n, err)
 		}
 	}},
@@ -70,10 +70,10 @@ var waiterCases = []contractCase{
 		db := b.fresh(t)
 		mustInsert(t, db, newEvent("acc_1", "E1", "pay_1", t0))
 		mustInsert(t, db, newEvent("acc_1", "E2", "pay_2", t0))
-		done := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusDone, WaitFor: "booking:pay_X"})
-		ev := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: t0, WaitFor: "booking:pay_X"})
+		done := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusDone, WaitFor: connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_X"}})
+		ev := complete(t, db, "w1", t0, connector.Outcome{Status: connector.StatusPending, NextAttemptAt: t0, WaitFor: connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_X"}})
 		mustClaim(t, db, "w2", t0, time.Minute) // processing again, wait_for still set
-		if n, err := db.WakeWaiters(ctx, "booking:pay_X", t0.Add(time.Second)); n != 0 || err != nil {
+		if n, err := db.WakeWaiters(ctx, connector.Wait{Kind: connector.WaitOnBooking, Key: "pay_X"}, t0.Add(time.Second)); n != 0 || err != nil {
 			t.Errorf("WakeWaiters = %d, %v; want no row changed", n, err)
 		}
 		if got := mustGet(t, db, ev.ID); got.Status != connector.StatusProcessing || got.LeaseOwner != "w2" {

@@ -13,7 +13,7 @@ import (
 
 // eventColumns lists the inbox columns in eventRow order.
 const eventColumns = `id, account_id, event_id, event, business_key, raw_body, received_at, event_created_at,
-	status, attempts, next_attempt_at, lease_owner, lease_until, last_error, result_doctype, result_name, updated_at, wait_for`
+	status, attempts, next_attempt_at, lease_owner, lease_until, last_error, result_doctype, result_name, updated_at, wait_kind, wait_key`
 
 // eventRow is an inbox row as both drivers return it.
 type eventRow struct {
@@ -34,7 +34,8 @@ type eventRow struct {
 	ResultDoctype  string   `db:"result_doctype"`
 	ResultName     string   `db:"result_name"`
 	UpdatedAt      dbTime   `db:"updated_at"`
-	WaitFor        string   `db:"wait_for"`
+	WaitKind       string   `db:"wait_kind"`
+	WaitKey        string   `db:"wait_key"`
 }
 
 func (r *eventRow) event() *connector.InboxEvent {
@@ -56,7 +57,7 @@ func (r *eventRow) event() *connector.InboxEvent {
 		ResultDoctype:  r.ResultDoctype,
 		ResultName:     r.ResultName,
 		UpdatedAt:      r.UpdatedAt.Time,
-		WaitFor:        r.WaitFor,
+		WaitFor:        connector.Wait{Kind: connector.WaitKind(r.WaitKind), Key: r.WaitKey},
 	}
 }
 
@@ -150,7 +151,7 @@ func (d *DB) insertReturningID(ctx context.Context, e *connector.InboxEvent, que
 // (validText: what is checked and stored is what e then holds) and checks the key columns.
 func (d *DB) prepareEvent(e *connector.InboxEvent) error {
 	for _, f := range []*string{&e.AccountID, &e.EventID, &e.Event, &e.BusinessKey, &e.LeaseOwner,
-		&e.LastError, &e.ResultDoctype, &e.ResultName, &e.WaitFor} {
+		&e.LastError, &e.ResultDoctype, &e.ResultName} {
 		*f = validText(*f)
 	}
 	switch {

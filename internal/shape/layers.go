@@ -18,7 +18,7 @@ var coreLayers = map[string]int{
 	// 1. vocabulary, ports and the client edge
 	"status.go": 1, "route.go": 1, "store.go": 1, "ports.go": 1, "settings.go": 1, "failure.go": 1,
 	"clients.go": 1, "metrics.go": 1, "connector.go": 1, "pause.go": 1, "history.go": 1,
-	"lifecycle.go": 1, "lifecycle_diagram.go": 3, "lifecycle_doc.go": 1,
+	"wait.go": 1, "lifecycle.go": 1, "lifecycle_diagram.go": 3, "lifecycle_doc.go": 1,
 	// 2. shared mechanisms: outcomes, plans, claims, locks, what is known of the site
 	"outcome.go": 2, "plan.go": 2, "claim.go": 2, "lock.go": 2, "site.go": 2, "synthetic.go": 2,
 	"wake.go": 2, "pause_probe.go": 2,
