@@ -31,8 +31,9 @@ var allowed = map[string][]string{
 	"connector/store":    {"connector", "internal/redact"},
 	// check validates the configuration against the site: it reads ERPNext and Razorpay only.
 	"connector/check": {"connector", "frappe", "razorpay"},
-	// Reconcile is a process of the core of its own: it works through the Connector's ports.
-	"connector/reconcile":  {"connector", "frappe", "razorpay", "internal/sleep"},
+	// Reconcile is a process of the core of its own, given what it uses (reconcile.Deps): a
+	// narrowed store, both clients, the reconcile and settlements sections, funcs of the worker.
+	"connector/reconcile":  {"connector", "connector/config", "frappe", "razorpay", "internal/sleep"},
 	"cmd/razorpay-erpnext": {"*"},
 	// The chaos run (README "Reliability") drives the daemon as separate processes; in-process
 	// it runs only the simulators and reads the Razorpay wire types.
@@ -43,7 +44,7 @@ var allowed = map[string][]string{
 	"internal/sharedtest": {}, // test helper: finds shared/ beside the checkout
 	"internal/pgtest":     {}, // test helper: a PostgreSQL database of its own per test (TEST_POSTGRES_DSN)
 	// Test helper of the core's packages: the simulated site every booking test starts from.
-	"connector/internal/sitetest": {"connector", "connector/config", "connector/intake", "connector/operator", "frappe", "frappe/erpnextsim"},
+	"connector/internal/sitetest": {"connector", "connector/config", "connector/intake", "connector/operator", "connector/reconcile", "frappe", "frappe/erpnextsim"},
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
 	"console":              {"internal/redact", "razorpay"},
@@ -62,7 +63,7 @@ var onlyImportedBy = map[string][]string{
 	"connector/httpapi":   {"cmd/razorpay-erpnext"},
 	"connector/intake":    {"connector/httpapi", "cmd/razorpay-erpnext", "connector/internal/sitetest"},
 	"connector/operator":  {"cmd/razorpay-erpnext", "connector/internal/sitetest"},
-	"connector/reconcile": {"cmd/razorpay-erpnext"},
+	"connector/reconcile": {"cmd/razorpay-erpnext", "connector/internal/sitetest"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -184,8 +184,8 @@ type Ports struct {
 	Log      zerolog.Logger
 }
 
-// Ports returns c's collaborators (for connector/reconcile, which works through the same
-// clients and store as the workers).
+// Ports returns c's collaborators, for the wiring of the packages beside the core (intake,
+// operator, reconcile), which work through the same clients and store as the workers.
 func (c *Connector) Ports() Ports {
 	return Ports{Config: c.cfg, Store: c.store, ERP: c.erp, Razorpay: c.rzp, Now: c.now, Location: c.loc, Log: c.log}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -92,7 +93,7 @@ func TestSettlementPostsOneBalancedJournalEntry(t *testing.T) {
 			r.deliver("evt_T3stSetlAgain01", []byte(r.settlementBody(st)))
 			r.work()
 			r.want("evt_T3stSetlAgain01", connector.StatusDuplicate, "already booked as Journal Entry "+fmt.Sprint(je["name"]))
-			rep, err := reconcile.Run(context.Background(), r.conn, reconcile.Request{Drain: true})
+			rep, err := reconcile.Run(context.Background(), sitetest.Reconcile(r.conn), reconcile.Request{Drain: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -340,7 +341,7 @@ func wantReconciled(t *testing.T, r *setlRig, bt string, je map[string]any, amou
 // runReconcile runs a reconcile by hand (drained) on the rig's connector.
 func runReconcile(t *testing.T, r *setlRig) *reconcile.Report {
 	t.Helper()
-	rep, err := reconcile.Run(context.Background(), r.conn, reconcile.Request{Drain: true})
+	rep, err := reconcile.Run(context.Background(), sitetest.Reconcile(r.conn), reconcile.Request{Drain: true})
 	if err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}

@@ -135,7 +135,7 @@ func (m *Main) reconcile(ctx context.Context, cfg connector.Config, req reconcil
 	defer db.Close()
 	bar := newProgressBar(m.Stderr)
 	req.Progress = bar.update
-	rep, err := reconcile.Run(ctx, conn, req)
+	rep, err := reconcile.Run(ctx, reconcilerOf(conn), req)
 	bar.finish()
 	if rep != nil && (err == nil || !errors.Is(err, reconcile.ErrNoRazorpayAPI) && !errors.Is(err, reconcile.ErrBusy)) {
 		if asJSON {
@@ -219,7 +219,7 @@ func (d *daemon) startReconcileSchedule() (stop func()) {
 }
 
 func (d *daemon) scheduledReconcile(ctx context.Context) {
-	rep, err := reconcile.Run(ctx, d.conn, reconcile.Request{})
+	rep, err := reconcile.Run(ctx, reconcilerOf(d.conn), reconcile.Request{})
 	switch {
 	case errors.Is(err, reconcile.ErrBusy):
 		d.log.Info().Msg("scheduled reconcile skipped: another process is reconciling")

@@ -6,6 +6,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 )
 
@@ -28,4 +29,16 @@ func intakeOf(conn *connector.Connector) *intake.Intake {
 	p := conn.Ports()
 	return intake.New(intake.Deps{Secrets: p.Config.Razorpay.WebhookSecrets, AccountID: p.Config.Razorpay.AccountID,
 		MaxInFlight: p.Config.Server.MaxInFlight, Store: p.Store, Now: p.Now, Log: p.Log, Wake: conn.Wake, Counters: conn.WebhookCounters()})
+}
+
+// reconcilerOf is a reconcile run's dependencies: conn's store and client edge, the reconcile
+// and settlement sections of its configuration, its clock, and the worker mechanisms of conn
+// (lock rows, owners, drain, wake, backoff, metrics) and its settlement report.
+func reconcilerOf(conn *connector.Connector) reconcile.Deps {
+	p := conn.Ports()
+	return reconcile.Deps{AccountID: p.Config.Razorpay.AccountID, ModeOfPayment: p.Config.Mapping.ModeOfPayment,
+		Reconcile: p.Config.Reconcile, Settlements: p.Config.Settlements,
+		Store: p.Store, ERP: p.ERP, Razorpay: p.Razorpay, Settlement: conn, Now: p.Now, Location: p.Location, Log: p.Log,
+		Owner: conn.Owner, HoldLock: conn.HoldLock, Drain: conn.DrainEvents, Wake: conn.Wake, Backoff: conn.Backoff,
+		ObserveRun: conn.ObserveReconcile, ObserveSettlements: conn.ObserveSettlements}
 }

@@ -24,12 +24,12 @@ func (r *reconcileRun) drain(ctx context.Context) error {
 	for _, u := range r.unlisted.queuedRows {
 		ids = append(ids, u.id)
 	}
-	timeout := r.c.cfg.Reconcile.DrainTimeout.D()
+	timeout := r.c.d.Reconcile.DrainTimeout.D()
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
 	dctx, cancel := context.WithTimeout(ctx, timeout)
-	err := r.c.conn.DrainEvents(dctx, ids, func(done, total int) { r.progress("booking", done, total) })
+	err := r.c.d.Drain(dctx, ids, func(done, total int) { r.progress("booking", done, total) })
 	cancel()
 	if err != nil && ctx.Err() != nil {
 		return err

@@ -6,34 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
-
-// core is what a run uses of the connector: its clients and store (Connector.Ports) and the
-// worker mechanisms it shares (wake, drain, lock rows, backoff, metrics).
-type core struct {
-	conn  *connector.Connector
-	cfg   connector.Config
-	store connector.Store
-	erp   connector.ERPNext
-	rzp   connector.RazorpayAPI
-	loc   *time.Location
-	now   func() time.Time
-	log   zerolog.Logger
-}
-
-func coreOf(conn *connector.Connector) *core {
-	p := conn.Ports()
-	return &core{conn: conn, cfg: p.Config, store: p.Store, erp: p.ERP, rzp: p.Razorpay, loc: p.Location, now: p.Now, log: p.Log}
-}
-
-// Wake tells an idle worker of this process that a row is due.
-func (c *core) Wake() { c.conn.Wake() }
-
-func (c *core) backoff(attempts int) time.Duration { return c.conn.Backoff(attempts) }
 
 // reconcileRun is the state of one run.
 type reconcileRun struct {
@@ -57,45 +32,45 @@ type reconcileRun struct {
 // are swept the same way (reconcile.integration_requests); the audit reports anomalies. It runs
 // under the lock row "reconcile" (ErrBusy when another process holds it) and records
 // the run in reconcile_runs; a dry run does neither. Every run that took the lock, finished or
-// failed, is counted by Connector.ObserveReconcile (the scheduled runs of serve and runs by hand alike); a
+// failed, is counted by Deps.ObserveRun (the scheduled runs of serve and runs by hand alike); a
 // dry run and a run refused with ErrBusy are not runs and are not counted.
 //
 // It returns the report also when it fails part-way (with the error): counts up to the failure
 // stand. Errors: ErrNoRazorpayAPI, ErrBusy, store errors (ErrStoreUnavailable),
 // Razorpay API errors after retries (a *connector.Failure; FailAuth stops the run at once).
-func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, error) {
-	c := coreOf(conn)
+func Run(ctx context.Context, d Deps, req Request) (*Report, error) {
+	c := coreOf(d)
 	to := req.To
 	if to.IsZero() {
 		to = c.now()
 	}
 	from := req.From
 	if from.IsZero() {
-		from = to.Add(-c.cfg.Reconcile.Window.D())
+		from = to.Add(-c.d.Reconcile.Window.D())
 	}
 	rep := &Report{DryRun: req.DryRun, WindowFrom: from.UTC(), WindowTo: to.UTC(),
-		ListedFrom: from.Add(-c.cfg.Reconcile.Lookback.D()).UTC(), Since: c.cfg.Reconcile.Since,
+		ListedFrom: from.Add(-c.d.Reconcile.Lookback.D()).UTC(), Since: c.d.Reconcile.Since,
 		Queued: []Item{}, Retried: []Item{}, Parked: []Item{}, NotBooked: []Item{},
 		Authorized: []Item{}, Anomalies: []Anomaly{}, Warnings: []string{}, Settlements: []connector.SettlementLine{},
-		SettlementsOn: c.cfg.Settlements.Enabled}
+		SettlementsOn: c.d.Settlements.Enabled}
 	if c.rzp == nil {
 		return rep, ErrNoRazorpayAPI
 	}
 	if !from.Before(to) {
 		return rep, fmt.Errorf("reconcile: window start %s is not before its end %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
-	r := &reconcileRun{c: c, req: req, rep: rep, since: c.cfg.Reconcile.SinceIn(c.loc), handled: map[string]bool{}}
+	r := &reconcileRun{c: c, req: req, rep: rep, since: c.d.Reconcile.SinceIn(c.loc), handled: map[string]bool{}}
 	if req.DryRun {
 		err := r.run(ctx)
 		r.summarise()
 		return rep, err
 	}
-	owner := conn.Owner("reconcile")
+	owner := c.d.Owner("reconcile")
 	// Losing the lock row (this process stalled past its TTL and another took it) stops the run:
 	// one sweep at a time. What was queued stays queued; queueing is idempotent anyway.
 	ctx, lost := context.WithCancelCause(ctx)
 	defer lost(nil)
-	stopLock, err := holdLock(ctx, conn, owner, req.WaitForLock, func() { lost(ErrBusy) })
+	stopLock, err := holdLock(ctx, c.d.HoldLock, owner, req.WaitForLock, func() { lost(ErrBusy) })
 	if err != nil {
 		return rep, err
 	}
@@ -103,7 +78,7 @@ func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, 
 	run := connector.ReconcileRun{WindowFrom: from, WindowTo: to, StartedAt: c.now()}
 	if err := c.store.StartReconcileRun(ctx, &run); err != nil {
 		err = fmt.Errorf("record reconcile run: %w", err)
-		conn.ObserveReconcile(connector.ReconcileObservation{Finished: c.now(), Err: err})
+		c.d.ObserveRun(connector.ReconcileObservation{Finished: c.now(), Err: err})
 		return rep, err
 	}
 	rep.RunID = run.ID
@@ -128,7 +103,7 @@ func Run(ctx context.Context, conn *connector.Connector, req Request) (*Report, 
 	if req.Drain {
 		booked = run.Booked
 	}
-	conn.ObserveReconcile(connector.ReconcileObservation{Finished: finished, Err: runErr, Scanned: run.Scanned,
+	c.d.ObserveRun(connector.ReconcileObservation{Finished: finished, Err: runErr, Scanned: run.Scanned,
 		Booked: booked, AlreadyBooked: run.AlreadyBooked, Parked: run.Parked, RetriedDead: len(rep.Retried)})
 	return rep, runErr
 }
@@ -140,7 +115,7 @@ func (r *reconcileRun) run(ctx context.Context) error {
 	if err := r.retryDead(ctx); err != nil {
 		return err
 	}
-	if r.c.cfg.Reconcile.IntegrationRequests {
+	if r.c.d.Reconcile.IntegrationRequests {
 		if err := r.sweepIntegrationRequests(ctx); err != nil {
 			return err
 		}
@@ -198,10 +173,10 @@ func (r *reconcileRun) counts(it *Item) *SweepCounts {
 
 // holdLock takes the lock row "reconcile" for owner, waiting up to wait for a run in progress
 // elsewhere to finish (checking every second); ErrBusy when it stays held.
-func holdLock(ctx context.Context, conn *connector.Connector, owner string, wait time.Duration, lost func()) (func(), error) {
+func holdLock(ctx context.Context, hold func(ctx context.Context, name, owner string, ttl time.Duration, lost func()) (func(), error), owner string, wait time.Duration, lost func()) (func(), error) {
 	deadline := time.Now().Add(wait)
 	for {
-		release, err := conn.HoldLock(ctx, reconcileLock, owner, reconcileLockTTL, lost)
+		release, err := hold(ctx, reconcileLock, owner, reconcileLockTTL, lost)
 		switch {
 		case err == nil:
 			return release, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
@@ -118,7 +119,7 @@ func (e *reconcileEnv) payment(id, status string, created time.Time, notes razor
 
 func (e *reconcileEnv) reconcile(c *connector.Connector, req reconcile.Request) *reconcile.Report {
 	e.t.Helper()
-	rep, err := reconcile.Run(context.Background(), c, req)
+	rep, err := reconcile.Run(context.Background(), sitetest.Reconcile(c), req)
 	if err != nil {
 		e.t.Fatalf("reconcile: %v", err)
 	}
@@ -234,7 +235,7 @@ func TestReconcileTakesTheLockRow(t *testing.T) {
 		t.Fatal(ok, err)
 	}
 	c := e.connector()
-	if _, err := reconcile.Run(ctx, c, reconcile.Request{}); !errors.Is(err, reconcile.ErrBusy) {
+	if _, err := reconcile.Run(ctx, sitetest.Reconcile(c), reconcile.Request{}); !errors.Is(err, reconcile.ErrBusy) {
 		t.Fatalf("err %v, want ErrReconcileBusy while another replica holds the lock", err)
 	}
 	if rep := e.reconcile(c, reconcile.Request{DryRun: true}); rep.Payments.Queued != 1 {
@@ -286,7 +287,7 @@ func TestReconcileWaitsForTheLock(t *testing.T) {
 		}
 	}}
 	c := e.connectorWith(w)
-	rep, err := reconcile.Run(ctx, c, reconcile.Request{WaitForLock: 30 * time.Second})
+	rep, err := reconcile.Run(ctx, sitetest.Reconcile(c), reconcile.Request{WaitForLock: 30 * time.Second})
 	if err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}
@@ -300,7 +301,7 @@ func TestReconcileWaitsForTheLock(t *testing.T) {
 	if ok, err := e.db.AcquireLock(ctx, "reconcile", "scheduled-run", e.now, e.now.Add(time.Minute)); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	if _, err := reconcile.Run(ctx, e.connector(), reconcile.Request{}); !errors.Is(err, reconcile.ErrBusy) {
+	if _, err := reconcile.Run(ctx, sitetest.Reconcile(e.connector()), reconcile.Request{}); !errors.Is(err, reconcile.ErrBusy) {
 		t.Errorf("err %v, want ErrBusy", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 )
@@ -127,14 +128,14 @@ func TestReconcileReplicasRunOneAtATime(t *testing.T) {
 			)
 			go func() {
 				defer close(done)
-				repA, errA = reconcile.Run(ctx, a, reconcile.Request{})
+				repA, errA = reconcile.Run(ctx, sitetest.Reconcile(a), reconcile.Request{})
 			}()
 			select {
 			case <-g.entered:
 			case <-time.After(10 * time.Second):
 				t.Fatal("the first reconcile never listed payments")
 			}
-			_, errB := reconcile.Run(ctx, b, reconcile.Request{})
+			_, errB := reconcile.Run(ctx, sitetest.Reconcile(b), reconcile.Request{})
 			close(g.release)
 			<-done
 			if errA != nil {
@@ -169,7 +170,7 @@ func TestReconcileReplicasRunOneAtATime(t *testing.T) {
 			}
 
 			// Once the lock is free, the other replica runs and queues nothing.
-			repB, err := reconcile.Run(ctx, b, reconcile.Request{})
+			repB, err := reconcile.Run(ctx, sitetest.Reconcile(b), reconcile.Request{})
 			if err != nil || repB.Payments.Queued != 0 || repB.Payments.InInbox != 12 {
 				t.Fatalf("second replica afterwards: %+v (%v), want 0 queued, 12 in the inbox", repB.Payments, err)
 			}
@@ -197,7 +198,7 @@ func TestReconcileReplicasRacingQueueOnce(t *testing.T) {
 		wg.Add(1)
 		go func(i int, c *connector.Connector) {
 			defer wg.Done()
-			reps[i], errs[i] = reconcile.Run(ctx, c, reconcile.Request{})
+			reps[i], errs[i] = reconcile.Run(ctx, sitetest.Reconcile(c), reconcile.Request{})
 		}(i, c)
 	}
 	wg.Wait()

@@ -3,6 +3,8 @@
 // payment or refund not yet booked or on its way queued as a synthetic inbox row that the
 // workers book through the same path as a webhook, and an audit of ERPNext for anomalies a
 // person must see. It runs under a lock row on one process at a time, and records each run.
+// It is given what it uses (Deps): a narrowed store, the two clients, the configuration
+// sections it reads, a clock, and funcs for what it shares with the workers of its process.
 package reconcile
 
 import (

@@ -20,7 +20,7 @@ import (
 
 // sweepSettlements lists the window's settlements and queues the processed ones not on their way.
 func (r *reconcileRun) sweepSettlements(ctx context.Context) error {
-	s := r.c.cfg.Settlements
+	s := r.c.d.Settlements
 	if !s.Enabled {
 		return nil
 	}
@@ -45,7 +45,7 @@ func (r *reconcileRun) settlement(ctx context.Context, st *razorpay.Settlement) 
 		CreatedAt: time.Unix(st.CreatedAt, 0).UTC()}
 	cnt := r.counts(&it)
 	cnt.Scanned++
-	if since := r.c.cfg.Settlements.SinceIn(r.c.loc); !since.IsZero() && st.CreatedAt < since.Unix() {
+	if since := r.c.d.Settlements.SinceIn(r.c.loc); !since.IsZero() && st.CreatedAt < since.Unix() {
 		cnt.BeforeSince++
 		return nil
 	}
@@ -63,7 +63,7 @@ func (r *reconcileRun) settlement(ctx context.Context, st *razorpay.Settlement) 
 	}
 	var body []byte
 	if !r.req.DryRun {
-		if body, err = connector.SyntheticSettlementEvent(r.c.cfg.Razorpay.AccountID, r.c.now(), st); err != nil {
+		if body, err = connector.SyntheticSettlementEvent(r.c.d.AccountID, r.c.now(), st); err != nil {
 			return err
 		}
 	}
@@ -93,12 +93,12 @@ func (r *reconcileRun) requeue(ctx context.Context, it Item, row *connector.Inbo
 // older one not posted or not matched, and sets the oldest-unmatched gauge.
 func (r *reconcileRun) reportSettlements(ctx context.Context) error {
 	if len(r.settlements) == 0 {
-		if !r.req.DryRun && r.c.cfg.Settlements.Enabled {
-			r.c.conn.ObserveSettlements(time.Time{})
+		if !r.req.DryRun && r.c.d.Settlements.Enabled {
+			r.c.d.ObserveSettlements(time.Time{})
 		}
 		return nil
 	}
-	owner := r.c.conn.Owner("reconcile")
+	owner := r.c.d.Owner("reconcile")
 	var oldest time.Time
 	for i := range r.settlements {
 		st := &r.settlements[i]
@@ -120,13 +120,13 @@ func (r *reconcileRun) reportSettlements(ctx context.Context) error {
 		if done && line.CreatedAt.Before(r.rep.WindowFrom) {
 			continue // posted and matched before this window: nothing to report
 		}
-		if err := r.retry(ctx, "read settlement "+st.ID, func() error { return r.c.conn.SettlementBreakdown(ctx, st, line.Entry, &line) }); err != nil {
+		if err := r.retry(ctx, "read settlement "+st.ID, func() error { return r.c.d.Settlement.SettlementBreakdown(ctx, st, line.Entry, &line) }); err != nil {
 			r.warn("settlement %s: breakdown not read (%v)", st.ID, err)
 		}
 		r.rep.Settlements = append(r.rep.Settlements, line)
 	}
 	if !r.req.DryRun {
-		r.c.conn.ObserveSettlements(oldest)
+		r.c.d.ObserveSettlements(oldest)
 	}
 	return nil
 }
@@ -136,7 +136,7 @@ func (r *reconcileRun) reportSettlements(ctx context.Context) error {
 func (r *reconcileRun) settlementLine(ctx context.Context, st *razorpay.Settlement, owner string) (connector.SettlementLine, error) {
 	line := connector.SettlementLine{ID: st.ID, UTR: st.UTR, CreatedAt: time.Unix(st.CreatedAt, 0).UTC(), Amount: st.Amount,
 		Status: "not queued", Bank: connector.BankMatch{State: connector.BankOff}}
-	if r.c.cfg.Settlements.BankAccountDoc != "" {
+	if r.c.d.Settlements.BankAccountDoc != "" {
 		line.Bank.State = connector.BankNotPosted
 	}
 	cv, err := r.cover(ctx, st.ID, connector.RouteSettlement)
@@ -153,7 +153,7 @@ func (r *reconcileRun) settlementLine(ctx context.Context, st *razorpay.Settleme
 		return line, nil
 	}
 	line.Entry, line.Status = b.Name, "posted"
-	m, err := r.c.conn.MatchSettlement(ctx, st, b.Name, owner, r.req.DryRun)
+	m, err := r.c.d.Settlement.MatchSettlement(ctx, st, b.Name, owner, r.req.DryRun)
 	if err != nil {
 		r.warn("settlement %s: bank statement match failed (%v); tried again next run", st.ID, err)
 		m = connector.BankMatch{State: "failed"}

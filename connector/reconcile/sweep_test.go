@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
@@ -270,7 +271,7 @@ func TestReconcileRetriesRazorpayAndStopsOnRefusedKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = reconcile.Run(context.Background(), c, reconcile.Request{})
+	_, err = reconcile.Run(context.Background(), sitetest.Reconcile(c), reconcile.Request{})
 	if f := connector.FailureOf(err); f == nil || f.Kind != connector.FailAuth || !strings.Contains(err.Error(), "Razorpay refused the API key") {
 		t.Errorf("err %v, want the refused keys", err)
 	}
@@ -286,10 +287,10 @@ func TestReconcileRefusesWhatItCannotDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := reconcile.Run(context.Background(), c, reconcile.Request{}); !errors.Is(err, reconcile.ErrNoRazorpayAPI) {
+	if _, err := reconcile.Run(context.Background(), sitetest.Reconcile(c), reconcile.Request{}); !errors.Is(err, reconcile.ErrNoRazorpayAPI) {
 		t.Errorf("without the API: %v", err)
 	}
-	_, err = reconcile.Run(context.Background(), e.connector(), reconcile.Request{From: e.now, To: e.now.Add(-time.Hour)})
+	_, err = reconcile.Run(context.Background(), sitetest.Reconcile(e.connector()), reconcile.Request{From: e.now, To: e.now.Add(-time.Hour)})
 	if err == nil || !strings.Contains(err.Error(), "is not before its end") {
 		t.Errorf("backwards window: %v", err)
 	}
