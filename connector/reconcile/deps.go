@@ -24,8 +24,8 @@ type Store interface {
 	InsertEvent(ctx context.Context, e *connector.InboxEvent) (inserted bool, err error)
 	InsertEventIfNoKey(ctx context.Context, e *connector.InboxEvent) (inserted bool, err error)
 	SetEventStatusFrom(ctx context.Context, id int64, from, status connector.Status, reason string, now time.Time) error
-	Waiters(ctx context.Context, waitFor string, statuses ...connector.Status) ([]connector.InboxEvent, error)
-	WakeWaiters(ctx context.Context, waitFor string, now time.Time, more ...string) (int, error)
+	Waiters(ctx context.Context, waitFor connector.Wait, statuses ...connector.Status) ([]connector.InboxEvent, error)
+	WakeWaiters(ctx context.Context, waitFor connector.Wait, now time.Time, more ...connector.Wait) (int, error)
 	StartReconcileRun(ctx context.Context, r *connector.ReconcileRun) error
 	FinishReconcileRun(ctx context.Context, r connector.ReconcileRun) error
 }
