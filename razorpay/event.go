@@ -64,6 +64,9 @@ func (p *pass) event(body []byte) (*Event, error) {
 		}
 		return nil, err
 	}
+	if _, err := p.head(); err != nil {
+		return nil, err // PeekEvent's error for the same body
+	}
 	e := &Event{}
 	o := &p.env
 	o.warn = &e.Warnings

@@ -178,6 +178,10 @@ func FuzzPeekEvent(f *testing.F) {
 	f.Add(paymentEvent(`"amount":"not checked by peek"`))
 	f.Add([]byte(`{"event":"refund.processed","payload":{"refund":{"entity":{"id":"rfnd_X"}},"payment":{"entity":{"id":7}}}}`))
 	f.Add([]byte(`{"event":5}`))
+	// ParseEvent's first error was once another field's than PeekEvent's: the envelope's entity
+	// before account_id, an earlier entity's amount before a later entity's id.
+	f.Add([]byte(`{"entity":5,"account_id":5}`))
+	f.Add([]byte(`{"payload":{"payment":{"entity":{"amount":"x"}},"order":{"entity":{"id":5}}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		h, herr := razorpay.PeekEvent(body)
 		e, err := razorpay.ParseEvent(body)

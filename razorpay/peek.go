@@ -29,25 +29,37 @@ func (h *EventHead) BusinessKey() string {
 //
 // It fails when the body is not JSON or not an object, when event or account_id is not a string,
 // created_at not an integer, payload, a payload.<name> or an entity not object-like, or an
-// entity's id not a string — each also a ParseEvent failure, with the same text. It reads no
-// other field, so a body it accepts may still fail ParseEvent (an amount that is not an integer
-// …): the worker's ParseEvent reports that. For every body ParseEvent accepts, PeekEvent
-// succeeds with the same values.
+// entity's id not a string — each also a ParseEvent failure, with the same text: ParseEvent
+// reads the head first (pass.head). It reads no other field, so a body it accepts may still
+// fail ParseEvent (an amount that is not an integer …): the worker's ParseEvent reports that.
+// For every body ParseEvent accepts, PeekEvent succeeds with the same values.
 func PeekEvent(body []byte) (EventHead, error) {
-	var h EventHead
 	p := newPass(body, true)
 	if empty, err := p.start(body); err != nil || empty {
 		if err != nil {
-			return h, fmt.Errorf("razorpay: parse event: %w", err)
+			return EventHead{}, fmt.Errorf("razorpay: parse event: %w", err)
 		}
-		return h, nil
+		return EventHead{}, nil
 	}
+	h, err := p.head()
+	if err != nil {
+		return EventHead{}, fmt.Errorf("razorpay: parse event: %w", err)
+	}
+	return h, nil
+}
+
+// head reads the EventHead's fields from a pass that started (start found an object with
+// members): the envelope's account_id, event and created_at, then each entity's id in the fixed
+// order. It is PeekEvent's whole read and ParseEvent's first, so that both report the same first
+// error for a body that fails here.
+func (p *pass) head() (EventHead, error) {
+	var h EventHead
 	o := &p.env
 	h.AccountID = o.str("account_id")
 	h.Event = o.str("event")
 	h.CreatedAt = o.int64("created_at")
 	if o.err != nil {
-		return EventHead{}, fmt.Errorf("razorpay: parse event: %w", o.err)
+		return EventHead{}, o.err
 	}
 	ids := [nKinds]*string{&h.PaymentID, &h.OrderID, &h.PaymentLinkID, &h.RefundID, &h.DisputeID, &h.SettlementID}
 	err := p.entities(func(k int, o *object) error {
@@ -55,7 +67,7 @@ func PeekEvent(body []byte) (EventHead, error) {
 		return o.err
 	})
 	if err != nil {
-		return EventHead{}, fmt.Errorf("razorpay: parse event: %w", err)
+		return EventHead{}, err
 	}
 	return h, nil
 }
