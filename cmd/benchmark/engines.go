@@ -57,6 +57,17 @@ func newSQLite(dir string) *engine {
 	return &engine{Name: "sqlite", Driver: store.DriverSQLite, dir: dir}
 }
 
+// forTarget makes a new database for the floor server (v nil) or variant v's daemon: migrated
+// by the benchmark's store (fresh) for the floor and the tree measured, and left empty for a
+// --before build, whose serve migrates it to its own schema at start (a binary refuses a
+// schema newer than it knows).
+func (e *engine) forTarget(ctx context.Context, v *variant) (*database, error) {
+	if v != nil && v.name != "" {
+		return e.create(ctx)
+	}
+	return e.fresh(ctx)
+}
+
 // fresh makes a new database and applies the store's migrations to it.
 func (e *engine) fresh(ctx context.Context) (*database, error) {
 	db, err := e.create(ctx)

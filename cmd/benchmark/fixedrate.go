@@ -122,7 +122,7 @@ func addCounts(a, b Counts) Counts {
 // memory before stopping it, and checks that the inbox holds exactly the accepted rows.
 func (b *bench) fixedRateRun(ctx context.Context, e *engine, fc fixedCase, v variant) (fixedRateRun, error) {
 	var r fixedRateRun
-	db, err := e.fresh(ctx)
+	db, err := e.forTarget(ctx, &v)
 	if err != nil {
 		return r, err
 	}

@@ -160,16 +160,16 @@ func (b *bench) startIntakeSides(ctx context.Context, e *engine) ([]*intakeSide,
 		names = append(names, intakeSideName(v))
 	}
 	for i, name := range names {
-		db, err := e.fresh(ctx)
+		var v *variant
+		if i > 0 {
+			v = &b.variants[i-1]
+		}
+		db, err := e.forTarget(ctx, v)
 		if err != nil {
 			return sides, err
 		}
 		s := &intakeSide{name: name, db: db, co: newCorpus(runTag(fmt.Sprint(i)), b.secret, 1)}
 		sides = append(sides, s)
-		var v *variant
-		if i > 0 {
-			v = &b.variants[i-1]
-		}
 		if s.url, s.accepted, s.stop, err = b.startIntakeTarget(ctx, v, db); err != nil {
 			return sides, fmt.Errorf("%s: %w", name, err)
 		}
