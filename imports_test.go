@@ -28,7 +28,15 @@ var allowed = map[string][]string{
 	"connector/httpapi": {"connector", "connector/intake"},
 	// What a person does to the inbox and reads of it, and retention: on the store it is given.
 	"connector/operator": {"connector", "frappe", "razorpay"},
-	"connector/store":    {"connector", "internal/redact"},
+	// The booking kernel: claims, document locks, the site's facts, lookup before create, apply
+	// of a Plan, on the core's vocabulary and ports. Below every job.
+	"connector/kernel": {"connector", "frappe", "mapping", "razorpay"},
+	// The settlement job (a Journal Entry per settlement, the bank match) on the kernel.
+	"connector/settlement": {"connector", "connector/kernel", "frappe", "mapping", "razorpay"},
+	// The booking: one job per route on the kernel, settlement's included, built through
+	// connector.Options.Booking (booking.New).
+	"connector/booking": {"connector", "connector/kernel", "connector/settlement", "frappe", "mapping", "razorpay"},
+	"connector/store":   {"connector", "internal/redact"},
 	// check validates the configuration against the site: it reads ERPNext and Razorpay only.
 	"connector/check": {"connector", "frappe", "razorpay"},
 	// Reconcile is a process of the core of its own, given what it uses (reconcile.Deps): a
@@ -59,11 +67,14 @@ var allowed = map[string][]string{
 
 // onlyImportedBy lists packages that only the named packages may import (edges of the layout).
 var onlyImportedBy = map[string][]string{
-	"console":             {"cmd/razorpay-erpnext"},
-	"connector/httpapi":   {"cmd/razorpay-erpnext"},
-	"connector/intake":    {"connector/httpapi", "cmd/razorpay-erpnext", "connector/internal/sitetest"},
-	"connector/operator":  {"cmd/razorpay-erpnext", "connector/internal/sitetest"},
-	"connector/reconcile": {"cmd/razorpay-erpnext", "connector/internal/sitetest"},
+	"console":              {"cmd/razorpay-erpnext"},
+	"connector/httpapi":    {"cmd/razorpay-erpnext"},
+	"connector/intake":     {"connector/httpapi", "cmd/razorpay-erpnext", "connector/internal/sitetest"},
+	"connector/operator":   {"cmd/razorpay-erpnext", "connector/internal/sitetest"},
+	"connector/booking":    {"cmd/razorpay-erpnext"},
+	"connector/kernel":     {"connector/booking", "connector/settlement"},
+	"connector/settlement": {"connector/booking"},
+	"connector/reconcile":  {"cmd/razorpay-erpnext", "connector/internal/sitetest"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 )
@@ -168,7 +169,7 @@ func TestInvoiceNamedInAnotherCaseIsLockedUnderItsOwnName(t *testing.T) {
 // connector decodes from a Sales Invoice must be among them, or it would be silently empty.
 func TestInvoiceReadSelectsEveryFieldTheConnectorDecodes(t *testing.T) {
 	listed := map[string]bool{}
-	for _, f := range connector.InvoiceFields {
+	for _, f := range booking.InvoiceFields {
 		listed[f] = true
 	}
 	typ := reflect.TypeOf(frappe.SalesInvoice{})

@@ -42,8 +42,7 @@ func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.ERPNext.Timeout.D()+time.Second)
 	defer cancel()
-	res, err := c.resolveInvoice(ctx, c.namedInvoices(ev), "")
-	invoice := res.invoice
+	invoice, err := c.booker.InvoiceOf(ctx, c.namedInvoices(ev))
 	if err != nil || invoice == "" {
 		if err != nil {
 			c.metrics.comments.WithLabelValues("failed").Inc()
@@ -56,7 +55,7 @@ func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
 		ev.BusinessKey, o.LastError, ev.EventID, ev.EventID)
 	err = c.erp.Call(ctx, MethodAddComment, map[string]any{
 		"reference_doctype": frappe.DoctypeSalesInvoice, "reference_name": invoice, "content": content,
-		"comment_email": c.commentEmail(ctx), "comment_by": commentBy,
+		"comment_email": c.booker.CommentEmail(ctx), "comment_by": commentBy,
 	}, nil)
 	l := c.log.Info()
 	if err != nil {

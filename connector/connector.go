@@ -1,34 +1,36 @@
-// Package connector is the core of razorpay-erpnext (DESIGN.md §4): the worker that books each
-// inbox event into ERPNext exactly once, the retry policy and the error vocabulary. It talks to its database through Store and to ERPNext and Razorpay through the
+// Package connector is the core of razorpay-erpnext (DESIGN.md §4): the domain's vocabulary
+// (statuses, routes, plans, outcomes, failures, the Account), its ports, and the worker that
+// has each inbox event booked into ERPNext exactly once, with the retry policy. It talks to its
+// database through Store and to ERPNext and Razorpay through the
 // ERPNext and RazorpayAPI ports, implemented by connector/store, frappe.Client and
 // razorpay.Client.
 //
-// One file per stage, in layers that only call down (internal/shape checks it):
+// One file per concern, in layers that only call down (internal/shape checks it):
 //
 //   - vocabulary, ports and the client edge: status.go (Status), route.go (RouteOf, the one
 //     routing table), store.go, ports.go, failure.go and clients.go (every outbound failure
-//     classified once into a *Failure), metrics.go, connector.go,
-//     pause.go (a configuration fault, held until a call succeeds);
-//   - mechanisms: outcome.go (settle, the one function from a job's error to an Outcome),
-//     plan.go (Plan), claim.go (the business-key claim), lock.go (lockDocument, HoldLock),
-//     site.go, synthetic.go;
-//   - stages: lookup.go (lookup before create), resolve.go, checkout.go (ERPNext's own
-//     checkout), customer.go, receipt_of.go (a refund's receipt), invoice.go (the invoice read),
-//     entry.go (a receipt's entry from it), build.go (round-off rows, owned fields, advances, refunds),
-//     fields.go;
-//   - decide.go (→ Plan, reads only) and apply.go (the writes);
-//   - one job per route: process.go, receipt.go, refund.go, void.go;
-//   - entry points: worker.go, drain.go, explain.go (Explain is Decide printed), ready.go,
-//     comment.go.
+//     classified once into a *Failure), metrics.go, connector.go, pause.go (a configuration
+//     fault, held until a call succeeds), account.go (Account: whose money), booker.go (Booker,
+//     the seam to connector/booking), plan.go (Plan), outcome.go (settle, the one function from
+//     a job's error to an Outcome), bank.go, integration.go, precision.go;
+//   - mechanisms: hold.go (HoldLock), synthetic.go, wake.go (what a row waits for);
+//   - process.go (a claimed row to Booker.Book);
+//   - entry points: worker.go, drain.go, explain.go (Explain is Booker.Decide printed),
+//     ready.go, comment.go, settle_report.go.
 //
+// connector/booking books, built through Options.Booking: one job per route on the kernel of
+// connector/kernel (claims, document locks, what is known of the site, lookup before create,
+// apply), the settlement job of connector/settlement among them.
 // connector/check validates a configuration against the live site, reading only;
-// connector/intake receives webhooks into the inbox (verify, store, wake); connector/operator is what a person does to the inbox (replay, rebook, dismiss, history) and
-// the retention of raw bodies, on the store it is given.
+// connector/intake receives webhooks into the inbox (verify, store, wake); connector/operator
+// is what a person does to the inbox (replay, rebook, dismiss, history) and the retention of
+// raw bodies, on the store it is given.
 package connector
 
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"sync"
@@ -55,26 +57,10 @@ type Connector struct {
 	drainOnce sync.Once
 	pauses    *pauses // a configuration fault (pause.go), shared with the client edge
 	seq       atomic.Int64
-	erpSem    chan struct{} // erpnext.max_concurrency
 	metrics   *metrics
 
-	mu        sync.Mutex
-	siteReads sync.Mutex           // held while a fact of the site is first read (site.go), so it is read once
-	paidTo    map[string]string    // company → Mode of Payment account, cached after first read
-	roundOffs map[string][2]string // company → round-off account and cost center
-	// prInvoices maps a submitted Payment Request to its Sales Invoice (resolve.go), so that a
-	// payment naming it takes the invoice lock before reading anything.
-	prInvoices map[string]string
-	// templates is what receipts need of each Payment Terms Template (invoice.go).
-	templates map[string]termsTemplate
-	// apiUser is the ERPNext user the API key belongs to, cached for comments (comment.go).
-	apiUser string
+	booker Booker // the booking of the one Account (Options.Booking)
 }
-
-// termsTemplate is what a receipt needs of a Payment Terms Template (invoice.go): whether it
-// allocates by term (allocate_payment_based_on_payment_terms) and whether a term offers an
-// early-payment discount (then ERPNext's get_payment_entry would deduct it: such a receipt parks).
-type termsTemplate struct{ byTerm, discount bool }
 
 // Options are the collaborators of a Connector. Now defaults to time.Now.
 type Options struct {
@@ -86,20 +72,19 @@ type Options struct {
 	Razorpay RazorpayAPI
 	Log      zerolog.Logger
 	Now      func() time.Time
+	// Booking builds the booking of the Connector's one Account (booking.New): it cannot be
+	// built here, since connector/booking imports connector.
+	Booking func(BookingDeps) Booker
 }
 
-// New builds a Connector from a validated Config.
+// New builds a Connector from a validated Config. It returns an error when mapping.timezone is
+// not a known zone or Options.Booking is nil.
 func New(o Options) (*Connector, error) {
-	loc, err := time.LoadLocation(o.Config.Mapping.Timezone)
-	if err != nil {
-		return nil, fmt.Errorf("mapping.timezone: %w", err)
+	if o.Booking == nil {
+		return nil, errors.New("connector.New: Options.Booking is nil (booking.New)")
 	}
 	if o.Now == nil {
 		o.Now = time.Now
-	}
-	n := o.Config.ERPNext.MaxConcurrency
-	if n < 1 {
-		n = 1
 	}
 	var id [4]byte
 	_, _ = rand.Read(id[:])
@@ -109,26 +94,30 @@ func New(o Options) (*Connector, error) {
 	if o.ERP != nil {
 		o.ERP = erpEdge{ERPNext: o.ERP, m: m, p: p}
 	}
-	c := &Connector{
-		cfg:        o.Config,
-		store:      o.Store,
-		erp:        o.ERP,
-		rzp:        razorpayEdgeOf(o.Razorpay, m, p),
-		log:        o.Log,
-		now:        o.Now,
-		loc:        loc,
-		instance:   hex.EncodeToString(id[:]),
-		wake:       make(chan struct{}, 1),
-		draining:   make(chan struct{}),
-		erpSem:     make(chan struct{}, n),
-		paidTo:     map[string]string{},
-		roundOffs:  map[string][2]string{},
-		prInvoices: map[string]string{},
-		templates:  map[string]termsTemplate{},
-		pauses:     p,
-		metrics:    m,
-		paces:      paces,
+	rzp := razorpayEdgeOf(o.Razorpay, m, p)
+	acct, err := AccountOf(o.Config, o.ERP, rzp)
+	if err != nil {
+		return nil, fmt.Errorf("mapping.timezone: %w", err)
 	}
+	c := &Connector{
+		cfg:      o.Config,
+		store:    o.Store,
+		erp:      o.ERP,
+		rzp:      rzp,
+		log:      o.Log,
+		now:      o.Now,
+		loc:      acct.Location,
+		instance: hex.EncodeToString(id[:]),
+		wake:     make(chan struct{}, 1),
+		draining: make(chan struct{}),
+		pauses:   p,
+		metrics:  m,
+		paces:    paces,
+	}
+	w := o.Config.Worker
+	c.booker = o.Booking(BookingDeps{Account: acct, Store: o.Store, Now: o.Now, Log: o.Log,
+		MaxConcurrency: max(o.Config.ERPNext.MaxConcurrency, 1), Fence: o.Config.ERPNext.ServerTimeout.D() + w.FenceMargin.D(),
+		BackoffBase: w.BackoffBase.D(), BackoffMax: w.BackoffMax.D(), Counts: m.counts(), Wake: c.Wake})
 	m.reg.MustRegister(newStateCollector(c))
 	return c, nil
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
@@ -176,7 +176,7 @@ func (tc recordedCase) renamed(t *testing.T, doc map[string]any) map[string]any 
 func buildRecorded(t *testing.T, tc recordedCase) map[string]any {
 	t.Helper()
 	si := tc.invoice
-	inv, err := connector.InvoiceFacts(si)
+	inv, err := booking.InvoiceFacts(si)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func buildRecorded(t *testing.T, tc recordedCase) map[string]any {
 		plan.Deductions = append(plan.Deductions, mapping.Deduction{Account: "Round Off - EC", CostCenter: "Main - EC", Amount: tc.roundFX,
 			Kind: mapping.DeductionRoundOff, Description: fmt.Sprintf("rounding of 2 payment-term rows at rate %s", plan.SourceExchangeRate)})
 	}
-	doc, err := connector.ReceiptEntry(plan, si, tc.termBased, tc.prOut)
+	doc, err := booking.ReceiptEntry(plan, si, tc.termBased, tc.prOut)
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}

@@ -49,7 +49,7 @@ const ExplainRetry = "retry"
 // line of the explanation (ExplainRetry), not the end of the dry run (issue 14: a failed order
 // lookup made `explain` exit 1); the error is returned only when ctx ended.
 func (c *Connector) Explain(ctx context.Context, e *razorpay.Event) (*Explanation, error) {
-	return c.explain(ctx, e, arrival{at: c.now()})
+	return c.explain(ctx, e, Arrival{At: c.now()})
 }
 
 // ErrBodyPurged is ExplainStored's error for a row whose raw body retention purged: there is
@@ -70,18 +70,10 @@ func (c *Connector) ExplainStored(ctx context.Context, row *InboxEvent) (*Explan
 	if err != nil {
 		return nil, fmt.Errorf("the body does not parse: %w", err)
 	}
-	return c.explain(ctx, e, arrival{row: &InboxEvent{ID: row.ID, EventID: row.EventID}, at: row.ReceivedAt})
+	return c.explain(ctx, e, Arrival{Row: &InboxEvent{ID: row.ID, EventID: row.EventID}, At: row.ReceivedAt})
 }
 
-// arrival is what a dry run knows of the event it explains: the inbox row it is (nil for a body
-// never delivered, which the worker would see as a new row) and when it arrived (now for such
-// a body).
-type arrival struct {
-	row *InboxEvent
-	at  time.Time
-}
-
-func (c *Connector) explain(ctx context.Context, e *razorpay.Event, a arrival) (*Explanation, error) {
+func (c *Connector) explain(ctx context.Context, e *razorpay.Event, a Arrival) (*Explanation, error) {
 	pl, err := c.decideAt(ctx, e, a)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -107,12 +99,12 @@ func (c *Connector) explain(ctx context.Context, e *razorpay.Event, a arrival) (
 	}
 	if RouteOf(e.Event) == RouteSettlement && (pl.Settlement != nil || pl.Action == ExplainReuse || pl.Action == ExplainDuplicate) {
 		x.Settlement = pl.Settlement
-		if x.Bank, err = c.explainBank(ctx, e, pl); err != nil {
+		if x.Bank, err = c.booker.ExplainBank(ctx, e, pl); err != nil {
 			if ctx.Err() != nil {
 				return nil, err
 			}
 			// Like any failed read: a line of the explanation, not the end of the dry run.
-			x.Bank = &BankMatch{State: "not read: " + shortReason(err.Error())}
+			x.Bank = &BankMatch{State: "not read: " + ShortReason(err.Error())}
 		}
 	}
 	return x, nil
@@ -120,7 +112,7 @@ func (c *Connector) explain(ctx context.Context, e *razorpay.Event, a arrival) (
 
 // explainFailure is the explanation of a read that failed: the worker's outcome for it, said.
 func (c *Connector) explainFailure(e *razorpay.Event, err error) *Explanation {
-	o, refused := c.outcomeOf(&InboxEvent{}, result{}, err)
+	o, refused := c.outcomeOf(&InboxEvent{}, Result{}, err)
 	x := &Explanation{Event: e.Event, Key: e.BusinessKey(), Action: ExplainRetry}
 	why := o.LastError // what the worker would record
 	if why == "" {
@@ -143,81 +135,17 @@ func (c *Connector) explainFailure(e *razorpay.Event, err error) *Explanation {
 // park on (ERPNext refusing it, a document that does not exist) is a park plan here too; other
 // failures of a read are returned as errors.
 func (c *Connector) Decide(ctx context.Context, e *razorpay.Event) (*Plan, error) {
-	return c.decideAt(ctx, e, arrival{at: c.now()})
+	return c.decideAt(ctx, e, Arrival{At: c.now()})
 }
 
 // decideAt is Decide for an event that arrived as a says.
-func (c *Connector) decideAt(ctx context.Context, e *razorpay.Event, a arrival) (*Plan, error) {
-	pl, err := c.decide(ctx, e, a)
+func (c *Connector) decideAt(ctx context.Context, e *razorpay.Event, a Arrival) (*Plan, error) {
+	pl, err := c.booker.Decide(ctx, e, a)
 	if err == nil {
 		return pl, nil
 	}
-	if o, _ := c.outcomeOf(&InboxEvent{}, result{}, err); o.Status == StatusParked {
-		return (&Plan{Event: e.Event, Key: e.BusinessKey()}).park(o.LastError), nil
+	if o, _ := c.outcomeOf(&InboxEvent{}, Result{}, err); o.Status == StatusParked {
+		return (&Plan{Event: e.Event, Key: e.BusinessKey()}).Park(o.LastError), nil
 	}
 	return nil, err
-}
-
-// decide runs the worker's steps for e (route) with the claim read and no lock taken, in the
-// worker's order: for a receipt the precheck, the dismissal, the claim, then the decision.
-func (c *Connector) decide(ctx context.Context, e *razorpay.Event, a arrival) (*Plan, error) {
-	if pl := c.accountPlan(e); pl != nil {
-		return pl, nil
-	}
-	switch RouteOf(e.Event) {
-	case RouteReceipt:
-		if pl := receiptPrecheck(e); pl != nil {
-			return pl, nil
-		}
-		if pl, err := c.explainDismissed(ctx, e, a); pl != nil || err != nil {
-			return pl, err
-		}
-		if pl, err := c.peekClaim(ctx, e); pl != nil || err != nil {
-			return pl, err
-		}
-		return c.decideReceipt(ctx, e, dryRun{})
-	case RouteRefund:
-		return c.explainRefund(ctx, e, a.at)
-	case RouteDispute:
-		return c.disputePlan(ctx, e)
-	case RouteState:
-		return statePlan(e, nil), nil
-	case RouteSettlement:
-		return c.explainSettlement(ctx, e, a.at)
-	}
-	return skipPlan(e), nil
-}
-
-// explainDismissed is dismissedPlan for a dry run: the row explained, when stored, is left out
-// as the worker leaves out the row it claimed; without a store nothing is dismissed.
-func (c *Connector) explainDismissed(ctx context.Context, e *razorpay.Event, a arrival) (*Plan, error) {
-	if c.store == nil {
-		return nil, nil
-	}
-	row := a.row
-	if row == nil {
-		row = &InboxEvent{}
-	}
-	return c.dismissedPlan(ctx, row, e)
-}
-
-// explainRefund is bookRefund for Explain, for an event that arrived at arrived.
-func (c *Connector) explainRefund(ctx context.Context, e *razorpay.Event, arrived time.Time) (*Plan, error) {
-	r, pl, err := c.refundOf(ctx, e)
-	if err != nil || pl != nil {
-		return pl, err
-	}
-	if pl, err := c.refundDisagrees(ctx, e, r); err != nil || pl != nil {
-		return pl, err
-	}
-	if refundFailed(r) {
-		return c.explainVoid(ctx, e, r)
-	}
-	if r.Status != "processed" {
-		return newPlan(e, refundBooking(r)).skip(notProcessed(r)), nil
-	}
-	if pl, err := c.peekClaim(ctx, e); pl != nil || err != nil {
-		return pl, err
-	}
-	return c.decideRefund(ctx, e, r, arrived, dryRun{})
 }

@@ -106,10 +106,10 @@ func (f *Failure) MayHaveWritten() bool { return f != nil && f.Kind == FailAmbig
 // not the work's failure.
 func (f *Failure) Interrupted() bool { return f != nil && f.Kind == FailCanceled }
 
-// reason is the text kept as last_error: ERPNext's own message (tags stripped) when there is
+// Reason is the text kept as last_error: ERPNext's own message (tags stripped) when there is
 // one, else the error text. Secrets never reach it: neither client's errors carry request
 // headers.
-func (f *Failure) reason() string {
+func (f *Failure) Reason() string {
 	var fe *frappe.Error
 	if errors.As(f.Err, &fe) {
 		return fmt.Sprintf("ERPNext %d %s: %s", fe.Status, fe.ExcType, fe.Message())
@@ -129,15 +129,15 @@ func QuotesERPNext(lastError string) bool { return erpnextMessage.MatchString(la
 // message (tags stripped) when there is one, else the error text; never a secret.
 func Reason(err error) string {
 	if f := FailureOf(err); f != nil {
-		return f.reason()
+		return f.Reason()
 	}
-	return (&Failure{Err: err}).reason()
+	return (&Failure{Err: err}).Reason()
 }
 
 // parkReason is reason without the Razorpay client's "razorpay …: " prefix, which a person
 // reading a parked event does not need.
 func (f *Failure) parkReason() string {
-	msg := f.reason()
+	msg := f.Reason()
 	if f.System == SystemRazorpay {
 		if i := strings.Index(msg, ": "); i > 0 && strings.HasPrefix(msg, "razorpay") {
 			msg = msg[i+2:]
@@ -151,7 +151,7 @@ func (f *Failure) pauseReason() string {
 	if f.System == SystemRazorpay {
 		return "Razorpay refused the API keys: " + f.Err.Error()
 	}
-	return fmt.Sprintf("ERPNext refused the API credentials (%s)", f.reason())
+	return fmt.Sprintf("ERPNext refused the API credentials (%s)", f.Reason())
 }
 
 // classifyERPNext classifies an error of a Frappe call following the client's own rules

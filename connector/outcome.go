@@ -11,39 +11,39 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/mapping"
 )
 
-// result is how a job ended when it did not fail: done, duplicate or skipped, with the ERPNext
+// Result is how a job ended when it did not fail: done, duplicate or skipped, with the ERPNext
 // document it booked or found and the note kept as last_error.
-type result struct {
-	status  Status
-	doctype string
-	name    string
-	note    string
-	// invoice is the invoice of the booking this job recorded ("" when it recorded none, or
+type Result struct {
+	Status  Status
+	Doctype string
+	Name    string
+	Note    string
+	// Invoice is the invoice of the booking this job recorded ("" when it recorded none, or
 	// the booking names none): the outcome's log line names it without reading the booking.
-	invoice string
-	// warnings are the body's (razorpay.Event.Warnings), set whatever the job returned: settle
+	Invoice string
+	// Warnings are the body's (razorpay.Event.Warnings), set whatever the job returned: settle
 	// keeps them with the outcome's reason.
-	warnings []string
+	Warnings []string
 }
 
 // A job returns its failures as errors, and settle turns every one of them into an Outcome.
 // Besides the clients' *Failure and the store's errors (retried), a stage returns one of these.
 type (
-	// waitError is "not now": the job runs again at until without spending an attempt
+	// WaitError is "not now": the job runs again at until without spending an attempt
 	// (a claim or lock held by another worker, a grace period, a refund waiting for its receipt).
 	// on is what ends the wait (Outcome.WaitFor): whoever ends it wakes the row before until.
-	waitError struct {
-		until  time.Time
-		reason string
-		on     Wait
+	WaitError struct {
+		Until  time.Time
+		Reason string
+		On     Wait
 	}
-	// parkError needs a person; reason is what they read. doctype and name keep a document
+	// ParkError needs a person; reason is what they read. doctype and name keep a document
 	// recorded before parking (ERPNext's checkout entry whose fee is missing). on, when set, is
 	// what un-parks the row without a person (Outcome.WaitFor: a refund parked for want of its
 	// receipt goes back to pending when the receipt is booked).
-	parkError struct {
-		reason, doctype, name string
-		on                    Wait
+	ParkError struct {
+		Reason, Doctype, Name string
+		On                    Wait
 	}
 	// deadError can never succeed, however often it is tried (an unreadable body).
 	deadError struct{ reason string }
@@ -52,34 +52,34 @@ type (
 		op  string
 		err error
 	}
-	// ambiguousError is a write whose outcome is unknown: the claim is kept until fence, and
+	// AmbiguousError is a write whose outcome is unknown: the claim is kept until fence, and
 	// the next attempt looks the document up first (DESIGN.md §4 step 7).
-	ambiguousError struct {
-		op, key string
-		cause   *Failure
-		fence   time.Time
+	AmbiguousError struct {
+		Op, Key string
+		Cause   *Failure
+		Fence   time.Time
 	}
 )
 
-func (e *waitError) Error() string  { return e.reason }
-func (e *parkError) Error() string  { return e.reason }
+func (e *WaitError) Error() string  { return e.Reason }
+func (e *ParkError) Error() string  { return e.Reason }
 func (e *deadError) Error() string  { return e.reason }
 func (e *stageError) Error() string { return e.op + ": " + e.err.Error() }
 func (e *stageError) Unwrap() error { return e.err }
-func (e *ambiguousError) Error() string {
-	return fmt.Sprintf("%s: outcome unknown (%s); will look up reference_no %s after %s", e.op, e.cause.reason(), e.key, e.fence.Format(time.RFC3339))
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%s: outcome unknown (%s); will look up reference_no %s after %s", e.Op, e.Cause.Reason(), e.Key, e.Fence.Format(time.RFC3339))
 }
 
-// waitUntil is a waitError with a formatted reason.
-func waitUntil(until time.Time, format string, a ...any) error {
-	return &waitError{until: until, reason: fmt.Sprintf(format, a...)}
+// WaitUntil is a WaitError with a formatted reason.
+func WaitUntil(until time.Time, format string, a ...any) error {
+	return &WaitError{Until: until, Reason: fmt.Sprintf(format, a...)}
 }
 
-// parkf is a parkError with a formatted reason.
-func parkf(format string, a ...any) error { return &parkError{reason: fmt.Sprintf(format, a...)} }
+// Parkf is a ParkError with a formatted reason.
+func Parkf(format string, a ...any) error { return &ParkError{Reason: fmt.Sprintf(format, a...)} }
 
-// failed wraps err with the step that failed; nil stays nil.
-func failed(op string, err error) error {
+// Failed wraps err with the step that failed; nil stays nil.
+func Failed(op string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -87,8 +87,8 @@ func failed(op string, err error) error {
 }
 
 // settle is the one function that turns what a job returned into the Outcome written on its
-// inbox row (DESIGN.md §4 step 7): a result is done, duplicate or skipped; a waitError waits
-// without spending an attempt; a parkError or *mapping.Park parks; a deadError is dead; an
+// inbox row (DESIGN.md §4 step 7): a result is done, duplicate or skipped; a WaitError waits
+// without spending an attempt; a ParkError or *mapping.Park parks; a deadError is dead; an
 // ambiguous write retries after its fence. A client *Failure follows its Kind: auth pauses all
 // work and waits, throttled (429, 503 with Retry-After) waits out the pace the client keeps,
 // rejected / not found / conflict park with the service's message, cancelled (shutdown) waits,
@@ -96,13 +96,13 @@ func failed(op string, err error) error {
 // retry. None but the counted retries spends an attempt. A counted retry past
 // worker.max_attempts is dead, waiting for the next reconcile run (WaitReconcile): every counted
 // retry is a failure that may pass (5xx, timeout, connection, store).
-func (c *Connector) settle(ev *InboxEvent, res result, err error) Outcome {
+func (c *Connector) settle(ev *InboxEvent, res Result, err error) Outcome {
 	o, refused := c.outcomeOf(ev, res, err)
 	if refused != nil {
 		c.pause(refused.System, refused.pauseReason())
 	}
-	if len(res.warnings) > 0 {
-		o.LastError = strings.TrimPrefix(o.LastError+"; "+bodyWarnings(res.warnings), "; ")
+	if len(res.Warnings) > 0 {
+		o.LastError = strings.TrimPrefix(o.LastError+"; "+bodyWarnings(res.Warnings), "; ")
 	}
 	if o.Status == StatusPending && o.CountAttempt && ev.Attempts+1 >= c.cfg.Worker.MaxAttempts {
 		o.Status, o.WaitFor = StatusDead, WaitReconcile
@@ -117,28 +117,28 @@ func bodyWarnings(w []string) string { return "body warnings: " + strings.Join(w
 
 // outcomeOf is settle without its effects: the outcome, and the refusal of credentials that
 // must pause all work (nil when none).
-func (c *Connector) outcomeOf(ev *InboxEvent, res result, err error) (Outcome, *Failure) {
+func (c *Connector) outcomeOf(ev *InboxEvent, res Result, err error) (Outcome, *Failure) {
 	if err == nil {
-		return Outcome{Status: res.status, ResultDoctype: res.doctype, ResultName: res.name, LastError: res.note}, nil
+		return Outcome{Status: res.Status, ResultDoctype: res.Doctype, ResultName: res.Name, LastError: res.Note}, nil
 	}
 	var (
-		w  *waitError
-		p  *parkError
+		w  *WaitError
+		p  *ParkError
 		mp *mapping.Park
 		d  *deadError
-		a  *ambiguousError
+		a  *AmbiguousError
 	)
 	switch {
 	case errors.As(err, &w):
-		return Outcome{Status: StatusPending, NextAttemptAt: w.until, LastError: w.reason, WaitFor: w.on}, nil
+		return Outcome{Status: StatusPending, NextAttemptAt: w.Until, LastError: w.Reason, WaitFor: w.On}, nil
 	case errors.As(err, &p):
-		return Outcome{Status: StatusParked, LastError: p.reason, ResultDoctype: p.doctype, ResultName: p.name, WaitFor: p.on}, nil
+		return Outcome{Status: StatusParked, LastError: p.Reason, ResultDoctype: p.Doctype, ResultName: p.Name, WaitFor: p.On}, nil
 	case errors.As(err, &mp):
 		return Outcome{Status: StatusParked, LastError: mp.Error()}, nil
 	case errors.As(err, &d):
 		return Outcome{Status: StatusDead, LastError: d.reason}, nil
 	case errors.As(err, &a):
-		return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: a.fence.Add(time.Second), LastError: a.Error()}, nil
+		return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: a.Fence.Add(time.Second), LastError: a.Error()}, nil
 	}
 	return c.failureOutcome(ev, err)
 }
@@ -160,13 +160,13 @@ func (c *Connector) failureOutcome(ev *InboxEvent, err error) (Outcome, *Failure
 	}
 	switch {
 	case f.PausesWork():
-		return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(c.cfg.Worker.PauseRecheck.D()), LastError: "paused: " + op + f.reason()}, f
+		return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(c.cfg.Worker.PauseRecheck.D()), LastError: "paused: " + op + f.Reason()}, f
 	case f.Final():
 		return Outcome{Status: StatusParked, LastError: op + f.parkReason()}, nil
 	case f.Retryable() && !f.Counted():
 		return c.throttledOutcome(f, op), nil
 	}
-	return c.retryOutcome(ev, f.RetryAfter, op+f.reason()), nil
+	return c.retryOutcome(ev, f.RetryAfter, op+f.Reason()), nil
 }
 
 // throttledOutcome is the wait after the service asked for a slower pace (ERPNext or Razorpay
@@ -189,7 +189,7 @@ func (c *Connector) throttledOutcome(f *Failure, op string) Outcome {
 			Msg("Retry-After longer than " + capKey(f.System) + ": capped")
 	}
 	return Outcome{Status: StatusPending, NextAttemptAt: c.now().Add(after),
-		LastError: "not now: " + op + f.reason() + " (" + note + ")"}
+		LastError: "not now: " + op + f.Reason() + " (" + note + ")"}
 }
 
 // capKey is the configuration key that caps system's Retry-After.

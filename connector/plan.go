@@ -25,7 +25,7 @@ const (
 
 // Plan is the decision for one event (DESIGN.md §4 steps 5–6, "decide, then apply"): what to
 // write, or why nothing is written now. Decide computes it from reads only; the worker applies
-// it (apply.go) and Explain prints it. Amounts in Ledger are minor units; Document holds the
+// it (connector/kernel apply.go) and Explain prints it. Amounts in Ledger are minor units; Document holds the
 // decimal text Frappe is sent.
 type Plan struct {
 	Event    string // e.g. "payment.captured"
@@ -54,18 +54,18 @@ type Plan struct {
 	QueuePayment string
 	// Note is the outcome kept when apply succeeds (create, submit-draft, cancel, void).
 	Note string
-	// Settlement is the Journal Entry of a settlement in minor units (create; settle_decide.go).
+	// Settlement is the Journal Entry of a settlement in minor units (create; connector/settlement settle_decide.go).
 	Settlement *mapping.Settlement
 	// QueueItems (ExplainWait of a settlement): payments and refunds of it that were never
 	// seen, which apply fetches from Razorpay and queues first.
 	QueueItems []QueuedItem
 
-	op string // the write in reasons, e.g. "insert Payment Entry for pay_…"
-	// refind is the lookup before create run again after a 409 under
+	Op string // the write in reasons, e.g. "insert Payment Entry for pay_…"
+	// Refind is the lookup before create run again after a 409 under
 	// erpnext.name_entries_by_payment_id; nil is the Payment Entry lookup by reference_no.
-	refind func(ctx context.Context) (string, error)
-	// waitFor is what ends a wait, or un-parks a park, without a person (Outcome.WaitFor).
-	waitFor Wait
+	Refind func(ctx context.Context) (string, error)
+	// WaitFor is what ends a wait, or un-parks a park, without a person (Outcome.WaitFor).
+	WaitFor Wait
 }
 
 // Ledger is the money of a planned entry in minor units. Currency is the party currency of
@@ -83,37 +83,37 @@ type Ledger struct {
 	Deductions       int64  `json:"deductions"`
 }
 
-// newPlan starts the plan of event e for key with its booking row.
-func newPlan(e *razorpay.Event, b Booking) *Plan {
+// NewPlan starts the plan of event e for key with its booking row.
+func NewPlan(e *razorpay.Event, b Booking) *Plan {
 	return &Plan{Event: e.Event, Key: b.BusinessKey, Booking: b}
 }
 
-// park makes pl a park with reason.
-func (pl *Plan) park(reason string) *Plan {
+// Park makes pl a park with reason.
+func (pl *Plan) Park(reason string) *Plan {
 	pl.Action, pl.Reason = ExplainPark, reason
 	return pl
 }
 
-// wait makes pl a wait until t.
-func (pl *Plan) wait(until time.Time, reason string) *Plan {
+// Wait makes pl a wait until t.
+func (pl *Plan) Wait(until time.Time, reason string) *Plan {
 	pl.Action, pl.Reason, pl.WaitUntil = ExplainWait, reason, until
 	return pl
 }
 
-// skip makes pl a skip.
-func (pl *Plan) skip(reason string) *Plan {
+// Skip makes pl a skip.
+func (pl *Plan) Skip(reason string) *Plan {
 	pl.Action, pl.Reason = ExplainSkip, reason
 	return pl
 }
 
-// dismissed makes pl finish the event as dismissed.
-func (pl *Plan) dismissed(reason string) *Plan {
+// Dismissed makes pl finish the event as dismissed.
+func (pl *Plan) Dismissed(reason string) *Plan {
 	pl.Action, pl.Reason = ExplainDismissed, reason
 	return pl
 }
 
-// reuse makes pl record the existing entry name as the key's booking.
-func (pl *Plan) reuse(name, how string) *Plan {
+// Reuse makes pl record the existing entry name as the key's booking.
+func (pl *Plan) Reuse(name, how string) *Plan {
 	b := pl.Booking
 	b.Doctype, b.Name, b.Invoice = frappe.DoctypePaymentEntry, name, ""
 	pl.Action, pl.Existing, pl.Reason, pl.Record = ExplainReuse, name, how, &b

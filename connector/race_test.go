@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
@@ -48,7 +49,7 @@ func (r *rig) otherStore(cfg connector.Config, front func(http.Handler) http.Han
 	}
 	db := sqliteStore(r.t)
 	cfg.ERPNext.URL = url
-	c, err := connector.New(connector.Options{Config: cfg, Store: db, ERP: erp, Log: zerolog.Nop(), Now: r.clock.now})
+	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: db, ERP: erp, Log: zerolog.Nop(), Now: r.clock.now})
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
@@ -154,7 +155,7 @@ func (r *rig) connectorWithRazorpayKeys(cfg connector.Config, secret string) *co
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	c, err := connector.New(connector.Options{Config: cfg, Store: r.db, ERP: r.erp, Razorpay: rc, Log: zerolog.Nop(), Now: r.clock.now})
+	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: r.db, ERP: r.erp, Razorpay: rc, Log: zerolog.Nop(), Now: r.clock.now})
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 )
 
@@ -20,7 +21,7 @@ func TestRetentionPurgesRawBodies(t *testing.T) {
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	cfg := intakeConfig()
 	cfg.Retention.RawBodies = connector.Duration(90 * 24 * time.Hour)
-	c, err := connector.New(connector.Options{Config: cfg, Store: db, Log: zerolog.Nop(), Now: func() time.Time { return now }})
+	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: db, Log: zerolog.Nop(), Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
@@ -186,7 +187,7 @@ func (r *rig) connector(cfg connector.Config) *connector.Connector {
 	if r.logw != nil {
 		log = zerolog.New(r.logw)
 	}
-	o := connector.Options{Config: cfg, Store: r.db, ERP: erp, Log: log, Now: r.clock.now}
+	o := connector.Options{Booking: booking.New, Config: cfg, Store: r.db, ERP: erp, Log: log, Now: r.clock.now}
 	if r.rzp != nil {
 		rc, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: rzpKey, KeySecret: rzpSecret})
 		if err != nil {

@@ -23,7 +23,7 @@ const (
 	// RouteState: the payment's state is recorded only; a later capture books it.
 	RouteState
 	// RouteSettlement: a processed settlement's Journal Entry from the clearing account to the
-	// bank, for the settlement id (settle.go).
+	// bank, for the settlement id (connector/settlement).
 	RouteSettlement
 )
 
@@ -66,10 +66,10 @@ func (r Route) Kind() string {
 	return ""
 }
 
-// logKeyField is the log field that names a business key of kind: "settlement_id" for a
+// LogKeyField is the log field that names a business key of kind: "settlement_id" for a
 // settlement's, "payment_id" for the rest (a receipt's payment id, and a refund's id too, as
 // payment lines always had it).
-func logKeyField(kind string) string {
+func LogKeyField(kind string) string {
 	if kind == KindSettlement {
 		return "settlement_id"
 	}

@@ -39,7 +39,7 @@ func (s Status) Final() bool { return s != StatusPending && s != StatusProcessin
 
 // Replayable reports whether a person may send a row in s back to pending (events replay):
 // the statuses ActionReplay accepts in Transitions (parked, dead, skipped or dismissed). A done
-// or duplicate row is replayed only with --rebook (Connector.Replay, ActionRebook).
+// or duplicate row is replayed only with --rebook (operator.Replay, ActionRebook).
 func (s Status) Replayable() bool { return slices.Contains(Accepts(ActionReplay), s) }
 
 // Rebookable reports whether a person may replay a row in s with --rebook: the statuses

@@ -1,7 +1,6 @@
 package connector
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -47,19 +46,4 @@ func SyntheticSettlementEvent(accountID string, at time.Time, st *razorpay.Settl
 		return nil, fmt.Errorf("build %s envelope: %w", EventSettlementProcessed, err)
 	}
 	return b, nil
-}
-
-// insertSynthetic inserts the synthetic inbox row body for key (event id reconcile:<key>, the
-// id reconcile uses too, so it is inserted once whatever other rows key has), created at
-// createdAt (unix seconds), due now, and wakes a worker.
-func (c *Connector) insertSynthetic(ctx context.Context, event, key string, createdAt int64, body []byte) error {
-	now := c.now().UTC()
-	created := time.Unix(createdAt, 0).UTC()
-	_, err := c.store.InsertEvent(ctx, &InboxEvent{AccountID: c.cfg.Razorpay.AccountID, EventID: ReconcileEventPrefix + key,
-		Event: event, BusinessKey: key, RawBody: body, ReceivedAt: now, EventCreatedAt: &created,
-		Status: StatusPending, NextAttemptAt: now})
-	if err == nil {
-		c.Wake()
-	}
-	return err
 }

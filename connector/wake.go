@@ -1,8 +1,6 @@
 package connector
 
 import (
-	"context"
-	"math/rand/v2"
 	"time"
 )
 
@@ -13,54 +11,27 @@ import (
 // the wait — the holder releasing its claim or lock, the receipt or refund being booked —
 // wakes those rows through the store, so a waiter on another replica
 // is woken too; this process's idle workers are woken at once, other replicas' within their
-// worker.poll. Until then a waiter sleeps, and it re-polls at most every holderRecheck: a wake
+// worker.poll. Until then a waiter sleeps, and it re-polls at most every HolderRecheck: a wake
 // lost to a crash between the release and the wake-up costs that much, no more. A waiter looks
 // again once its outcome is written (recheckWait, worker.go), in case the holder let go before.
 
-// holderRecheck bounds how long a waiter for another worker's claim or lock row sleeps without
+// HolderRecheck bounds how long a waiter for another worker's claim or lock row sleeps without
 // being woken. Only the holder's ambiguous write (its fence) or its crash keeps a waiter waiting
 // longer than the holder's own work; each re-poll is a few statements of the store.
-const holderRecheck = 30 * time.Second
+const HolderRecheck = 30 * time.Second
 
-// What a row waits for: another worker's claim or lock row, a payment's receipt booked (a
-// refund, a settlement), a refund booked (a settlement).
-func waitBooking(key string) Wait     { return Wait{WaitOnBooking, key} }
-func waitLock(name string) Wait       { return Wait{WaitOnLock, name} }
-func waitReceipt(payment string) Wait { return Wait{WaitOnReceipt, payment} }
-func waitRefund(refund string) Wait   { return Wait{WaitOnRefund, refund} }
+// What a row waits for (Outcome.WaitFor): another worker's claim or lock row, a payment's
+// receipt booked (a refund, a settlement), a refund booked (a settlement).
+func WaitBooking(key string) Wait     { return Wait{WaitOnBooking, key} }
+func WaitLock(name string) Wait       { return Wait{WaitOnLock, name} }
+func WaitReceipt(payment string) Wait { return Wait{WaitOnReceipt, payment} }
+func WaitRefund(refund string) Wait   { return Wait{WaitOnRefund, refund} }
 
-// waitBooked is what waits for the booking of key of kind (KindReceipt or KindRefund) to be
-// recorded: record wakes it (apply.go).
-func waitBooked(kind, key string) Wait {
+// WaitBooked is what waits for the booking of key of kind (KindReceipt or KindRefund) to be
+// recorded: the kernel's record wakes it.
+func WaitBooked(kind, key string) Wait {
 	if kind == KindRefund {
-		return waitRefund(key)
+		return WaitRefund(key)
 	}
-	return waitReceipt(key)
-}
-
-// holderWait is when a waiter for a holder whose claim or lock lasts until fence runs again:
-// at the fence or after holderRecheck, whichever comes first, plus up to a second at random.
-func (c *Connector) holderWait(fence time.Time) time.Time {
-	until := c.now().Add(holderRecheck)
-	if fence.Before(until) {
-		until = fence
-	}
-	return until.Add(time.Duration(rand.Int64N(int64(time.Second))))
-}
-
-// wakeWaiters ends the waits for waitFor and more (Store.WakeWaiters, one statement) and wakes
-// an idle worker of this process when some row became due. A failure is logged: the waiters
-// re-poll anyway.
-func (c *Connector) wakeWaiters(ctx context.Context, waitFor Wait, more ...Wait) int {
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	n, err := c.store.WakeWaiters(wctx, waitFor, c.now(), more...)
-	if err != nil {
-		c.log.Warn().Err(err).Stringer("wait_for", waitFor).Msg("wake waiters")
-		return 0
-	}
-	if n > 0 {
-		c.Wake()
-	}
-	return n
+	return WaitReceipt(key)
 }

@@ -101,7 +101,7 @@ func (c *Connector) ProcessNext(ctx context.Context, worker int) (bool, error) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	err = c.store.CompleteEvent(wctx, ev.ID, owner, c.now(), o)
-	c.logOutcome(ev, o, res.invoice, started, err)
+	c.logOutcome(ev, o, res.Invoice, started, err)
 	if errors.Is(err, ErrLeaseLost) {
 		// Another worker holds the event now (this one stalled past its lease); its outcome wins.
 		return true, nil
@@ -145,7 +145,7 @@ func (c *Connector) logOutcome(ev *InboxEvent, o Outcome, invoice string, starte
 	} else if err != nil {
 		l = c.log.Warn().Err(err)
 	}
-	l = l.Str("event_id", ev.EventID).Str("event", ev.Event).Str(logKeyField(RouteOf(ev.Event).Kind()), ev.BusinessKey).
+	l = l.Str("event_id", ev.EventID).Str("event", ev.Event).Str(LogKeyField(RouteOf(ev.Event).Kind()), ev.BusinessKey).
 		Int("attempt", ev.Attempts+1).Str("status", string(o.Status)).Int64("took_ms", c.now().Sub(started).Milliseconds())
 	if o.ResultName != "" {
 		l = l.Str(logResultField(o.ResultDoctype), o.ResultName)
@@ -173,7 +173,7 @@ func (c *Connector) recheckWait(ctx context.Context, waitFor Wait) {
 		return
 	}
 	if over {
-		c.wakeWaiters(ctx, waitFor)
+		c.booker.WakeWaiters(ctx, waitFor)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
@@ -211,7 +212,7 @@ func TestReceive(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed.Close()
-	c, err := connector.New(connector.Options{Config: r.cfg, Store: closed, Log: zerolog.Nop()})
+	c, err := connector.New(connector.Options{Booking: booking.New, Config: r.cfg, Store: closed, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
@@ -70,7 +71,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 		db.Close()
 		return nil, fmt.Errorf("erpnext client: %w", err)
 	}
-	opts := connector.Options{Config: cfg, Store: db, ERP: erp, Log: log}
+	opts := connector.Options{Booking: booking.New, Config: cfg, Store: db, ERP: erp, Log: log}
 	var rzp *razorpay.Client
 	if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
 		rzp, err = newRazorpayClient(cfg, 0)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
@@ -262,7 +263,7 @@ func (m *Main) connectorFor(ctx context.Context, path string) (*cliConnector, er
 		db.Close()
 		return nil, err
 	}
-	conn, err := connector.New(connector.Options{Config: cfg, Store: db, ERP: erp, Log: zerolog.Nop()})
+	conn, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: db, ERP: erp, Log: zerolog.Nop()})
 	if err != nil {
 		db.Close()
 		return nil, err

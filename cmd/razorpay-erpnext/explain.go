@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -78,7 +79,7 @@ func (m *Main) explainConnector(ctx context.Context, cfg config.Config) (conn *c
 	if err != nil {
 		return nil, opts, nil, closeStore, err
 	}
-	opts = connector.Options{Config: cfg, ERP: erp, Log: zerolog.Nop()}
+	opts = connector.Options{Booking: booking.New, Config: cfg, ERP: erp, Log: zerolog.Nop()}
 	// The store, when there is one, tells what the worker would find booked already.
 	if db, err := store.OpenExisting(ctx, cfg.Database.Driver, cfg.Database.DSN); err == nil {
 		closeStore = func() { db.Close() }

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -177,7 +178,7 @@ func openReconciler(ctx context.Context, cfg connector.Config, log zerolog.Logge
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: %w", err)
 	}
-	conn, err := connector.New(connector.Options{Config: cfg, Store: db, ERP: erp, Razorpay: rzp, Log: log})
+	conn, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: db, ERP: erp, Razorpay: rzp, Log: log})
 	if err != nil {
 		db.Close()
 		return nil, nil, err

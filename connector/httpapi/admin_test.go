@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 )
@@ -16,7 +17,7 @@ import (
 // The admin listener: /metrics behind admin_token (compared whole, never echoed), the probes
 // open; the public listener's /healthz.
 func TestAdminTokenGuardsMetricsOnly(t *testing.T) {
-	c, err := connector.New(connector.Options{Config: intakeConfig(), Store: sqliteStore(t), Log: zerolog.Nop()})
+	c, err := connector.New(connector.Options{Booking: booking.New, Config: intakeConfig(), Store: sqliteStore(t), Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
@@ -40,7 +41,7 @@ func intakeConfig() connector.Config {
 
 func newIntake(t testing.TB, s connector.Store) http.Handler {
 	t.Helper()
-	c, err := connector.New(connector.Options{Config: intakeConfig(), Store: s, Log: zerolog.Nop()})
+	c, err := connector.New(connector.Options{Booking: booking.New, Config: intakeConfig(), Store: s, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestReadyzNeedsAWritableStore(t *testing.T) {
 		store connector.Store
 		want  int
 	}{{"Writable", db, http.StatusOK}, {"ReadOnly", readOnlyStore{db}, http.StatusServiceUnavailable}} {
-		c, err := connector.New(connector.Options{Config: intakeConfig(), Store: tc.store, Log: zerolog.Nop()})
+		c, err := connector.New(connector.Options{Booking: booking.New, Config: intakeConfig(), Store: tc.store, Log: zerolog.Nop()})
 		if err != nil {
 			t.Fatal(err)
 		}

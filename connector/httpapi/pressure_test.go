@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -27,7 +28,7 @@ func newConnector(t testing.TB, s connector.Store, maxInFlight int, log zerolog.
 	if maxInFlight > 0 {
 		cfg.Server.MaxInFlight = maxInFlight
 	}
-	c, err := connector.New(connector.Options{Config: cfg, Store: s, Log: log})
+	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: s, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
@@ -100,7 +101,7 @@ func (e *reconcileEnv) connectorWith(s connector.Store) *connector.Connector {
 	if e.live {
 		now = time.Now
 	}
-	c, err := connector.New(connector.Options{Config: e.cfg, Store: s, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(), Now: now})
+	c, err := connector.New(connector.Options{Booking: booking.New, Config: e.cfg, Store: s, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(), Now: now})
 	if err != nil {
 		e.t.Fatal(err)
 	}

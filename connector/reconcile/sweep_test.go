@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
@@ -267,7 +268,7 @@ func TestReconcileRetriesRazorpayAndStopsOnRefusedKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := connector.New(connector.Options{Config: cfg, Store: e.db, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(), Now: func() time.Time { return e.now }})
+	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: e.db, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(), Now: func() time.Time { return e.now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +284,7 @@ func TestReconcileRetriesRazorpayAndStopsOnRefusedKeys(t *testing.T) {
 
 func TestReconcileRefusesWhatItCannotDo(t *testing.T) {
 	e := newReconcileEnv(t, nil)
-	c, err := connector.New(connector.Options{Config: e.cfg, Store: e.db, Log: zerolog.Nop()})
+	c, err := connector.New(connector.Options{Booking: booking.New, Config: e.cfg, Store: e.db, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,17 +19,15 @@ var coreLayers = map[string]int{
 	"status.go": 1, "route.go": 1, "store.go": 1, "ports.go": 1, "settings.go": 1, "failure.go": 1,
 	"clients.go": 1, "metrics.go": 1, "connector.go": 1, "pause.go": 1, "history.go": 1,
 	"wait.go": 1, "lifecycle.go": 1, "lifecycle_diagram.go": 3, "lifecycle_doc.go": 1,
-	// 2. shared mechanisms: outcomes, plans, claims, locks, what is known of the site
-	"outcome.go": 2, "plan.go": 2, "claim.go": 2, "lock.go": 2, "site.go": 2, "synthetic.go": 2,
-	"wake.go": 2, "pause_probe.go": 2,
-	// 3. stages: lookup, resolve (invoice, checkout, customer, the refund's receipt), build
-	"lookup.go": 3, "resolve.go": 3, "checkout.go": 3, "customer.go": 3, "receipt_of.go": 3,
-	"build.go": 3, "entry.go": 3, "invoice.go": 3, "fields.go": 3,
-	"settle_build.go": 3, "settle_lookup.go": 3, "settle_items.go": 3, "settle_bank.go": 3,
-	// 4. decide (→ plan) and apply (the writes)
-	"decide.go": 4, "apply.go": 4, "settle_decide.go": 4,
-	// 5. one job per route
-	"process.go": 5, "receipt.go": 5, "refund.go": 5, "void.go": 5, "settle.go": 5,
+	// the Account whose money is booked, the seam to connector/booking (Booker), and the
+	// vocabulary booking shares: bank matches, Integration Requests, the site's precision
+	"account.go": 1, "booker.go": 1, "bank.go": 1, "integration.go": 1, "precision.go": 1,
+	// plans and outcomes: what a job decides and how it ended
+	"plan.go": 1, "outcome.go": 1,
+	// 2. shared mechanisms: lock rows held by a process, synthetic events, waits
+	"hold.go": 2, "synthetic.go": 2, "wake.go": 2, "pause_probe.go": 2,
+	// 5. the worker's step from a claimed row to the booking (Booker.Book)
+	"process.go": 5,
 	// 6. entry points: the worker, drain, explain, readiness
 	"worker.go": 6, "drain.go": 6, "explain.go": 6, "ready.go": 6, "comment.go": 6,
 	"settle_report.go": 6,
