@@ -25,7 +25,15 @@ var allowed = map[string][]string{
 	// Webhook intake: verify, store, wake; given the secrets, the store's insert and counters.
 	"connector/intake": {"connector", "connector/config", "razorpay"},
 	// The HTTP edge of the core: webhook intake, probes, /metrics.
-	"connector/httpapi": {"connector", "connector/intake"},
+	"connector/httpapi": {"connector/intake"},
+	// The client edge: ERPNext and Razorpay as the core calls them (timed, every failure a
+	// *connector.Failure, a refused credential ending or keeping a pause), and their pace.
+	"connector/edge": {"connector", "frappe", "razorpay"},
+	// The Prometheus series, counting what the core, intake, the edge and reconcile tell it.
+	"connector/metrics": {"connector", "connector/edge", "razorpay"},
+	// The wiring of one core: metrics, the client edge, the booking, the Connector, and the
+	// dependencies of intake, the operator actions and reconcile. cmd and tests build through it.
+	"connector/wire": {"connector", "connector/booking", "connector/edge", "connector/intake", "connector/metrics", "connector/operator", "connector/reconcile"},
 	// What a person does to the inbox and reads of it, and retention: on the store it is given.
 	"connector/operator": {"connector", "frappe", "razorpay"},
 	// The booking kernel: claims, document locks, the site's facts, lookup before create, apply
@@ -34,7 +42,7 @@ var allowed = map[string][]string{
 	// The settlement job (a Journal Entry per settlement, the bank match) on the kernel.
 	"connector/settlement": {"connector", "connector/kernel", "frappe", "mapping", "razorpay"},
 	// The booking: one job per route on the kernel, settlement's included, built through
-	// connector.Options.Booking (booking.New).
+	// connector.Options.Booking (booking.New, by connector/wire).
 	"connector/booking": {"connector", "connector/kernel", "connector/settlement", "frappe", "mapping", "razorpay"},
 	"connector/store":   {"connector", "internal/redact"},
 	// check validates the configuration against the site: it reads ERPNext and Razorpay only.
@@ -52,7 +60,7 @@ var allowed = map[string][]string{
 	"internal/sharedtest": {}, // test helper: finds shared/ beside the checkout
 	"internal/pgtest":     {}, // test helper: a PostgreSQL database of its own per test (TEST_POSTGRES_DSN)
 	// Test helper of the core's packages: the simulated site every booking test starts from.
-	"connector/internal/sitetest": {"connector", "connector/config", "connector/intake", "connector/operator", "connector/reconcile", "frappe", "frappe/erpnextsim"},
+	"connector/internal/sitetest": {"connector", "connector/config", "frappe", "frappe/erpnextsim"},
 	// The operator console is an edge: cmd hands it the core's answers through its Backend
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
 	"console":              {"internal/redact", "razorpay"},
@@ -69,12 +77,15 @@ var allowed = map[string][]string{
 var onlyImportedBy = map[string][]string{
 	"console":              {"cmd/razorpay-erpnext"},
 	"connector/httpapi":    {"cmd/razorpay-erpnext"},
-	"connector/intake":     {"connector/httpapi", "cmd/razorpay-erpnext", "connector/internal/sitetest"},
-	"connector/operator":   {"cmd/razorpay-erpnext", "connector/internal/sitetest"},
-	"connector/booking":    {"cmd/razorpay-erpnext"},
+	"connector/intake":     {"connector/httpapi", "connector/wire", "cmd/razorpay-erpnext"},
+	"connector/operator":   {"connector/wire", "cmd/razorpay-erpnext"},
+	"connector/booking":    {"connector/wire"},
 	"connector/kernel":     {"connector/booking", "connector/settlement"},
 	"connector/settlement": {"connector/booking"},
-	"connector/reconcile":  {"cmd/razorpay-erpnext", "connector/internal/sitetest"},
+	"connector/reconcile":  {"connector/wire", "cmd/razorpay-erpnext"},
+	"connector/metrics":    {"connector/wire"},
+	"connector/edge":       {"connector/metrics", "connector/wire", "cmd/razorpay-erpnext"},
+	"connector/wire":       {"cmd/razorpay-erpnext"},
 }
 
 func TestImportDirection(t *testing.T) {

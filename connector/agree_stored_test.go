@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
@@ -23,7 +22,7 @@ func TestExplainAgreesOnAStoredEventOfADismissedPayment(t *testing.T) {
 	r.deliver("D1", captured(t, "pay_T3stAgrDism001", 50000, "NOPE-1", nil))
 	r.work()
 	r.want("D1", connector.StatusParked)
-	if a, err := sitetest.Operator(r.conn).DismissPayment(ctx, r.event("D1"), "hand", "booked by hand"); err != nil || !a.Changed {
+	if a, err := r.conn.Operator().DismissPayment(ctx, r.event("D1"), "hand", "booked by hand"); err != nil || !a.Changed {
 		t.Fatalf("DismissPayment = %+v, %v", a, err)
 	}
 	inv := r.invoice("Test Customer", "500.00")

@@ -25,7 +25,14 @@ type Booker interface {
 	// ExplainBank is the bank statement line a settlement's plan pl is (or would be) matched
 	// with; nothing is reconciled.
 	ExplainBank(ctx context.Context, e *razorpay.Event, pl *Plan) (*BankMatch, error)
-	// MatchSettlement, SettlementBreakdown and ClearingBalance are Connector's, which see.
+	// MatchSettlement matches the posted entry of st with the bank statement line, as the
+	// worker does after posting (dryRun finds and reconciles nothing), and counts it; owner
+	// holds the lock row around the write. SettlementBreakdown fills line's breakdown for st:
+	// the planned entry from its recon rows (Summary, Items, or Reason when it does not plan)
+	// and the clearing residue against entry ("" while none is posted). ClearingBalance is the
+	// clearing account (the receipts' paid_to) and its balance today in paise, debit minus
+	// credit, from ERPNext's get_balance_on (erpnext-recorded-settlement/80-*; negative
+	// allowed). Razorpay and ERPNext failures are returned.
 	MatchSettlement(ctx context.Context, st *razorpay.Settlement, entry, owner string, dryRun bool) (BankMatch, error)
 	SettlementBreakdown(ctx context.Context, st *razorpay.Settlement, entry string, line *SettlementLine) error
 	ClearingBalance(ctx context.Context) (account string, paise int64, err error)
@@ -62,11 +69,22 @@ type BookingDeps struct {
 	Wake func()
 }
 
-// Counts are the booking's counters in the Connector's registry (Connector.Metrics).
+// Counts are the booking's counters (metrics.Metrics: Dispute, BankMatch, SettlementQueued).
 type Counts struct {
 	Dispute   func(event string) // a dispute event parked
 	BankMatch func(state string) // a settlement's bank match, by BankMatch state
 	Queued    func(kind string)  // an item of a settlement queued from Razorpay, by kind
+}
+
+// orNone is c with each counter left nil counting nothing.
+func (c Counts) orNone() Counts {
+	none := func(string) {}
+	for _, f := range []*func(string){&c.Dispute, &c.BankMatch, &c.Queued} {
+		if *f == nil {
+			*f = none
+		}
+	}
+	return c
 }
 
 // Arrival is what a dry run knows of the event it explains: the inbox row it is (nil for a body
@@ -83,13 +101,4 @@ func ShortReason(s string) string {
 		return s[:200] + "…"
 	}
 	return s
-}
-
-// counts are m's counters as the booking counts them.
-func (m *metrics) counts() Counts {
-	return Counts{
-		Dispute:   func(event string) { m.disputes.WithLabelValues(event).Inc() },
-		BankMatch: func(state string) { m.settleMatches.WithLabelValues(state).Inc() },
-		Queued:    func(kind string) { m.settleQueued.WithLabelValues(kind).Inc() },
-	}
 }

@@ -45,7 +45,7 @@ func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
 	invoice, err := c.booker.InvoiceOf(ctx, c.namedInvoices(ev))
 	if err != nil || invoice == "" {
 		if err != nil {
-			c.metrics.comments.WithLabelValues("failed").Inc()
+			c.obs.Comment("failed")
 			c.log.Warn().Str("event_id", ev.EventID).Str("reason", Reason(err)).Msg("comment on park: invoice lookup failed")
 		}
 		return
@@ -59,10 +59,10 @@ func (c *Connector) afterPark(ctx context.Context, ev *InboxEvent, o Outcome) {
 	}, nil)
 	l := c.log.Info()
 	if err != nil {
-		c.metrics.comments.WithLabelValues("failed").Inc()
+		c.obs.Comment("failed")
 		l = c.log.Warn().Str("reason", Reason(err))
 	} else {
-		c.metrics.comments.WithLabelValues("added").Inc()
+		c.obs.Comment("added")
 	}
 	l.Str("event_id", ev.EventID).Str("payment_id", ev.BusinessKey).Str("invoice", invoice).Bool("added", err == nil).Msg("comment on parked payment")
 }

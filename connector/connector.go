@@ -7,16 +7,16 @@
 //
 // One file per concern, in layers that only call down (internal/shape checks it):
 //
-//   - vocabulary, ports and the client edge: status.go (Status), route.go (RouteOf, the one
-//     routing table), store.go, ports.go, failure.go and clients.go (every outbound failure
-//     classified once into a *Failure), metrics.go, connector.go, pause.go (a configuration
-//     fault, held until a call succeeds), account.go (Account: whose money), booker.go (Booker,
+//   - vocabulary and ports: status.go (Status), route.go (RouteOf, the one routing table),
+//     store.go, ports.go, failure.go (every outbound failure classified once into a *Failure,
+//     by connector/edge), observer.go (what the core counts, the series' names), connector.go,
+//     pause.go (a configuration fault, held until a call succeeds), account.go (Account: whose money), booker.go (Booker,
 //     the seam to connector/booking), plan.go (Plan), outcome.go (settle, the one function from
 //     a job's error to an Outcome), bank.go, integration.go, precision.go;
 //   - mechanisms: hold.go (HoldLock), synthetic.go, wake.go (what a row waits for);
 //   - process.go (a claimed row to Booker.Book);
 //   - entry points: worker.go, drain.go, explain.go (Explain is Booker.Decide printed),
-//     ready.go, comment.go, settle_report.go.
+//     ready.go, comment.go.
 //
 // connector/booking books, built through Options.Booking: one job per route on the kernel of
 // connector/kernel (claims, document locks, what is known of the site, lookup before create,
@@ -24,7 +24,9 @@
 // connector/check validates a configuration against the live site, reading only;
 // connector/intake receives webhooks into the inbox (verify, store, wake); connector/operator
 // is what a person does to the inbox (replay, rebook, dismiss, history) and the retention of
-// raw bodies, on the store it is given.
+// raw bodies, on the store it is given. connector/edge wraps the two clients (each call timed,
+// each failure classified), connector/metrics holds the Prometheus series, and connector/wire
+// builds all of it around one Connector: the core builds and wraps nothing itself.
 package connector
 
 import (
@@ -45,8 +47,7 @@ type Connector struct {
 	cfg      Config
 	store    Store
 	erp      ERPNext
-	rzp      RazorpayAPI  // nil when not configured
-	paces    []systemPace // the clients that keep a shared pace (clients.go), for SlowDowns and /metrics
+	rzp      RazorpayAPI // nil when not configured
 	log      zerolog.Logger
 	now      func() time.Time
 	loc      *time.Location
@@ -55,21 +56,30 @@ type Connector struct {
 	wake      chan struct{}
 	draining  chan struct{} // closed by Drain: workers stop claiming
 	drainOnce sync.Once
-	pauses    *pauses // a configuration fault (pause.go), shared with the client edge
+	pauses    *Pauses // a configuration fault (pause.go), shared with the client edge
 	seq       atomic.Int64
-	metrics   *metrics
+	obs       Observer
 
 	booker Booker // the booking of the one Account (Options.Booking)
 }
 
-// Options are the collaborators of a Connector. Now defaults to time.Now.
+// Options are the collaborators of a Connector, built by the wiring (connector/wire): the
+// core makes no call of its own. Now defaults to time.Now, Pauses to a pause of its own and
+// Observer to counting nothing.
 type Options struct {
 	Config Config
 	Store  Store
-	ERP    ERPNext
-	// Razorpay is optional: without it refunds and disputes are acted on as the webhook says,
-	// missing orders are not fetched and reconcile cannot run.
+	// ERP and Razorpay are the clients behind the client edge (connector/edge: every failure
+	// a *Failure, every call counted, a refused credential reported to Pauses). Razorpay is
+	// optional: without it refunds and disputes are acted on as the webhook says, missing
+	// orders are not fetched and reconcile cannot run.
+	ERP      ERPNext
 	Razorpay RazorpayAPI
+	// Pauses is the configuration-fault state the client edge shares.
+	Pauses *Pauses
+	// Observer counts processed events and park comments; Counts are the booking's counters.
+	Observer Observer
+	Counts   Counts
 	Log      zerolog.Logger
 	Now      func() time.Time
 	// Booking builds the booking of the Connector's one Account (booking.New): it cannot be
@@ -86,16 +96,16 @@ func New(o Options) (*Connector, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Pauses == nil {
+		o.Pauses = &Pauses{}
+	}
+	if o.Observer == nil {
+		o.Observer = noObserver{}
+	}
+	o.Counts = o.Counts.orNone()
 	var id [4]byte
 	_, _ = rand.Read(id[:])
-	m := newMetrics()
-	p := &pauses{}
-	paces := pacesOf(o.ERP, o.Razorpay)
-	if o.ERP != nil {
-		o.ERP = erpEdge{ERPNext: o.ERP, m: m, p: p}
-	}
-	rzp := razorpayEdgeOf(o.Razorpay, m, p)
-	acct, err := AccountOf(o.Config, o.ERP, rzp)
+	acct, err := AccountOf(o.Config, o.ERP, o.Razorpay)
 	if err != nil {
 		return nil, fmt.Errorf("mapping.timezone: %w", err)
 	}
@@ -103,22 +113,20 @@ func New(o Options) (*Connector, error) {
 		cfg:      o.Config,
 		store:    o.Store,
 		erp:      o.ERP,
-		rzp:      rzp,
+		rzp:      o.Razorpay,
 		log:      o.Log,
 		now:      o.Now,
 		loc:      acct.Location,
 		instance: hex.EncodeToString(id[:]),
 		wake:     make(chan struct{}, 1),
 		draining: make(chan struct{}),
-		pauses:   p,
-		metrics:  m,
-		paces:    paces,
+		pauses:   o.Pauses,
+		obs:      o.Observer,
 	}
 	w := o.Config.Worker
 	c.booker = o.Booking(BookingDeps{Account: acct, Store: o.Store, Now: o.Now, Log: o.Log,
 		MaxConcurrency: max(o.Config.ERPNext.MaxConcurrency, 1), Fence: o.Config.ERPNext.ServerTimeout.D() + w.FenceMargin.D(),
-		BackoffBase: w.BackoffBase.D(), BackoffMax: w.BackoffMax.D(), Counts: m.counts(), Wake: c.Wake})
-	m.reg.MustRegister(newStateCollector(c))
+		BackoffBase: w.BackoffBase.D(), BackoffMax: w.BackoffMax.D(), Counts: o.Counts, Wake: c.Wake})
 	return c, nil
 }
 
@@ -157,26 +165,6 @@ func (c *Connector) backoff(attempts int) time.Duration {
 		return d
 	}
 	return d/2 + time.Duration(mrand.Int64N(int64(d/2)))
-}
-
-// Ports are a Connector's collaborators as its own stages see them: the clients behind the
-// client edge (every failure a *Failure, every call in the metrics), the store, the
-// configuration, the clock, the time zone of mapping.timezone and the logger. Razorpay is nil
-// when the API is not configured.
-type Ports struct {
-	Config   Config
-	Store    Store
-	ERP      ERPNext
-	Razorpay RazorpayAPI
-	Now      func() time.Time
-	Location *time.Location
-	Log      zerolog.Logger
-}
-
-// Ports returns c's collaborators, for the wiring of the packages beside the core (intake,
-// operator, reconcile), which work through the same clients and store as the workers.
-func (c *Connector) Ports() Ports {
-	return Ports{Config: c.cfg, Store: c.store, ERP: c.erp, Razorpay: c.rzp, Now: c.now, Location: c.loc, Log: c.log}
 }
 
 // Owner is a new owner id for lease, claim and lock rows of this process: "<instance>/<role>/<n>".

@@ -13,7 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -262,7 +262,7 @@ func runDecideSettlement(t *testing.T, tc settleCase) {
 	if tc.facts != nil {
 		tc.facts(f, db)
 	}
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: db, ERP: f, Razorpay: rzp, Log: zerolog.Nop(), Now: func() time.Time { return t0 }})
+	c, err := wire.New(wire.Options{Config: cfg, Store: db, ERP: f, Razorpay: rzp, Log: zerolog.Nop(), Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -234,7 +234,7 @@ func runDecide(t *testing.T, tc decideCase) {
 	if tc.cfg != nil {
 		tc.cfg(&cfg)
 	}
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: db, ERP: f, Log: zerolog.Nop(), Now: func() time.Time { return t0 }})
+	c, err := wire.New(wire.Options{Config: cfg, Store: db, ERP: f, Log: zerolog.Nop(), Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

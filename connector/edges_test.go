@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -111,7 +110,7 @@ func TestEventOfAnotherAccountParksUnlessAccepted(t *testing.T) {
 	cfg := r.cfg
 	cfg.Razorpay.AcceptAccounts = []string{"acc_0therAcc0unt99"}
 	r.conn = r.connector(cfg)
-	if a, err := sitetest.Operator(r.conn).Replay(context.Background(), e, false, "test"); err != nil || !a.Changed {
+	if a, err := r.conn.Operator().Replay(context.Background(), e, false, "test"); err != nil || !a.Changed {
 		t.Fatalf("replay %+v %v", a, err)
 	}
 	r.work()

@@ -46,7 +46,7 @@ const (
 )
 
 // Failure is an error of ERPNext or Razorpay as the client edge classified it, once: every call
-// through the Connector's clients (clients.go) returns its error wrapped in a *Failure. Kind
+// through the client edge (connector/edge) returns its error wrapped in a *Failure. Kind
 // drives the outcome (settle, outcome.go) and reconcile's retries; Class labels the
 // *_request_errors_total metrics. errors.As still reaches the client's own error
 // (*frappe.Error, *razorpay.APIError, …) through Unwrap.
@@ -154,12 +154,12 @@ func (f *Failure) pauseReason() string {
 	return fmt.Sprintf("ERPNext refused the API credentials (%s)", f.Reason())
 }
 
-// classifyERPNext classifies an error of a Frappe call following the client's own rules
+// ClassifyERPNext classifies an error of a Frappe call following the client's own rules
 // (frappe.Classify: spec/erpnext.md §2.1 — Frappe commits after its handler returns and rolls
 // back on error, so a Frappe JSON error means nothing was written; §2.3 — status per
 // exception; §8.2 — a gateway 502/504 page while the worker may still commit). write is true
 // for calls that can change the site: only they can be ambiguous.
-func classifyERPNext(err error, write bool) *Failure {
+func ClassifyERPNext(err error, write bool) *Failure {
 	f := &Failure{System: SystemERPNext, Err: err, RetryAfter: frappe.RetryAfter(err)}
 	if fe := (*frappe.Error)(nil); errors.As(err, &fe) {
 		f.Asked = fe.RetryAfterAsked
@@ -198,10 +198,10 @@ func erpClass(err error, write bool, kind FailureKind) string {
 var kindLabels = map[FailureKind]string{FailRetry: "retry", FailThrottled: "retry", FailAmbiguous: "ambiguous",
 	FailAuth: "auth", FailNotFound: "not_found", FailConflict: "conflict", FailRejected: "rejected", FailCanceled: "canceled"}
 
-// classifyRazorpay classifies an error of a Razorpay call (spec/razorpay.md §5.3): 401 is a
+// ClassifyRazorpay classifies an error of a Razorpay call (spec/razorpay.md §5.3): 401 is a
 // configuration fault, 429, 5xx and transport errors may succeed later, anything else is
 // permanent for that request.
-func classifyRazorpay(err error) *Failure {
+func ClassifyRazorpay(err error) *Failure {
 	f := &Failure{System: SystemRazorpay, Err: err, RetryAfter: razorpay.RetryAfter(err)}
 	if ae := (*razorpay.APIError)(nil); errors.As(err, &ae) {
 		f.Asked = ae.RetryAfterAsked

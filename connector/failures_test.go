@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
@@ -247,7 +246,7 @@ func TestCancelledBookingParksUntilRebooked(t *testing.T) {
 	r.deliver("E1", captured(t, "pay_T3stCancel0001", 100000, inv, nil))
 	r.work()
 	first := fmt.Sprint(r.one("pay_T3stCancel0001")["name"])
-	if _, err := sitetest.Operator(r.conn).ForgetCancelledBooking(ctx, "pay_T3stCancel0001"); err == nil || !strings.Contains(err.Error(), "still live") {
+	if _, err := r.conn.Operator().ForgetCancelledBooking(ctx, "pay_T3stCancel0001"); err == nil || !strings.Contains(err.Error(), "still live") {
 		t.Fatalf("forget of a live entry: %v, want ErrStillBooked", err)
 	}
 	if err := r.erp.Call(ctx, "frappe.client.cancel", map[string]any{"doctype": frappe.DoctypePaymentEntry, "name": first}, nil); err != nil {
@@ -256,7 +255,7 @@ func TestCancelledBookingParksUntilRebooked(t *testing.T) {
 	r.deliver("E2", captured(t, "pay_T3stCancel0001", 100000, inv, nil))
 	r.work()
 	e2 := r.want("E2", connector.StatusParked, "Payment Entry "+first+" booked for pay_T3stCancel0001 was cancelled in ERPNext", "events replay pay_T3stCancel0001 --rebook")
-	a, err := sitetest.Operator(r.conn).Rebook(ctx, e2, "test")
+	a, err := r.conn.Operator().Rebook(ctx, e2, "test")
 	if err != nil || !a.Changed || !strings.Contains(a.Message, "parked → pending; forgot Payment Entry "+first) {
 		t.Fatalf("Rebook = %+v, %v", a, err)
 	}

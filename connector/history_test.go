@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 )
 
@@ -17,18 +16,18 @@ func TestActionsAreRecordedWithTheAttemptsBeforeThem(t *testing.T) {
 	r.deliver("H1", captured(t, "pay_T3stHist000001", 50000, "ACC-SINV-2026-00001", nil))
 	r.work()
 	r.want("H1", connector.StatusParked, "no invoice matched")
-	if a, err := sitetest.Operator(r.conn).Dismiss(ctx, r.event("H1"), "priya", "test payment"); err != nil || !a.Changed {
+	if a, err := r.conn.Operator().Dismiss(ctx, r.event("H1"), "priya", "test payment"); err != nil || !a.Changed {
 		t.Fatalf("Dismiss = %+v, %v", a, err)
 	}
 	if inv := r.invoice("Test Customer", "500.00"); inv != "ACC-SINV-2026-00001" {
 		t.Fatalf("invoice %s", inv)
 	}
-	if a, err := sitetest.Operator(r.conn).Replay(ctx, r.event("H1"), false, "Ravi (console)"); err != nil || !a.Changed {
+	if a, err := r.conn.Operator().Replay(ctx, r.event("H1"), false, "Ravi (console)"); err != nil || !a.Changed {
 		t.Fatalf("Replay = %+v, %v", a, err)
 	}
 	r.work()
 	done := r.want("H1", connector.StatusDone)
-	hist, err := sitetest.Operator(r.conn).History(ctx, done.ID)
+	hist, err := r.conn.Operator().History(ctx, done.ID)
 	if err != nil || len(hist) != 2 {
 		t.Fatalf("history %+v, %v; want the dismissal and the replay", hist, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 )
 
@@ -21,18 +20,18 @@ func TestReplayAndDismiss(t *testing.T) {
 	r.work()
 	p1 := r.want("P1", connector.StatusParked, "no invoice matched")
 
-	rows, err := sitetest.Operator(r.conn).FindEvents(ctx, "pay_T3stOper000001")
+	rows, err := r.conn.Operator().FindEvents(ctx, "pay_T3stOper000001")
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("FindEvents(business key) = %d rows, %v", len(rows), err)
 	}
-	if rows, err := sitetest.Operator(r.conn).FindEvents(ctx, headerID("P1")); err != nil || len(rows) != 1 || rows[0].EventID != headerID("P1") {
+	if rows, err := r.conn.Operator().FindEvents(ctx, headerID("P1")); err != nil || len(rows) != 1 || rows[0].EventID != headerID("P1") {
 		t.Errorf("FindEvents(event id) = %+v, %v", rows, err)
 	}
-	byID, err := sitetest.Operator(r.conn).FindEvents(ctx, "#"+itoa(p1.ID))
+	byID, err := r.conn.Operator().FindEvents(ctx, "#"+itoa(p1.ID))
 	if err != nil || len(byID) != 1 || byID[0].EventID != headerID("P1") {
 		t.Errorf("FindEvents(#row) = %+v, %v", byID, err)
 	}
-	if _, err := sitetest.Operator(r.conn).FindEvents(ctx, "nothing-like-it"); err == nil || !strings.Contains(err.Error(), `no inbox event has event id or business key "nothing-like-it"`) {
+	if _, err := r.conn.Operator().FindEvents(ctx, "nothing-like-it"); err == nil || !strings.Contains(err.Error(), `no inbox event has event id or business key "nothing-like-it"`) {
 		t.Errorf("FindEvents(unknown) err %v", err)
 	}
 
@@ -41,7 +40,7 @@ func TestReplayAndDismiss(t *testing.T) {
 	if inv != "ACC-SINV-2026-00001" {
 		t.Fatalf("invoice %s", inv)
 	}
-	a, err := sitetest.Operator(r.conn).Replay(ctx, p1, false, "hand")
+	a, err := r.conn.Operator().Replay(ctx, p1, false, "hand")
 	if err != nil || !a.Changed || a.Message != headerID("P1")+": parked → pending" {
 		t.Fatalf("Replay = %+v, %v", a, err)
 	}
@@ -49,15 +48,15 @@ func TestReplayAndDismiss(t *testing.T) {
 	if replayed.Status != connector.StatusPending || replayed.Attempts != 0 || !strings.HasPrefix(replayed.LastError, "replayed by hand (was parked: no invoice matched") {
 		t.Errorf("replayed row %s attempts %d %q", replayed.Status, replayed.Attempts, replayed.LastError)
 	}
-	if a, _ := sitetest.Operator(r.conn).Replay(ctx, replayed, false, "hand"); a.Changed || a.Refused || a.Message != headerID("P1")+": already pending" {
+	if a, _ := r.conn.Operator().Replay(ctx, replayed, false, "hand"); a.Changed || a.Refused || a.Message != headerID("P1")+": already pending" {
 		t.Errorf("Replay of a pending row = %+v", a)
 	}
 	r.work()
 	done := r.want("P1", connector.StatusDone)
-	if a, _ := sitetest.Operator(r.conn).Replay(ctx, done, false, "hand"); !a.Refused || !strings.Contains(a.Message, "not replayed: it is done (Payment Entry ") {
+	if a, _ := r.conn.Operator().Replay(ctx, done, false, "hand"); !a.Refused || !strings.Contains(a.Message, "not replayed: it is done (Payment Entry ") {
 		t.Errorf("Replay of a done row = %+v", a)
 	}
-	if a, _ := sitetest.Operator(r.conn).Dismiss(ctx, done, "priya", "typo"); !a.Refused || a.Message != headerID("P1")+": not dismissed: it is done" {
+	if a, _ := r.conn.Operator().Dismiss(ctx, done, "priya", "typo"); !a.Refused || a.Message != headerID("P1")+": not dismissed: it is done" {
 		t.Errorf("Dismiss of a done row = %+v", a)
 	}
 	r.want("P2", connector.StatusDuplicate)
@@ -70,7 +69,7 @@ func TestDismissPaymentDismissesEveryRowOfIt(t *testing.T) {
 	r.deliver("D2", envelope(t, "order.paid", "payment", payment("pay_T3stDism000001", 50000, nil)))
 	r.deliver("D3", captured(t, "pay_T3stDism000002", 50000, "", nil))
 	r.work()
-	a, err := sitetest.Operator(r.conn).DismissPayment(ctx, r.event("D1"), "priya", "test payment, refunded by hand")
+	a, err := r.conn.Operator().DismissPayment(ctx, r.event("D1"), "priya", "test payment, refunded by hand")
 	if err != nil || !a.Changed || a.Message != headerID("D1")+": parked → dismissed; "+headerID("D2")+": parked → dismissed" {
 		t.Fatalf("DismissPayment = %+v, %v", a, err)
 	}
@@ -78,11 +77,11 @@ func TestDismissPaymentDismissesEveryRowOfIt(t *testing.T) {
 		r.want(id, connector.StatusDismissed, "dismissed by priya: test payment, refunded by hand")
 	}
 	r.want("D3", connector.StatusParked)
-	if a, _ := sitetest.Operator(r.conn).DismissPayment(ctx, r.event("D1"), "priya", "again"); a.Changed || !a.Refused {
+	if a, _ := r.conn.Operator().DismissPayment(ctx, r.event("D1"), "priya", "again"); a.Changed || !a.Refused {
 		t.Errorf("dismissing a dismissed row again = %+v", a)
 	}
 	// A dismissed row may be replayed.
-	if a, err := sitetest.Operator(r.conn).Replay(ctx, r.event("D2"), false, "priya"); err != nil || !a.Changed {
+	if a, err := r.conn.Operator().Replay(ctx, r.event("D2"), false, "priya"); err != nil || !a.Changed {
 		t.Errorf("Replay of a dismissed row = %+v, %v", a, err)
 	}
 }
@@ -97,14 +96,14 @@ func TestRowsBeingProcessedAreLeftAlone(t *testing.T) {
 		t.Fatal(claimed, err)
 	}
 	row := r.event("B1")
-	if a, _ := sitetest.Operator(r.conn).Dismiss(ctx, row, "priya", "x"); !a.Refused || a.Message != headerID("B1")+": not dismissed: it is processing" {
+	if a, _ := r.conn.Operator().Dismiss(ctx, row, "priya", "x"); !a.Refused || a.Message != headerID("B1")+": not dismissed: it is processing" {
 		t.Errorf("Dismiss of a processing row = %+v", a)
 	}
 	row.Status = connector.StatusParked // as listed a moment before the worker claimed it
-	if a, err := sitetest.Operator(r.conn).Dismiss(ctx, row, "priya", "x"); err != nil || !a.Busy || a.Message != headerID("B1")+": not dismissed: it is being processed right now; try again" {
+	if a, err := r.conn.Operator().Dismiss(ctx, row, "priya", "x"); err != nil || !a.Busy || a.Message != headerID("B1")+": not dismissed: it is being processed right now; try again" {
 		t.Errorf("Dismiss of a leased row = %+v, %v", a, err)
 	}
-	if a, err := sitetest.Operator(r.conn).Replay(ctx, row, false, "priya"); err != nil || !a.Busy {
+	if a, err := r.conn.Operator().Replay(ctx, row, false, "priya"); err != nil || !a.Busy {
 		t.Errorf("Replay of a leased row = %+v, %v", a, err)
 	}
 	if got := r.event("B1"); got.Status != connector.StatusProcessing {
@@ -166,7 +165,7 @@ func TestDismissedPaymentIsNotBookedByALaterEvent(t *testing.T) {
 	r.deliver("D1", captured(t, "pay_T3stDism000009", 50000, "NOPE-1", nil))
 	r.work()
 	r.want("D1", connector.StatusParked)
-	if a, err := sitetest.Operator(r.conn).DismissPayment(ctx, r.event("D1"), "hand", "booked by hand"); err != nil || !a.Changed {
+	if a, err := r.conn.Operator().DismissPayment(ctx, r.event("D1"), "hand", "booked by hand"); err != nil || !a.Changed {
 		t.Fatalf("DismissPayment = %+v, %v", a, err)
 	}
 	inv := r.invoice("Test Customer", "500.00")
@@ -177,7 +176,7 @@ func TestDismissedPaymentIsNotBookedByALaterEvent(t *testing.T) {
 		t.Fatalf("%d Payment Entries for a dismissed payment, want 0", n)
 	}
 
-	if a, err := sitetest.Operator(r.conn).Replay(ctx, r.event("D2"), false, "priya"); err != nil || !a.Changed {
+	if a, err := r.conn.Operator().Replay(ctx, r.event("D2"), false, "priya"); err != nil || !a.Changed {
 		t.Fatalf("Replay = %+v, %v", a, err)
 	}
 	r.want("D1", connector.StatusDismissed, "dismissal lifted: D2Z00000000000 replayed by priya (was dismissed by hand: booked by hand)")

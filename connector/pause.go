@@ -18,9 +18,11 @@ import (
 // credentials are seen to work, also while a recheck is under way (they used to answer ready
 // between a pause lapsing and its recheck's 401).
 
-// pauses is the configuration-fault state of a Connector. The zero value is not paused.
-type pauses struct {
-	gen  atomic.Int64 // bumped by each refusal; a call reads it when it starts (begin)
+// Pauses is the configuration-fault state of a Connector, shared with the client edge
+// (connector/edge calls Begin and Succeeded around every call). It is state only, no I/O, so it
+// stays in the core. The zero value is not paused.
+type Pauses struct {
+	gen  atomic.Int64 // bumped by each refusal; a call reads it when it starts (Begin)
 	held atomic.Int32 // number of systems paused, read without the lock after every call
 
 	mu        sync.Mutex
@@ -35,12 +37,12 @@ type pauseOf struct {
 	gen    int64
 }
 
-// begin is what a call records when it starts, for succeeded.
-func (p *pauses) begin() int64 { return p.gen.Load() }
+// Begin is what a call records when it starts, for Succeeded.
+func (p *Pauses) Begin() int64 { return p.gen.Load() }
 
 // refused pauses system for reason (replacing an earlier reason of the same system) and
 // schedules the next recheck at recheckAt.
-func (p *pauses) refused(system, reason string, recheckAt time.Time) {
+func (p *Pauses) refused(system, reason string, recheckAt time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.by == nil {
@@ -51,9 +53,9 @@ func (p *pauses) refused(system, reason string, recheckAt time.Time) {
 	p.recheckAt = recheckAt
 }
 
-// succeeded ends system's pause after a call to it succeeded, when that call began (begin's
+// Succeeded ends system's pause after a call to it succeeded, when that call began (Begin's
 // value gen) after the refusal that set the pause. It reports whether a pause ended.
-func (p *pauses) succeeded(system string, gen int64) bool {
+func (p *Pauses) Succeeded(system string, gen int64) bool {
 	if p.held.Load() == 0 {
 		return false
 	}
@@ -70,7 +72,7 @@ func (p *pauses) succeeded(system string, gen int64) bool {
 
 // state reports whether work is paused and why: the reasons of the paused systems, in the
 // order of their names, joined by "; ".
-func (p *pauses) state() (bool, string) {
+func (p *Pauses) state() (bool, string) {
 	if p.held.Load() == 0 {
 		return false, ""
 	}
@@ -93,7 +95,7 @@ func (p *pauses) state() (bool, string) {
 
 // holding reports whether workers must not claim at now — work is paused and its next recheck
 // is still ahead — and when that recheck is due.
-func (p *pauses) holding(now time.Time) (time.Time, bool) {
+func (p *Pauses) holding(now time.Time) (time.Time, bool) {
 	if p.held.Load() == 0 {
 		return time.Time{}, false
 	}
@@ -103,7 +105,7 @@ func (p *pauses) holding(now time.Time) (time.Time, bool) {
 }
 
 // systems lists the paused systems in the order of their names.
-func (p *pauses) systems() []string {
+func (p *Pauses) systems() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([]string, 0, len(p.by))
@@ -116,7 +118,7 @@ func (p *pauses) systems() []string {
 
 // startProbe reports whether the caller may recheck now: work is paused and no other worker is
 // rechecking. A true answer must be followed by endProbe.
-func (p *pauses) startProbe() bool {
+func (p *Pauses) startProbe() bool {
 	if p.held.Load() == 0 {
 		return false
 	}
@@ -129,14 +131,14 @@ func (p *pauses) startProbe() bool {
 	return true
 }
 
-func (p *pauses) endProbe() {
+func (p *Pauses) endProbe() {
 	p.mu.Lock()
 	p.probing = false
 	p.mu.Unlock()
 }
 
 // postpone puts the next recheck at t while work is still paused.
-func (p *pauses) postpone(t time.Time) {
+func (p *Pauses) postpone(t time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.by) > 0 {

@@ -8,7 +8,7 @@ import (
 // The pause of each system ends only through a success of a call to that system begun after
 // its refusal; the recheck time only says when workers may claim again.
 func TestPausesEndOnlyByALaterSuccess(t *testing.T) {
-	var p pauses
+	var p Pauses
 	t0 := time.Unix(1768539600, 0)
 	if paused, _ := p.state(); paused {
 		t.Fatal("zero pauses is paused")
@@ -16,12 +16,12 @@ func TestPausesEndOnlyByALaterSuccess(t *testing.T) {
 	if _, hold := p.holding(t0); hold {
 		t.Fatal("zero pauses holds the workers")
 	}
-	before := p.begin() // a call under way when ERPNext refused another
+	before := p.Begin() // a call under way when ERPNext refused another
 	p.refused(SystemERPNext, "ERPNext refused the API credentials (ERPNext 401)", t0.Add(30*time.Second))
-	if p.succeeded(SystemERPNext, before) {
+	if p.Succeeded(SystemERPNext, before) {
 		t.Error("a call begun before the refusal ended the pause")
 	}
-	if p.succeeded(SystemRazorpay, p.begin()) {
+	if p.Succeeded(SystemRazorpay, p.Begin()) {
 		t.Error("a Razorpay success ended ERPNext's pause")
 	}
 	if recheck, hold := p.holding(t0.Add(29 * time.Second)); !hold || !recheck.Equal(t0.Add(30*time.Second)) {
@@ -34,13 +34,13 @@ func TestPausesEndOnlyByALaterSuccess(t *testing.T) {
 	if paused, why := p.state(); !paused || why != "ERPNext refused the API credentials (ERPNext 401); Razorpay refused the API keys: 401" {
 		t.Errorf("state = %v %q, want both reasons", paused, why)
 	}
-	if !p.succeeded(SystemERPNext, p.begin()) {
+	if !p.Succeeded(SystemERPNext, p.Begin()) {
 		t.Error("a call to ERPNext begun after its refusal did not end its pause")
 	}
 	if paused, why := p.state(); !paused || why != "Razorpay refused the API keys: 401" {
 		t.Errorf("state = %v %q, want Razorpay's pause alone", paused, why)
 	}
-	if !p.succeeded(SystemRazorpay, p.begin()) {
+	if !p.Succeeded(SystemRazorpay, p.Begin()) {
 		t.Error("a later Razorpay success did not end its pause")
 	}
 	if paused, why := p.state(); paused {

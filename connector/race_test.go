@@ -15,10 +15,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -33,7 +32,7 @@ import (
 // otherStore is a second connector on the rig's site and clock with its own store, reaching the
 // site through front.
 type otherStore struct {
-	conn *connector.Connector
+	conn *wire.Core
 	db   *store.DB
 }
 
@@ -49,7 +48,7 @@ func (r *rig) otherStore(cfg connector.Config, front func(http.Handler) http.Han
 	}
 	db := sqliteStore(r.t)
 	cfg.ERPNext.URL = url
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: db, ERP: erp, Log: zerolog.Nop(), Now: r.clock.now})
+	c, err := wire.New(wire.Options{Config: cfg, Store: db, ERP: erp, Log: zerolog.Nop(), Now: r.clock.now})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -59,7 +58,7 @@ func (r *rig) otherStore(cfg connector.Config, front func(http.Handler) http.Han
 // book delivers body as eventID to the other store and processes it; it returns the inbox row.
 // It may run on another goroutine than the test's, so it reports with Errorf.
 func (o *otherStore) book(t *testing.T, eventID string, body []byte) connector.InboxEvent {
-	if _, err := sitetest.Intake(o.conn).Receive(context.Background(), intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID(eventID)}); err != nil {
+	if _, err := o.conn.Intake().Receive(context.Background(), intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID(eventID)}); err != nil {
 		t.Errorf("receive %s: %v", eventID, err)
 		return connector.InboxEvent{}
 	}

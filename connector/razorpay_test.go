@@ -8,7 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
@@ -149,13 +149,13 @@ func TestExplainReportsAFailedReadAsALine(t *testing.T) {
 }
 
 // connectorWithRazorpayKeys is a connector whose Razorpay client sends secret.
-func (r *rig) connectorWithRazorpayKeys(cfg connector.Config, secret string) *connector.Connector {
+func (r *rig) connectorWithRazorpayKeys(cfg connector.Config, secret string) *wire.Core {
 	r.t.Helper()
 	rc, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: rzpKey, KeySecret: secret})
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: r.db, ERP: r.erp, Razorpay: rc, Log: zerolog.Nop(), Now: r.clock.now})
+	c, err := wire.New(wire.Options{Config: cfg, Store: r.db, ERP: r.erp, Razorpay: rc, Log: zerolog.Nop(), Now: r.clock.now})
 	if err != nil {
 		r.t.Fatal(err)
 	}

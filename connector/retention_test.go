@@ -9,8 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 )
 
 // Raw bodies of finished rows older than retention.raw_bodies are purged; the row and its
@@ -21,11 +20,11 @@ func TestRetentionPurgesRawBodies(t *testing.T) {
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	cfg := intakeConfig()
 	cfg.Retention.RawBodies = connector.Duration(90 * 24 * time.Hour)
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: db, Log: zerolog.Nop(), Now: func() time.Time { return now }})
+	c, err := wire.New(wire.Options{Config: cfg, Store: db, Log: zerolog.Nop(), Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ret := operator.Retention{Store: db, Keep: cfg.Retention.RawBodies.D(), Now: func() time.Time { return now }, Log: zerolog.Nop(), Purged: c.RecordPurge}
+	ret := c.Retention(db) // retention.raw_bodies, the core's clock and logger, counted in its metrics
 	ctx := context.Background()
 	insert := func(id string, status connector.Status, age time.Duration) int64 {
 		e := &connector.InboxEvent{AccountID: "acc_1", EventID: id, Event: "payment.captured", BusinessKey: "pay_" + id,
@@ -73,7 +72,7 @@ func TestRetentionPurgesRawBodies(t *testing.T) {
 }
 
 // counterValue gathers the connector's registry and returns the first sample of counter name.
-func counterValue(t *testing.T, c *connector.Connector, name string) float64 {
+func counterValue(t *testing.T, c *wire.Core, name string) float64 {
 	t.Helper()
 	mfs, err := c.Metrics().Gather()
 	if err != nil {

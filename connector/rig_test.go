@@ -18,10 +18,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -80,7 +80,7 @@ type rig struct {
 	rzp   *razorpaysim.Sim // nil unless withRazorpay
 	db    *store.DB
 	cfg   connector.Config
-	conn  *connector.Connector
+	conn  *wire.Core
 	erp   *frappe.Client // a client of the site for the test's own reads and writes
 	front func(http.Handler) http.Handler
 	logw  io.Writer                  // the connector's log, when set (withLog)
@@ -176,7 +176,7 @@ func (r *rig) lastSent() map[string]any {
 }
 
 // connector builds another connector on the rig's store, site and clock with cfg.
-func (r *rig) connector(cfg connector.Config) *connector.Connector {
+func (r *rig) connector(cfg connector.Config) *wire.Core {
 	r.t.Helper()
 	erp, err := frappe.New(frappe.Config{URL: cfg.ERPNext.URL, APIKey: cfg.ERPNext.APIKey, APISecret: cfg.ERPNext.APISecret,
 		Timeout: cfg.ERPNext.Timeout.D(), MaxRetryAfter: cfg.ERPNext.MaxRetryAfter.D()})
@@ -187,7 +187,7 @@ func (r *rig) connector(cfg connector.Config) *connector.Connector {
 	if r.logw != nil {
 		log = zerolog.New(r.logw)
 	}
-	o := connector.Options{Booking: booking.New, Config: cfg, Store: r.db, ERP: erp, Log: log, Now: r.clock.now}
+	o := wire.Options{Config: cfg, Store: r.db, ERP: erp, Log: log, Now: r.clock.now}
 	if r.rzp != nil {
 		rc, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: cfg.Razorpay.APIURL, KeyID: rzpKey, KeySecret: rzpSecret})
 		if err != nil {
@@ -195,7 +195,7 @@ func (r *rig) connector(cfg connector.Config) *connector.Connector {
 		}
 		o.Razorpay = rc
 	}
-	c, err := connector.New(o)
+	c, err := wire.New(o)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func headerID(name string) string {
 // test's name for it (headerID).
 func (r *rig) deliver(eventID string, body []byte) connector.InboxEvent {
 	r.t.Helper()
-	dup, err := sitetest.Intake(r.conn).Receive(context.Background(), intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID(eventID)})
+	dup, err := r.conn.Intake().Receive(context.Background(), intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID(eventID)})
 	if err != nil || dup {
 		r.t.Fatalf("deliver %s: duplicate %v, %v", eventID, dup, err)
 	}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
@@ -93,7 +93,7 @@ func TestSettlementPostsOneBalancedJournalEntry(t *testing.T) {
 			r.deliver("evt_T3stSetlAgain01", []byte(r.settlementBody(st)))
 			r.work()
 			r.want("evt_T3stSetlAgain01", connector.StatusDuplicate, "already booked as Journal Entry "+fmt.Sprint(je["name"]))
-			rep, err := reconcile.Run(context.Background(), sitetest.Reconcile(r.conn), reconcile.Request{Drain: true})
+			rep, err := reconcile.Run(context.Background(), r.conn.Reconcile(), reconcile.Request{Drain: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -341,7 +341,7 @@ func wantReconciled(t *testing.T, r *setlRig, bt string, je map[string]any, amou
 // runReconcile runs a reconcile by hand (drained) on the rig's connector.
 func runReconcile(t *testing.T, r *setlRig) *reconcile.Report {
 	t.Helper()
-	rep, err := reconcile.Run(context.Background(), sitetest.Reconcile(r.conn), reconcile.Request{Drain: true})
+	rep, err := reconcile.Run(context.Background(), r.conn.Reconcile(), reconcile.Request{Drain: true})
 	if err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}
@@ -349,7 +349,7 @@ func runReconcile(t *testing.T, r *setlRig) *reconcile.Report {
 }
 
 // gauge reads a gauge of c's registry (0 when absent).
-func gauge(t *testing.T, c *connector.Connector, name string) float64 {
+func gauge(t *testing.T, c *wire.Core, name string) float64 {
 	t.Helper()
 	mf, err := c.Metrics().Gather()
 	if err != nil {
@@ -419,7 +419,7 @@ func TestSettlementAmbiguousWriteIsPostedOnce(t *testing.T) {
 }
 
 // counter reads the counter name of c's registry whose labels are the given name, value pairs.
-func counter(t *testing.T, c *connector.Connector, name string, labels ...string) float64 {
+func counter(t *testing.T, c *wire.Core, name string, labels ...string) float64 {
 	t.Helper()
 	mf, err := c.Metrics().Gather()
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sqlcount"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -65,7 +64,7 @@ func plainBooking(t *testing.T, r *rig, c *sqlcount.Counter, id string) (receive
 	inv := r.invoice("Test Customer", "1180.00")
 	body := captured(t, id, 118000, inv, nil)
 	c.Reset()
-	dup, err := sitetest.Intake(r.conn).Receive(context.Background(), intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID("E" + id[len(id)-4:])})
+	dup, err := r.conn.Intake().Receive(context.Background(), intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID("E" + id[len(id)-4:])})
 	if err != nil || dup {
 		t.Fatalf("receive %s: duplicate %v, %v", id, dup, err)
 	}

@@ -259,7 +259,7 @@ type Store interface {
 }
 
 // RetentionStore is the part of Store that retention and monitoring use (operator.Retention,
-// metrics.go). It is a separate interface so fakes of Store need not grow with it; store.DB
+// connector/metrics). It is a separate interface so fakes of Store need not grow with it; store.DB
 // implements both.
 type RetentionStore interface {
 	// PurgeRawBodies clears the raw body of every row received before cutoff whose status needs

@@ -106,7 +106,7 @@ func (c *Connector) ProcessNext(ctx context.Context, worker int) (bool, error) {
 		// Another worker holds the event now (this one stalled past its lease); its outcome wins.
 		return true, nil
 	}
-	c.observeOutcome(ev, o)
+	c.obs.Outcome(ev, o, c.now())
 	if err != nil {
 		return true, fmt.Errorf("complete event %s: %w", ev.EventID, err)
 	}

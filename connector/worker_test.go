@@ -14,10 +14,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -172,8 +171,8 @@ func TestHoldLock(t *testing.T) {
 	if b := r.conn.Backoff(3); b < 4*r.cfg.Worker.BackoffBase.D()/2 || b >= 4*r.cfg.Worker.BackoffBase.D() {
 		t.Errorf("Backoff(3) = %s, want in [2, 4) × base", b)
 	}
-	if p := r.conn.Ports(); p.Store == nil || p.ERP == nil || p.Razorpay != nil || p.Config.Mapping.Company != "Example Company" || p.Location.String() != "Asia/Kolkata" {
-		t.Errorf("Ports %+v", p)
+	if d := r.conn.Reconcile(); d.Store == nil || d.ERP == nil || d.Razorpay != nil || d.ModeOfPayment != "Razorpay" || d.Location.String() != "Asia/Kolkata" {
+		t.Errorf("reconcile deps %+v", d)
 	}
 }
 
@@ -182,41 +181,41 @@ func TestReceive(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()
 	body := readSample(t, "payment.captured.json")
-	dup, err := sitetest.Intake(r.conn).Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretOld, body), EventID: " T3stEvtCapNb01 "})
+	dup, err := r.conn.Intake().Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretOld, body), EventID: " T3stEvtCapNb01 "})
 	if err != nil || dup {
 		t.Fatalf("first: %v %v", dup, err)
 	}
-	if dup, err := sitetest.Intake(r.conn).Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: "T3stEvtCapNb01"}); err != nil || !dup {
+	if dup, err := r.conn.Intake().Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: "T3stEvtCapNb01"}); err != nil || !dup {
 		t.Errorf("second: duplicate %v, %v", dup, err)
 	}
 	row := r.event("T3stEvtCapNb01")
 	if row.AccountID != account || row.BusinessKey != "pay_T3stPayNetb001" || row.Event != "payment.captured" || row.EventCreatedAt == nil {
 		t.Errorf("stored %+v", row)
 	}
-	if _, err := sitetest.Intake(r.conn).Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign("other", body), EventID: "E2"}); !errors.Is(err, intake.ErrBadSignature) {
+	if _, err := r.conn.Intake().Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign("other", body), EventID: "E2"}); !errors.Is(err, intake.ErrBadSignature) {
 		t.Errorf("bad signature: %v", err)
 	}
-	if _, err := sitetest.Intake(r.conn).Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: strings.Repeat("x", 65)}); !errors.Is(err, intake.ErrBadEventID) {
+	if _, err := r.conn.Intake().Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: strings.Repeat("x", 65)}); !errors.Is(err, intake.ErrBadEventID) {
 		t.Errorf("long event id: %v", err)
 	}
 	bad := []byte(`{"entity":"event","event":1}`)
-	if _, err := sitetest.Intake(r.conn).Receive(ctx, intake.Delivery{Body: bad, Signature: razorpay.Sign(secretNew, bad), EventID: headerID("E3")}); err != nil {
+	if _, err := r.conn.Intake().Receive(ctx, intake.Delivery{Body: bad, Signature: razorpay.Sign(secretNew, bad), EventID: headerID("E3")}); err != nil {
 		t.Errorf("unparseable but signed: %v", err)
 	}
 	if e := r.want("E3", connector.StatusDead, "webhook body does not parse"); e.AccountID != account {
 		t.Errorf("dead row of account %q", e.AccountID)
 	}
-	sitetest.Intake(r.conn).RefuseTooLarge()
+	r.conn.Intake().RefuseTooLarge()
 	closed, err := store.Open(ctx, "sqlite", filepath.Join(t.TempDir(), "closed.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	closed.Close()
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: r.cfg, Store: closed, Log: zerolog.Nop()})
+	c, err := wire.New(wire.Options{Config: r.cfg, Store: closed, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sitetest.Intake(c).Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID("E4")}); err == nil {
+	if _, err := c.Intake().Receive(ctx, intake.Delivery{Body: body, Signature: razorpay.Sign(secretNew, body), EventID: headerID("E4")}); err == nil {
 		t.Error("a closed store accepted the webhook")
 	}
 	if ok, status, _ := c.Ready(ctx); ok || status != "store unavailable" {
@@ -244,8 +243,8 @@ func TestMetricsOfWork(t *testing.T) {
 	r.deliver("M3", captured(t, "pay_T3stMetric0003", 10000, inv, nil))
 	r.site.FailNext(1, 500)
 	r.work()
-	r.conn.ObserveReconcile(connector.ReconcileObservation{Scanned: 3, Booked: 1, Parked: 1})
-	r.conn.ObserveReconcile(connector.ReconcileObservation{Err: errors.New("boom")})
+	r.conn.Reconcile().ObserveRun(connector.ReconcileObservation{Scanned: 3, Booked: 1, Parked: 1})
+	r.conn.Reconcile().ObserveRun(connector.ReconcileObservation{Err: errors.New("boom")})
 	for _, tc := range []struct {
 		name, label, value string
 		want               float64
@@ -275,7 +274,7 @@ func TestMetricsOfWork(t *testing.T) {
 }
 
 // sample returns the value of the sample of metric name with label = value ("" for none).
-func sample(t *testing.T, c *connector.Connector, name, label, value string) float64 {
+func sample(t *testing.T, c *wire.Core, name, label, value string) float64 {
 	t.Helper()
 	mfs, err := c.Metrics().Gather()
 	if err != nil {
@@ -344,7 +343,7 @@ func TestPausedWorkersRecheckWithNothingQueued(t *testing.T) {
 	if paused, _ := r.conn.Paused(); !paused {
 		t.Fatal("not paused after ERPNext's 401")
 	}
-	if a, err := sitetest.Operator(r.conn).Dismiss(context.Background(), r.event("Q1"), "test", "nothing queued"); err != nil || !a.Changed {
+	if a, err := r.conn.Operator().Dismiss(context.Background(), r.event("Q1"), "test", "nothing queued"); err != nil || !a.Changed {
 		t.Fatalf("dismiss: %+v %v", a, err)
 	}
 	probes := func() int {

@@ -21,7 +21,7 @@ import (
 // operator console on every other path. ctx bounds the console's background reads.
 func (d *daemon) adminHandler(ctx context.Context) http.Handler {
 	mux := http.NewServeMux()
-	admin := httpapi.Admin(d.conn, d.cfg.AdminToken)
+	admin := httpapi.Admin(d.conn, d.conn.Metrics(), d.cfg.AdminToken)
 	for _, p := range []string{"/metrics", "/readyz", "/healthz"} {
 		mux.Handle(p, admin)
 	}

@@ -12,7 +12,7 @@ import (
 
 // DryRunReconcile is `reconcile --dry-run` over the default window.
 func (b *consoleBackend) DryRunReconcile(ctx context.Context) (console.ReconcileReport, error) {
-	rep, err := reconcile.Run(ctx, reconcilerOf(b.d.conn), reconcile.Request{DryRun: true})
+	rep, err := reconcile.Run(ctx, b.d.conn.Reconcile(), reconcile.Request{DryRun: true})
 	if errors.Is(err, reconcile.ErrNoRazorpayAPI) {
 		return console.ReconcileReport{}, fmt.Errorf("%w: %v", console.ErrUnavailable, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/edge"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/console"
 )
@@ -55,7 +56,7 @@ func (b *consoleBackend) settlements(ctx context.Context, days []time.Time, book
 		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, todayCallTimeout)
-	account, paise, err := b.d.conn.ClearingBalance(cctx)
+	account, paise, err := b.d.conn.Booking().ClearingBalance(cctx)
 	cancel()
 	s.ClearingAccount, s.ClearingBalanceMinor = account, paise
 	if err != nil {
@@ -84,7 +85,7 @@ func (b *consoleBackend) unanswered(system, what string, err error) string {
 
 // slowDownNote is "ERPNext asked to slow down, 287 s left" while system's pause runs, with
 // what it asked for when that was capped; "" when its calls flow.
-func slowDownNote(sds []connector.SlowDown, system string) string {
+func slowDownNote(sds []edge.SlowDown, system string) string {
 	for _, sd := range sds {
 		if sd.System != system || !sd.Active() {
 			continue

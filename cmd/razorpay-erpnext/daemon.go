@@ -16,11 +16,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -30,7 +30,7 @@ type daemon struct {
 	cfg  connector.Config
 	log  zerolog.Logger
 	db   *store.DB
-	conn *connector.Connector
+	conn *wire.Core
 	ops  *operator.Operator // replay, rebook, dismiss and the history, for the console
 	pub  net.Listener       // webhooks, /healthz
 	adm  net.Listener       // /metrics, /readyz, the console
@@ -71,7 +71,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 		db.Close()
 		return nil, fmt.Errorf("erpnext client: %w", err)
 	}
-	opts := connector.Options{Booking: booking.New, Config: cfg, Store: db, ERP: erp, Log: log}
+	opts := wire.Options{Config: cfg, Store: db, ERP: erp, Log: log}
 	var rzp *razorpay.Client
 	if cfg.Razorpay.KeyID != "" && cfg.Razorpay.KeySecret != "" {
 		rzp, err = newRazorpayClient(cfg, 0)
@@ -81,12 +81,12 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 		}
 		opts.Razorpay = rzp
 	}
-	conn, err := connector.New(opts)
+	conn, err := wire.New(opts)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	d := &daemon{cfg: cfg, log: log, db: db, conn: conn, ops: operatorOf(conn), erp: erp, rzp: rzp, grace: drainGrace}
+	d := &daemon{cfg: cfg, log: log, db: db, conn: conn, ops: conn.Operator(), erp: erp, rzp: rzp, grace: drainGrace}
 	if d.pub, err = net.Listen("tcp", cfg.Listen); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
@@ -107,7 +107,7 @@ func openDaemon(ctx context.Context, cfg connector.Config, log zerolog.Logger) (
 // workers (no new claims; events in progress finish within d.grace, else they are
 // interrupted and written back as retries), stop retention, close the store last.
 func (d *daemon) run(ctx context.Context) error {
-	in := intakeOf(d.conn)
+	in := d.conn.Intake()
 	pub := &http.Server{Handler: httpapi.Public(in, d.cfg.WebhookPath), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
 	servers := []*http.Server{pub}
 	listeners := []net.Listener{httpapi.PublicListener(d.pub, in)}
@@ -136,7 +136,7 @@ func (d *daemon) run(ctx context.Context) error {
 	retentionDone := make(chan struct{})
 	go func() {
 		defer close(retentionDone)
-		retentionOf(d.conn, d.db, d.cfg, d.log).Run(rctx, retentionInterval)
+		d.conn.Retention(d.db).Run(rctx, retentionInterval)
 	}()
 	stopReconcile := d.startReconcileSchedule()
 	d.log.Info().Str("listen", d.pub.Addr().String()).Int("workers", d.cfg.Workers).Str("driver", d.cfg.Database.Driver).Msg("serving")

@@ -14,10 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 )
 
 // The events commands exit 0 when they did what was asked (a list that shows parked rows is
@@ -228,9 +228,9 @@ func shorten(s string, n int) string {
 	return s
 }
 
-// cliConnector is a Connector for one CLI command: the store, the ERPNext client, no workers.
+// cliConnector is a core for one CLI command: the store, the ERPNext client, no workers.
 type cliConnector struct {
-	*connector.Connector
+	*wire.Core
 	ops *operator.Operator
 	db  *store.DB
 }
@@ -263,10 +263,10 @@ func (m *Main) connectorFor(ctx context.Context, path string) (*cliConnector, er
 		db.Close()
 		return nil, err
 	}
-	conn, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: db, ERP: erp, Log: zerolog.Nop()})
+	conn, err := wire.New(wire.Options{Config: cfg, Store: db, ERP: erp, Log: zerolog.Nop()})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	return &cliConnector{Connector: conn, ops: operatorOf(conn), db: db}, nil
+	return &cliConnector{Core: conn, ops: conn.Operator(), db: db}, nil
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -73,13 +73,13 @@ func (m *Main) explainCmd() *cobra.Command {
 // explainConnector is the dry run's Connector: ERPNext, the store when one exists (read only:
 // explain never creates or migrates one) and Razorpay when its keys are configured (rzp nil
 // otherwise). closeStore closes the store, if any.
-func (m *Main) explainConnector(ctx context.Context, cfg config.Config) (conn *connector.Connector, opts connector.Options, rzp *razorpay.Client, closeStore func(), err error) {
+func (m *Main) explainConnector(ctx context.Context, cfg config.Config) (conn *wire.Core, opts wire.Options, rzp *razorpay.Client, closeStore func(), err error) {
 	closeStore = func() {}
 	erp, err := newERPClient(cfg)
 	if err != nil {
 		return nil, opts, nil, closeStore, err
 	}
-	opts = connector.Options{Booking: booking.New, Config: cfg, ERP: erp, Log: zerolog.Nop()}
+	opts = wire.Options{Config: cfg, ERP: erp, Log: zerolog.Nop()}
 	// The store, when there is one, tells what the worker would find booked already.
 	if db, err := store.OpenExisting(ctx, cfg.Database.Driver, cfg.Database.DSN); err == nil {
 		closeStore = func() { db.Close() }
@@ -93,7 +93,7 @@ func (m *Main) explainConnector(ctx context.Context, cfg config.Config) (conn *c
 		}
 		opts.Razorpay = rzp
 	}
-	conn, err = connector.New(opts)
+	conn, err = wire.New(opts)
 	return conn, opts, rzp, closeStore, err
 }
 

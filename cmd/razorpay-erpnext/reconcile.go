@@ -17,9 +17,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -136,7 +136,7 @@ func (m *Main) reconcile(ctx context.Context, cfg connector.Config, req reconcil
 	defer db.Close()
 	bar := newProgressBar(m.Stderr)
 	req.Progress = bar.update
-	rep, err := reconcile.Run(ctx, reconcilerOf(conn), req)
+	rep, err := reconcile.Run(ctx, conn.Reconcile(), req)
 	bar.finish()
 	if rep != nil && (err == nil || !errors.Is(err, reconcile.ErrNoRazorpayAPI) && !errors.Is(err, reconcile.ErrBusy)) {
 		if asJSON {
@@ -160,7 +160,7 @@ func (m *Main) reconcile(ctx context.Context, cfg connector.Config, req reconcil
 
 // openReconciler opens the store (migrating it, except in a dry run, which only checks it is
 // migrated) and builds a connector with both API clients.
-func openReconciler(ctx context.Context, cfg connector.Config, log zerolog.Logger, dryRun bool) (*connector.Connector, *store.DB, error) {
+func openReconciler(ctx context.Context, cfg connector.Config, log zerolog.Logger, dryRun bool) (*wire.Core, *store.DB, error) {
 	if cfg.Razorpay.KeyID == "" || cfg.Razorpay.KeySecret == "" {
 		return nil, nil, reconcile.ErrNoRazorpayAPI
 	}
@@ -178,7 +178,7 @@ func openReconciler(ctx context.Context, cfg connector.Config, log zerolog.Logge
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: %w", err)
 	}
-	conn, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: db, ERP: erp, Razorpay: rzp, Log: log})
+	conn, err := wire.New(wire.Options{Config: cfg, Store: db, ERP: erp, Razorpay: rzp, Log: log})
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -220,7 +220,7 @@ func (d *daemon) startReconcileSchedule() (stop func()) {
 }
 
 func (d *daemon) scheduledReconcile(ctx context.Context) {
-	rep, err := reconcile.Run(ctx, reconcilerOf(d.conn), reconcile.Request{})
+	rep, err := reconcile.Run(ctx, d.conn.Reconcile(), reconcile.Request{})
 	switch {
 	case errors.Is(err, reconcile.ErrBusy):
 		d.log.Info().Msg("scheduled reconcile skipped: another process is reconciling")

@@ -9,20 +9,19 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 )
 
 // The admin listener: /metrics behind admin_token (compared whole, never echoed), the probes
 // open; the public listener's /healthz.
 func TestAdminTokenGuardsMetricsOnly(t *testing.T) {
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: intakeConfig(), Store: sqliteStore(t), Log: zerolog.Nop()})
+	c, err := wire.New(wire.Options{Config: intakeConfig(), Store: sqliteStore(t), Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const token = "admin-token-DO-NOT-LOG"
-	admin := httpapi.Admin(c, token)
+	admin := httpapi.Admin(c, c.Metrics(), token)
 	for _, tc := range []struct {
 		path, auth string
 		want       int
@@ -56,12 +55,12 @@ func TestAdminTokenGuardsMetricsOnly(t *testing.T) {
 		t.Errorf("/metrics lacks the connector's series:\n%.500s", w.Body.String())
 	}
 	w = httptest.NewRecorder()
-	httpapi.Public(sitetest.Intake(c), "/webhooks/razorpay").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	httpapi.Public(c.Intake(), "/webhooks/razorpay").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 	if w.Code != http.StatusOK || strings.TrimSpace(w.Body.String()) != `{"status":"ok"}` {
 		t.Errorf("/healthz %d %s", w.Code, w.Body)
 	}
 	w = httptest.NewRecorder()
-	httpapi.Admin(c, "").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	httpapi.Admin(c, c.Metrics(), "").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if w.Code != http.StatusOK {
 		t.Errorf("/metrics without a configured token: %d, want open", w.Code)
 	}

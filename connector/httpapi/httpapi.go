@@ -5,6 +5,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -12,10 +13,10 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/net/netutil"
 
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
 )
 
@@ -100,10 +101,16 @@ func Webhook(in *intake.Intake) http.Handler {
 	})
 }
 
-// Admin serves the private listener: /readyz (200 {"status":"ready"} when connector.Ready,
-// else 503 with its status and reason), /healthz, and /metrics (Prometheus; behind adminToken
-// when one is set).
-func Admin(c *connector.Connector, adminToken string) http.Handler {
+// Readiness answers /readyz (connector.Connector.Ready): ok, its status and, when not ready,
+// the reason.
+type Readiness interface {
+	Ready(ctx context.Context) (ok bool, status, reason string)
+}
+
+// Admin serves the private listener: /readyz (200 {"status":"ready"} when c is ready, else
+// 503 with its status and reason), /healthz, and /metrics (Prometheus, the series of metrics;
+// behind adminToken when one is set).
+func Admin(c Readiness, metrics prometheus.Gatherer, adminToken string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
 		ok, status, reason := c.Ready(r.Context())
@@ -117,7 +124,7 @@ func Admin(c *connector.Connector, adminToken string) http.Handler {
 		}
 	})
 	mux.HandleFunc("/healthz", healthz)
-	mux.Handle("/metrics", RequireToken(adminToken, promhttp.HandlerFor(c.Metrics(), promhttp.HandlerOpts{})))
+	mux.Handle("/metrics", RequireToken(adminToken, promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})))
 	return mux
 }
 

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sharedtest"
 	"net/http"
 	"net/http/httptest"
@@ -15,11 +16,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -41,11 +40,11 @@ func intakeConfig() connector.Config {
 
 func newIntake(t testing.TB, s connector.Store) http.Handler {
 	t.Helper()
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: intakeConfig(), Store: s, Log: zerolog.Nop()})
+	c, err := wire.New(wire.Options{Config: intakeConfig(), Store: s, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httpapi.Public(sitetest.Intake(c), "/webhooks/razorpay")
+	return httpapi.Public(c.Intake(), "/webhooks/razorpay")
 }
 
 func sqliteStore(t testing.TB) *store.DB {
@@ -231,12 +230,12 @@ func TestReadyzNeedsAWritableStore(t *testing.T) {
 		store connector.Store
 		want  int
 	}{{"Writable", db, http.StatusOK}, {"ReadOnly", readOnlyStore{db}, http.StatusServiceUnavailable}} {
-		c, err := connector.New(connector.Options{Booking: booking.New, Config: intakeConfig(), Store: tc.store, Log: zerolog.Nop()})
+		c, err := wire.New(wire.Options{Config: intakeConfig(), Store: tc.store, Log: zerolog.Nop()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		w := httptest.NewRecorder()
-		httpapi.Admin(c, "").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		httpapi.Admin(c, c.Metrics(), "").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 		if w.Code != tc.want {
 			t.Errorf("%s: /readyz %d %s, want %d", tc.name, w.Code, w.Body, tc.want)
 		}

@@ -15,20 +15,19 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/httpapi"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // newConnector is newIntake's connector, with max in flight and a logger of the test's.
-func newConnector(t testing.TB, s connector.Store, maxInFlight int, log zerolog.Logger) *connector.Connector {
+func newConnector(t testing.TB, s connector.Store, maxInFlight int, log zerolog.Logger) *wire.Core {
 	t.Helper()
 	cfg := intakeConfig()
 	if maxInFlight > 0 {
 		cfg.Server.MaxInFlight = maxInFlight
 	}
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: s, Log: log})
+	c, err := wire.New(wire.Options{Config: cfg, Store: s, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,10 +36,10 @@ func newConnector(t testing.TB, s connector.Store, maxInFlight int, log zerolog.
 
 // metric returns the value of the series named (with its labels, as /metrics prints them), or
 // "absent".
-func metric(t *testing.T, c *connector.Connector, series string) string {
+func metric(t *testing.T, c *wire.Core, series string) string {
 	t.Helper()
 	w := httptest.NewRecorder()
-	httpapi.Admin(c, "").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	httpapi.Admin(c, c.Metrics(), "").ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	for _, line := range strings.Split(w.Body.String(), "\n") {
 		if v, ok := strings.CutPrefix(line, series+" "); ok {
 			return v
@@ -55,7 +54,7 @@ func metric(t *testing.T, c *connector.Connector, series string) string {
 func TestSenderGoneIsNotStoreUnavailable(t *testing.T) {
 	var logs bytes.Buffer
 	c := newConnector(t, sqliteStore(t), 0, zerolog.New(&logs))
-	h := httpapi.Public(sitetest.Intake(c), "/webhooks/razorpay")
+	h := httpapi.Public(c.Intake(), "/webhooks/razorpay")
 	body := readSample(t, "payment.captured.json")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -110,7 +109,7 @@ func TestInFlightWebhooksAreBounded(t *testing.T) {
 	db := sqliteStore(t)
 	bs := &blockingStore{Store: db, entered: make(chan struct{}), release: make(chan struct{})}
 	c := newConnector(t, bs, bound, zerolog.Nop())
-	h := httpapi.Public(sitetest.Intake(c), "/webhooks/razorpay")
+	h := httpapi.Public(c.Intake(), "/webhooks/razorpay")
 	body := readSample(t, "payment.captured.json")
 	post := func(eventID string, b io.Reader) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/razorpay", b)

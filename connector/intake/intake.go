@@ -47,8 +47,7 @@ type Store interface {
 	InsertEvent(ctx context.Context, e *connector.InboxEvent) (inserted bool, err error)
 }
 
-// Counters counts webhook requests (connector.Connector.WebhookCounters implements it on the
-// connector's metrics): Webhook by event ("" when unknown) and outcome (accepted, duplicate,
+// Counters counts webhook requests (metrics.Metrics implements it): Webhook by event ("" when unknown) and outcome (accepted, duplicate,
 // bad_signature, malformed, store_unavailable, overloaded, too_large), Abandoned for a sender
 // gone before its event was stored.
 type Counters interface {

@@ -17,7 +17,7 @@ type PurgeStore interface {
 
 // Retention removes the raw webhook bodies (customers' emails and phones) of finished rows.
 // Keep is retention.raw_bodies (zero keeps bodies forever); Purged, when set, is told how many
-// bodies each successful purge removed (the connector's metrics: Connector.RecordPurge); Now
+// bodies each successful purge removed (the core's metrics: wire.Core.Retention); Now
 // defaults to time.Now.
 type Retention struct {
 	Store  PurgeStore

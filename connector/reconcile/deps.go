@@ -49,8 +49,7 @@ type RazorpayAPI interface {
 	Capture(ctx context.Context, paymentID string, amount int64, currency string) (*razorpay.Payment, error)
 }
 
-// Settlements is what the settlement report asks of the booking (connector.Connector, or the
-// settlement job): the bank statement match of a posted settlement (none reconciled when
+// Settlements is what the settlement report asks of the booking (connector.Booker): the bank statement match of a posted settlement (none reconciled when
 // dryRun) and the breakdown of its line.
 type Settlements interface {
 	MatchSettlement(ctx context.Context, st *razorpay.Settlement, entry, owner string, dryRun bool) (connector.BankMatch, error)

@@ -15,11 +15,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -84,10 +83,10 @@ func newReconcileEnv(t *testing.T, front func(next http.Handler) http.Handler) *
 	return e
 }
 
-func (e *reconcileEnv) connector() *connector.Connector { return e.connectorWith(e.db) }
+func (e *reconcileEnv) connector() *wire.Core { return e.connectorWith(e.db) }
 
 // connectorWith is connector on another store (a wrapper of e.db).
-func (e *reconcileEnv) connectorWith(s connector.Store) *connector.Connector {
+func (e *reconcileEnv) connectorWith(s connector.Store) *wire.Core {
 	e.t.Helper()
 	rzp, err := razorpay.NewClient(razorpay.ClientConfig{BaseURL: e.cfg.Razorpay.APIURL, KeyID: rzpKey, KeySecret: rzpSecret})
 	if err != nil {
@@ -101,7 +100,7 @@ func (e *reconcileEnv) connectorWith(s connector.Store) *connector.Connector {
 	if e.live {
 		now = time.Now
 	}
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: e.cfg, Store: s, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(), Now: now})
+	c, err := wire.New(wire.Options{Config: e.cfg, Store: s, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(), Now: now})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -118,9 +117,9 @@ func (e *reconcileEnv) payment(id, status string, created time.Time, notes razor
 	}
 }
 
-func (e *reconcileEnv) reconcile(c *connector.Connector, req reconcile.Request) *reconcile.Report {
+func (e *reconcileEnv) reconcile(c *wire.Core, req reconcile.Request) *reconcile.Report {
 	e.t.Helper()
-	rep, err := reconcile.Run(context.Background(), sitetest.Reconcile(c), req)
+	rep, err := reconcile.Run(context.Background(), c.Reconcile(), req)
 	if err != nil {
 		e.t.Fatalf("reconcile: %v", err)
 	}
@@ -236,7 +235,7 @@ func TestReconcileTakesTheLockRow(t *testing.T) {
 		t.Fatal(ok, err)
 	}
 	c := e.connector()
-	if _, err := reconcile.Run(ctx, sitetest.Reconcile(c), reconcile.Request{}); !errors.Is(err, reconcile.ErrBusy) {
+	if _, err := reconcile.Run(ctx, c.Reconcile(), reconcile.Request{}); !errors.Is(err, reconcile.ErrBusy) {
 		t.Fatalf("err %v, want ErrReconcileBusy while another replica holds the lock", err)
 	}
 	if rep := e.reconcile(c, reconcile.Request{DryRun: true}); rep.Payments.Queued != 1 {
@@ -288,7 +287,7 @@ func TestReconcileWaitsForTheLock(t *testing.T) {
 		}
 	}}
 	c := e.connectorWith(w)
-	rep, err := reconcile.Run(ctx, sitetest.Reconcile(c), reconcile.Request{WaitForLock: 30 * time.Second})
+	rep, err := reconcile.Run(ctx, c.Reconcile(), reconcile.Request{WaitForLock: 30 * time.Second})
 	if err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}
@@ -302,7 +301,7 @@ func TestReconcileWaitsForTheLock(t *testing.T) {
 	if ok, err := e.db.AcquireLock(ctx, "reconcile", "scheduled-run", e.now, e.now.Add(time.Minute)); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	if _, err := reconcile.Run(ctx, sitetest.Reconcile(e.connector()), reconcile.Request{}); !errors.Is(err, reconcile.ErrBusy) {
+	if _, err := reconcile.Run(ctx, e.connector().Reconcile(), reconcile.Request{}); !errors.Is(err, reconcile.ErrBusy) {
 		t.Errorf("err %v, want ErrBusy", err)
 	}
 }

@@ -15,9 +15,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/store"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 )
 
 // mariaDBStore opens a migrated store on a fresh MariaDB database dropped after the test.
@@ -128,14 +128,14 @@ func TestReconcileReplicasRunOneAtATime(t *testing.T) {
 			)
 			go func() {
 				defer close(done)
-				repA, errA = reconcile.Run(ctx, sitetest.Reconcile(a), reconcile.Request{})
+				repA, errA = reconcile.Run(ctx, a.Reconcile(), reconcile.Request{})
 			}()
 			select {
 			case <-g.entered:
 			case <-time.After(10 * time.Second):
 				t.Fatal("the first reconcile never listed payments")
 			}
-			_, errB := reconcile.Run(ctx, sitetest.Reconcile(b), reconcile.Request{})
+			_, errB := reconcile.Run(ctx, b.Reconcile(), reconcile.Request{})
 			close(g.release)
 			<-done
 			if errA != nil {
@@ -170,7 +170,7 @@ func TestReconcileReplicasRunOneAtATime(t *testing.T) {
 			}
 
 			// Once the lock is free, the other replica runs and queues nothing.
-			repB, err := reconcile.Run(ctx, sitetest.Reconcile(b), reconcile.Request{})
+			repB, err := reconcile.Run(ctx, b.Reconcile(), reconcile.Request{})
 			if err != nil || repB.Payments.Queued != 0 || repB.Payments.InInbox != 12 {
 				t.Fatalf("second replica afterwards: %+v (%v), want 0 queued, 12 in the inbox", repB.Payments, err)
 			}
@@ -189,16 +189,16 @@ func TestReconcileReplicasRacingQueueOnce(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		e.payment(payID(i), "", e.now.Add(-time.Duration(i+1)*time.Hour), nil)
 	}
-	conns := []*connector.Connector{e.connector(), e.connector(), e.connector()}
+	conns := []*wire.Core{e.connector(), e.connector(), e.connector()}
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	reps := make([]*reconcile.Report, len(conns))
 	errs := make([]error, len(conns))
 	for i, c := range conns {
 		wg.Add(1)
-		go func(i int, c *connector.Connector) {
+		go func(i int, c *wire.Core) {
 			defer wg.Done()
-			reps[i], errs[i] = reconcile.Run(ctx, sitetest.Reconcile(c), reconcile.Request{})
+			reps[i], errs[i] = reconcile.Run(ctx, c.Reconcile(), reconcile.Request{})
 		}(i, c)
 	}
 	wg.Wait()

@@ -8,8 +8,8 @@ import (
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
@@ -47,7 +47,7 @@ func settlementEnv(t *testing.T) *reconcileEnv {
 }
 
 // liveConnector is a connector on e whose clock runs (waits and fences pass while it drains).
-func (e *reconcileEnv) liveConnector() *connector.Connector {
+func (e *reconcileEnv) liveConnector() *wire.Core {
 	e.t.Helper()
 	e.live = true
 	return e.connector()
@@ -82,7 +82,7 @@ func TestSettlementSweep(t *testing.T) {
 	}
 	for _, ev := range e.sim.State().Events {
 		if ev.Event == connector.EventSettlementProcessed {
-			if _, err := sitetest.Intake(off).Receive(ctx, intake.Delivery{Body: []byte(ev.Body), Signature: razorpay.Sign("whsec-reconcile", []byte(ev.Body)), EventID: ev.ID}); err != nil {
+			if _, err := off.Intake().Receive(ctx, intake.Delivery{Body: []byte(ev.Body), Signature: razorpay.Sign("whsec-reconcile", []byte(ev.Body)), EventID: ev.ID}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -133,7 +133,7 @@ func TestSettlementSweep(t *testing.T) {
 	}
 }
 
-func unmatchedGauge(t *testing.T, c *connector.Connector) float64 {
+func unmatchedGauge(t *testing.T, c *wire.Core) float64 {
 	t.Helper()
 	mf, err := c.Metrics().Gather()
 	if err != nil {

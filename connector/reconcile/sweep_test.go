@@ -10,9 +10,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/internal/sitetest"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/wire"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
@@ -268,11 +267,11 @@ func TestReconcileRetriesRazorpayAndStopsOnRefusedKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: cfg, Store: e.db, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(), Now: func() time.Time { return e.now }})
+	c, err := wire.New(wire.Options{Config: cfg, Store: e.db, ERP: erp, Razorpay: rzp, Log: zerolog.Nop(), Now: func() time.Time { return e.now }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = reconcile.Run(context.Background(), sitetest.Reconcile(c), reconcile.Request{})
+	_, err = reconcile.Run(context.Background(), c.Reconcile(), reconcile.Request{})
 	if f := connector.FailureOf(err); f == nil || f.Kind != connector.FailAuth || !strings.Contains(err.Error(), "Razorpay refused the API key") {
 		t.Errorf("err %v, want the refused keys", err)
 	}
@@ -284,14 +283,14 @@ func TestReconcileRetriesRazorpayAndStopsOnRefusedKeys(t *testing.T) {
 
 func TestReconcileRefusesWhatItCannotDo(t *testing.T) {
 	e := newReconcileEnv(t, nil)
-	c, err := connector.New(connector.Options{Booking: booking.New, Config: e.cfg, Store: e.db, Log: zerolog.Nop()})
+	c, err := wire.New(wire.Options{Config: e.cfg, Store: e.db, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := reconcile.Run(context.Background(), sitetest.Reconcile(c), reconcile.Request{}); !errors.Is(err, reconcile.ErrNoRazorpayAPI) {
+	if _, err := reconcile.Run(context.Background(), c.Reconcile(), reconcile.Request{}); !errors.Is(err, reconcile.ErrNoRazorpayAPI) {
 		t.Errorf("without the API: %v", err)
 	}
-	_, err = reconcile.Run(context.Background(), sitetest.Reconcile(e.connector()), reconcile.Request{From: e.now, To: e.now.Add(-time.Hour)})
+	_, err = reconcile.Run(context.Background(), e.connector().Reconcile(), reconcile.Request{From: e.now, To: e.now.Add(-time.Hour)})
 	if err == nil || !strings.Contains(err.Error(), "is not before its end") {
 		t.Errorf("backwards window: %v", err)
 	}
