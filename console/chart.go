@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // The Today chart is inline SVG drawn from integers: bar heights are minor units scaled by
@@ -96,13 +98,13 @@ func settlementChart(s Settlements, loc *time.Location) chartView {
 		gross, fees, refunds = gross+d.BookedMinor, fees+d.FeesMinor, refunds+d.RefundsMinor
 	}
 	v := drawChart(s.Currency, days, true, loc, "booked net of fees and refunds", "settled")
-	v.Breakdown = "booked " + formatMoney(gross, s.Currency) + " − Razorpay's fees " + formatMoney(fees, s.Currency) +
-		" − refunds " + formatMoney(refunds, s.Currency)
+	v.Breakdown = "booked " + razorpay.MoneyDisplay(gross, s.Currency) + " − Razorpay's fees " + razorpay.MoneyDisplay(fees, s.Currency) +
+		" − refunds " + razorpay.MoneyDisplay(refunds, s.Currency)
 	v.Diffs = settlementDiffs(days, s.Currency)
 	v.DaysWithoutDiff = len(days) - len(v.Diffs)
 	v.DiffNote = fmt.Sprintf("each payout against the receipts booked and not yet paid out, oldest first; "+
 		"receipts of the last %d days may not be due yet", maxSettlementLag+1)
-	v.ExtraLabel, v.ExtraValue = "clearing balance ("+s.ClearingAccount+")", formatMoney(s.ClearingBalanceMinor, s.Currency)
+	v.ExtraLabel, v.ExtraValue = "clearing balance ("+s.ClearingAccount+")", razorpay.MoneyDisplay(s.ClearingBalanceMinor, s.Currency)
 	if s.ClearingUnknown != "" {
 		v.ExtraValue = "not available: " + s.ClearingUnknown
 	}
@@ -160,8 +162,8 @@ func settlementDiffs(days []chartDay, currency string) []dayDiff {
 
 // newDayDiff is a difference of day: first and second in minor units of currency.
 func newDayDiff(day time.Time, first, second int64, currency string) dayDiff {
-	return dayDiff{Day: day, First: formatMoney(first, currency), Second: formatMoney(second, currency),
-		Diff: formatMoney(second-first, currency), SecondMore: second > first, FirstMore: first > second}
+	return dayDiff{Day: day, First: razorpay.MoneyDisplay(first, currency), Second: razorpay.MoneyDisplay(second, currency),
+		Diff: razorpay.MoneyDisplay(second-first, currency), SecondMore: second > first, FirstMore: first > second}
 }
 
 func drawChart(currency string, days []chartDay, secondKnown bool, loc *time.Location, first, second string) chartView {
@@ -173,8 +175,8 @@ func drawChart(currency string, days []chartDay, secondKnown bool, loc *time.Loc
 		totalFirst += d.first
 		totalSecond += d.second
 	}
-	v.TotalFirst, v.TotalSecond = formatMoney(totalFirst, currency), formatMoney(totalSecond, currency)
-	v.TopLabel = formatMoney(top, currency)
+	v.TotalFirst, v.TotalSecond = razorpay.MoneyDisplay(totalFirst, currency), razorpay.MoneyDisplay(totalSecond, currency)
+	v.TopLabel = razorpay.MoneyDisplay(top, currency)
 	if len(days) == 0 {
 		return v
 	}
@@ -184,17 +186,17 @@ func drawChart(currency string, days []chartDay, secondKnown bool, loc *time.Loc
 		x := chartLeft + i*slot + (slot-2*barW)/2
 		label := d.day.In(loc).Format("02 Jan")
 		v.Bars = append(v.Bars, bar(x, barW, d.first, top, "bar-first",
-			label+" "+first+" "+formatMoney(d.first, currency)+countNote(d.fn)))
+			label+" "+first+" "+razorpay.MoneyDisplay(d.first, currency)+countNote(d.fn)))
 		if secondKnown {
 			v.Bars = append(v.Bars, bar(x+barW, barW, d.second, top, "bar-second",
-				label+" "+second+" "+formatMoney(d.second, currency)+countNote(d.sn)))
+				label+" "+second+" "+razorpay.MoneyDisplay(d.second, currency)+countNote(d.sn)))
 		}
 		if (len(days)-1-i)%2 == 0 || len(days) <= 7 { // every other day, always the last
 			v.Labels = append(v.Labels, chartLabel{X: chartLeft + i*slot + slot/2, Y: chartH - 8, Text: d.day.In(loc).Format("02 Jan")})
 		}
 		if secondKnown && d.first != d.second {
-			v.Diffs = append(v.Diffs, dayDiff{Day: d.day, First: formatMoney(d.first, currency),
-				Second: formatMoney(d.second, currency), Diff: formatMoney(d.second-d.first, currency),
+			v.Diffs = append(v.Diffs, dayDiff{Day: d.day, First: razorpay.MoneyDisplay(d.first, currency),
+				Second: razorpay.MoneyDisplay(d.second, currency), Diff: razorpay.MoneyDisplay(d.second-d.first, currency),
 				SecondMore: d.second > d.first, FirstMore: d.first > d.second})
 		}
 	}

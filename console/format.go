@@ -43,7 +43,7 @@ func (c *Console) funcMap() template.FuncMap {
 		"day":         func(t time.Time) string { return t.In(c.o.Location).Format("Mon 02 Jan") },
 		"ago":         func(t time.Time) string { return formatDuration(c.o.Now().Sub(t)) },
 		"desk":        func(doctype, name string) string { return c.o.ERPNextURL + deskPath(doctype, name) },
-		"money":       formatMoney,
+		"money":       razorpay.MoneyDisplay,
 		"pretty":      prettyJSON,
 		"statusClass": statusClass,
 		"shorten":     shorten,
@@ -70,52 +70,6 @@ func reasonLabel(status string) string {
 		return "Why it was given up (the last failure)"
 	}
 	return "Where it stands" // pending, processing: a failure it will be tried again after, or a replay
-}
-
-// formatMoney writes minor units of currency with its symbol or code and digit grouping, by
-// integer arithmetic only: (1200000, "INR") → "₹12,000.00"; INR uses Indian grouping
-// (₹12,34,567.89); an unknown currency shows the minor units and the code.
-func formatMoney(minor int64, currency string) string {
-	exp, ok := razorpay.Exponent(currency)
-	if !ok {
-		return fmt.Sprintf("%d minor units %s", minor, currency)
-	}
-	text := razorpay.FormatMinor(minor, exp)
-	neg := strings.HasPrefix(text, "-")
-	text = strings.TrimPrefix(text, "-")
-	whole, frac, hasFrac := strings.Cut(text, ".")
-	whole = groupDigits(whole, currency == "INR")
-	if hasFrac {
-		whole += "." + frac
-	}
-	prefix := currency + " "
-	if currency == "INR" {
-		prefix = "₹"
-	}
-	if neg {
-		return "−" + prefix + whole
-	}
-	return prefix + whole
-}
-
-// groupDigits puts commas in a digit string: every three digits, or the Indian way (the last
-// three, then every two).
-func groupDigits(d string, indian bool) string {
-	if len(d) <= 3 {
-		return d
-	}
-	head, tail := d[:len(d)-3], d[len(d)-3:]
-	step := 3
-	if indian {
-		step = 2
-	}
-	var parts []string
-	for len(head) > step {
-		parts = append([]string{head[len(head)-step:]}, parts...)
-		head = head[:len(head)-step]
-	}
-	parts = append([]string{head}, parts...)
-	return strings.Join(parts, ",") + "," + tail
 }
 
 // prettyJSON indents a JSON body; a body that is not JSON is shown as text.

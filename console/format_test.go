@@ -6,28 +6,6 @@ import (
 	"time"
 )
 
-func TestFormatMoney(t *testing.T) {
-	for _, c := range []struct {
-		minor    int64
-		currency string
-		want     string
-	}{
-		{1200000, "INR", "₹12,000.00"},
-		{123456789, "INR", "₹12,34,567.89"}, // Indian grouping: lakh, crore
-		{10000000000, "INR", "₹10,00,00,000.00"},
-		{5, "INR", "₹0.05"},
-		{-1249900, "INR", "−₹12,499.00"},
-		{123456789, "USD", "USD 1,234,567.89"},
-		{1234, "KWD", "KWD 1.234"},
-		{7, "JPY", "JPY 7"},
-		{42, "XXX", "42 minor units XXX"},
-	} {
-		if got := formatMoney(c.minor, c.currency); got != c.want {
-			t.Errorf("formatMoney(%d, %s) = %q; want %q", c.minor, c.currency, got, c.want)
-		}
-	}
-}
-
 func TestDeskPathAndDuration(t *testing.T) {
 	if got := deskPath("Payment Entry", "ACC-PAY-2026-00001"); got != "/app/payment-entry/ACC-PAY-2026-00001" {
 		t.Errorf("deskPath = %q", got)

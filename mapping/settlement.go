@@ -143,14 +143,14 @@ func PlanSettlement(rules SettlementRules, st razorpay.Settlement, rows []razorp
 		return Settlement{}, park(ReasonSettlementRows, "settlement %s has no recon rows", st.ID)
 	}
 	if st.Tax < 0 || st.Tax > st.Fees {
-		s.odd = append(s.odd, fmt.Sprintf("settlement fees %s with GST %s", inr(st.Fees), inr(st.Tax)))
+		s.odd = append(s.odd, fmt.Sprintf("settlement fees %s with GST %s", razorpay.INR(st.Fees).String(), razorpay.INR(st.Tax).String()))
 	}
 	s.fee(st.Fees, st.Tax)
 	s.net[RoleBank] += st.Amount
 	s.summary.Net = st.Amount
 	s.summary.Clearing = -s.net[RoleClearing]
 	if st.Amount <= 0 {
-		return Settlement{}, park(ReasonSettlementMismatch, "settlement %s pays out %s; nothing to post", st.ID, inr(st.Amount))
+		return Settlement{}, park(ReasonSettlementMismatch, "settlement %s pays out %s; nothing to post", st.ID, razorpay.INR(st.Amount).String())
 	}
 	var diff int64
 	for _, v := range s.net {
@@ -168,7 +168,7 @@ func (s *settleSums) add(rules SettlementRules, r *razorpay.ReconItem) error {
 	sm := &s.summary
 	switch r.Type {
 	case razorpay.ReconPayment:
-		s.check(r, r.Credit == r.Amount-r.Fee && r.Debit == 0, "credit %s ≠ amount %s − fee %s", inr(r.Credit), inr(r.Amount), inr(r.Fee))
+		s.check(r, r.Credit == r.Amount-r.Fee && r.Debit == 0, "credit %s ≠ amount %s − fee %s", razorpay.INR(r.Credit).String(), razorpay.INR(r.Amount).String(), razorpay.INR(r.Fee).String())
 		clearing := r.Amount
 		if rules.FeesDeducted {
 			clearing = r.Credit
@@ -183,14 +183,14 @@ func (s *settleSums) add(rules SettlementRules, r *razorpay.ReconItem) error {
 		}
 		s.items = append(s.items, SettlementItem{Type: r.Type, ID: r.EntityID, Clearing: clearing, CreatedAt: r.CreatedAt})
 	case razorpay.ReconRefund:
-		s.check(r, r.Debit == r.Amount+r.Fee && r.Credit == 0, "debit %s ≠ amount %s + fee %s", inr(r.Debit), inr(r.Amount), inr(r.Fee))
+		s.check(r, r.Debit == r.Amount+r.Fee && r.Credit == 0, "debit %s ≠ amount %s + fee %s", razorpay.INR(r.Debit).String(), razorpay.INR(r.Amount).String(), razorpay.INR(r.Fee).String())
 		s.fee(r.Fee, r.Tax)
 		s.net[RoleClearing] += r.Amount
 		sm.Refunds++
 		sm.Refunded += r.Amount
 		s.items = append(s.items, SettlementItem{Type: r.Type, ID: r.EntityID, PaymentID: r.PaymentID, Clearing: -r.Amount, CreatedAt: r.CreatedAt})
 	case razorpay.ReconAdjustment:
-		s.check(r, (r.Credit == 0) != (r.Debit == 0), "an adjustment with credit %s and debit %s", inr(r.Credit), inr(r.Debit))
+		s.check(r, (r.Credit == 0) != (r.Debit == 0), "an adjustment with credit %s and debit %s", razorpay.INR(r.Credit).String(), razorpay.INR(r.Debit).String())
 		s.net[RoleAdjustments] += r.Debit - r.Credit
 		sm.Adjustments++
 		sm.Adjusted += r.Credit - r.Debit
@@ -200,9 +200,9 @@ func (s *settleSums) add(rules SettlementRules, r *razorpay.ReconItem) error {
 	case razorpay.ReconTransfer:
 		if rules.TransfersAccount == "" {
 			return park(ReasonSettlementRows, "row %s is a Route transfer of %s (payment %s); set settlements.transfers_account to book transfers",
-				r.EntityID, inr(r.Amount), r.PaymentID)
+				r.EntityID, razorpay.INR(r.Amount).String(), r.PaymentID)
 		}
-		s.check(r, r.Debit == r.Amount+r.Fee && r.Credit == 0, "debit %s ≠ amount %s + fee %s", inr(r.Debit), inr(r.Amount), inr(r.Fee))
+		s.check(r, r.Debit == r.Amount+r.Fee && r.Credit == 0, "debit %s ≠ amount %s + fee %s", razorpay.INR(r.Debit).String(), razorpay.INR(r.Amount).String(), razorpay.INR(r.Fee).String())
 		s.net[RoleTransfers] += r.Amount
 		s.fee(r.Fee, r.Tax)
 		sm.Transfers++
@@ -230,7 +230,7 @@ func (s *settleSums) check(r *razorpay.ReconItem, ok bool, format string, a ...a
 		s.odd = append(s.odd, r.EntityID+": "+fmt.Sprintf(format, a...))
 	}
 	if r.Tax < 0 || r.Tax > r.Fee {
-		s.odd = append(s.odd, fmt.Sprintf("%s: GST %s outside its fee %s", r.EntityID, inr(r.Tax), inr(r.Fee)))
+		s.odd = append(s.odd, fmt.Sprintf("%s: GST %s outside its fee %s", r.EntityID, razorpay.INR(r.Tax).String(), razorpay.INR(r.Fee).String()))
 	}
 }
 
@@ -243,8 +243,8 @@ func (s *settleSums) mismatch(st razorpay.Settlement, diff int64) *Park {
 	sm := s.summary
 	return park(ReasonSettlementMismatch,
 		"settlement %s (UTR %s) pays %s, but its rows add up to %s (difference %s: %d payments %s, fees %s, GST %s, %d refunds %s, %d adjustments %s, %d transfers %s); %s; nothing is posted — check the settlement in the Razorpay Dashboard",
-		st.ID, st.UTR, inr(st.Amount), inr(st.Amount-diff), inr(diff), sm.Payments, inr(sm.Gross), inr(sm.Fees), inr(sm.Tax),
-		sm.Refunds, inr(sm.Refunded), sm.Adjustments, inr(sm.Adjusted), sm.Transfers, inr(sm.Transferred), rows)
+		st.ID, st.UTR, razorpay.INR(st.Amount).String(), razorpay.INR(st.Amount-diff).String(), razorpay.INR(diff).String(), sm.Payments, razorpay.INR(sm.Gross).String(), razorpay.INR(sm.Fees).String(), razorpay.INR(sm.Tax).String(),
+		sm.Refunds, razorpay.INR(sm.Refunded).String(), sm.Adjustments, razorpay.INR(sm.Adjusted).String(), sm.Transfers, razorpay.INR(sm.Transferred).String(), rows)
 }
 
 // lines nets the sums into one line per account, bank first and clearing last (ERPNext titles
@@ -297,6 +297,3 @@ func (s Settlement) SortedItems() []SettlementItem {
 	})
 	return out
 }
-
-// inr formats INR paise as "INR 9764.00".
-func inr(paise int64) string { return "INR " + razorpay.FormatMinor(paise, 2) }

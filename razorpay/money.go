@@ -3,37 +3,112 @@ package razorpay
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
-// Amount is money as Razorpay states it: an integer count of minor units (paise, cents, fils…)
-// of an ISO 4217 currency (spec/razorpay.md §4; DESIGN.md §5). It is never converted through
-// float64.
-type Amount struct {
-	Minor    int64
-	Currency string
+// Money is an amount of an ISO 4217 currency in integer minor units (paise, cents, fils…), as
+// Razorpay states amounts (spec/razorpay.md §4; DESIGN.md §6). It is built only through
+// NewMoney (or INR), which checks the currency's exponent, so a Money always knows how many
+// fraction digits its currency has; it is never converted through float64. The zero Money is
+// no amount of no currency: its formats are empty.
+type Money struct {
+	minor    int64
+	currency string
+	exp      int
 }
 
-// Decimal returns the amount as decimal text with exactly as many fraction digits as the
-// currency's exponent, e.g. {1200000, "INR"} → "12000.00", {500, "JPY"} → "500",
-// {1234, "KWD"} → "1.234". It fails for a currency not in the table of Exponent.
-func (a Amount) Decimal() (string, error) {
-	exp, ok := Exponent(a.Currency)
+// ErrUnknownCurrency is returned (wrapped) by NewMoney for a currency not in Razorpay's
+// supported-currency table (Exponent): its exponent is never guessed.
+var ErrUnknownCurrency = errors.New("razorpay: unknown currency")
+
+// NewMoney is minor units of currency (an upper-case ISO 4217 code), e.g. NewMoney(118000,
+// "INR") is ₹1,180.00. It fails, wrapping ErrUnknownCurrency, for a currency not in the table
+// of Exponent.
+func NewMoney(minor int64, currency string) (Money, error) {
+	exp, ok := Exponent(currency)
 	if !ok {
-		return "", fmt.Errorf("razorpay: unknown currency %q", a.Currency)
+		return Money{}, fmt.Errorf("%w %q", ErrUnknownCurrency, currency)
 	}
-	return FormatMinor(a.Minor, exp), nil
+	return Money{minor: minor, currency: currency, exp: exp}, nil
 }
 
-// String formats the amount for people and logs, e.g. "12000.00 INR"; for an unknown currency
-// it shows the minor units, e.g. "1200 minor units of XYZ".
-func (a Amount) String() string {
-	d, err := a.Decimal()
-	if err != nil {
-		return fmt.Sprintf("%d minor units of %s", a.Minor, a.Currency)
+// INR is paise as Money: rupees need no check (exponent 2).
+func INR(paise int64) Money { return Money{minor: paise, currency: "INR", exp: 2} }
+
+// Minor is the amount in minor units.
+func (m Money) Minor() int64 { return m.minor }
+
+// Currency is the ISO 4217 code, e.g. "INR".
+func (m Money) Currency() string { return m.currency }
+
+// Exponent is the currency's number of minor-unit digits: 0, 2 or 3.
+func (m Money) Exponent() int { return m.exp }
+
+// Decimal is the amount as decimal text with exactly the currency's fraction digits, as Frappe
+// takes it: {1200000 INR} → "12000.00", {500 JPY} → "500", {1234 KWD} → "1.234", {-5 INR} → "-0.05".
+func (m Money) Decimal() string {
+	if m.currency == "" {
+		return ""
 	}
-	return d + " " + a.Currency
+	return FormatMinor(m.minor, m.exp)
+}
+
+// String is the currency code and the decimal, for reasons and logs: "INR 1180.00".
+func (m Money) String() string {
+	if m.currency == "" {
+		return ""
+	}
+	return m.currency + " " + m.Decimal()
+}
+
+// Display is the amount for people, with digit grouping: rupees with the ₹ sign and Indian
+// grouping ("₹12,34,567.89"), another currency with its code and groups of three ("USD
+// 1,234,567.89"); a negative amount starts with the minus sign U+2212 ("−₹12,499.00").
+func (m Money) Display() string {
+	if m.currency == "" {
+		return ""
+	}
+	text := FormatMinor(m.minor, m.exp)
+	neg := strings.HasPrefix(text, "-")
+	whole, frac, hasFrac := strings.Cut(strings.TrimPrefix(text, "-"), ".")
+	whole = groupDigits(whole, m.currency == "INR")
+	if hasFrac {
+		whole += "." + frac
+	}
+	prefix := m.currency + " "
+	if m.currency == "INR" {
+		prefix = "₹"
+	}
+	if neg {
+		return "−" + prefix + whole
+	}
+	return prefix + whole
+}
+
+// MoneyString is Money.String of minor units of currency ("INR 1180.00"), and for a currency
+// not in the table of Exponent the minor units and the code ("42 minor units XXX"), never a
+// guessed exponent: for reasons about an amount whose currency may be unknown.
+func MoneyString(minor int64, currency string) string {
+	m, err := NewMoney(minor, currency)
+	if err != nil {
+		return unknownMoney(minor, currency)
+	}
+	return m.String()
+}
+
+// MoneyDisplay is Money.Display of minor units of currency ("₹12,000.00"), and for a currency
+// not in the table of Exponent the minor units and the code, as MoneyString.
+func MoneyDisplay(minor int64, currency string) string {
+	m, err := NewMoney(minor, currency)
+	if err != nil {
+		return unknownMoney(minor, currency)
+	}
+	return m.Display()
+}
+
+// unknownMoney is an amount of a currency not in the table: "42 minor units XXX".
+func unknownMoney(minor int64, currency string) string {
+	return fmt.Sprintf("%d minor units %s", minor, currency)
 }
 
 // Currencies by number of minor-unit digits, from Razorpay's supported-currency table
@@ -64,121 +139,4 @@ var exponents = func() map[string]int {
 func Exponent(currency string) (exp int, ok bool) {
 	exp, ok = exponents[currency]
 	return exp, ok
-}
-
-// FormatMinor writes minor units as decimal text with exp fraction digits, using integer
-// arithmetic only: (1200000, 2) → "12000.00", (-5, 2) → "-0.05", (7, 0) → "7",
-// (1234, 3) → "1.234". An exp of 0 or less gives the integer.
-func FormatMinor(minor int64, exp int) string {
-	neg := minor < 0
-	mag := uint64(minor)
-	if neg {
-		mag = -mag // two's complement: correct for math.MinInt64 too
-	}
-	digits := strconv.FormatUint(mag, 10)
-	if exp > 0 {
-		if len(digits) <= exp {
-			digits = strings.Repeat("0", exp-len(digits)+1) + digits
-		}
-		digits = digits[:len(digits)-exp] + "." + digits[len(digits)-exp:]
-	}
-	if neg {
-		return "-" + digits
-	}
-	return digits
-}
-
-// ParseDecimal turns decimal text as Frappe sends it ("1000.0", "10.12", "1e3", "-300",
-// "0.000000001") into minor units with exp fraction digits (exp ≥ 0), e.g.
-// ParseDecimal("10.12", 2) = 1012. Digits beyond exp must be zero: "10.125" with exp 2 is an
-// error, never silently rounded. An optional sign, an optional fraction and an optional
-// exponent (e/E) are accepted; an empty string, other text, or a result outside int64 is an
-// error.
-func ParseDecimal(s string, exp int) (int64, error) {
-	if exp < 0 {
-		return 0, fmt.Errorf("razorpay: parse decimal %q: negative exponent %d", s, exp)
-	}
-	neg, intPart, fracPart, e10, err := splitDecimal(s)
-	if err != nil {
-		return 0, fmt.Errorf("razorpay: parse decimal %q: %w", s, err)
-	}
-	digits := strings.TrimLeft(intPart+fracPart, "0")
-	if digits == "" {
-		return 0, nil
-	}
-	// value = digits × 10^(e10 − len(fracPart)); minor = value × 10^exp.
-	shift := e10 - len(fracPart) + exp
-	if shift < 0 {
-		if -shift >= len(digits) {
-			return 0, fmt.Errorf("razorpay: parse decimal %q: more than %d fraction digits", s, exp)
-		}
-		cut := digits[len(digits)+shift:]
-		if strings.Trim(cut, "0") != "" {
-			return 0, fmt.Errorf("razorpay: parse decimal %q: more than %d fraction digits", s, exp)
-		}
-		digits = digits[:len(digits)+shift]
-	} else {
-		if len(digits)+shift > 19 {
-			return 0, fmt.Errorf("razorpay: parse decimal %q: out of range", s)
-		}
-		digits += strings.Repeat("0", shift)
-	}
-	mag, err := strconv.ParseUint(digits, 10, 64)
-	if err != nil || mag > 1<<63 || (!neg && mag == 1<<63) {
-		return 0, fmt.Errorf("razorpay: parse decimal %q: out of range", s)
-	}
-	if neg {
-		return int64(-mag), nil
-	}
-	return int64(mag), nil
-}
-
-// splitDecimal parses [+-]digits[.digits][(e|E)[+-]digits] with at least one mantissa digit.
-// The exponent is clamped so absurd ones fail later as out of range or too precise.
-func splitDecimal(s string) (neg bool, intPart, fracPart string, e10 int, err error) {
-	rest := s
-	if rest != "" && (rest[0] == '+' || rest[0] == '-') {
-		neg = rest[0] == '-'
-		rest = rest[1:]
-	}
-	mant := rest
-	var expText string
-	if i := strings.IndexAny(rest, "eE"); i >= 0 {
-		mant, expText = rest[:i], rest[i+1:]
-		if expText == "" {
-			return false, "", "", 0, errors.New("empty exponent")
-		}
-	}
-	intPart, fracPart, _ = strings.Cut(mant, ".")
-	if intPart+fracPart == "" || !allDigits(intPart) || !allDigits(fracPart) {
-		return false, "", "", 0, errors.New("not a decimal number")
-	}
-	if expText != "" {
-		sign := 1
-		if expText[0] == '+' || expText[0] == '-' {
-			if expText[0] == '-' {
-				sign = -1
-			}
-			expText = expText[1:]
-		}
-		if expText == "" || !allDigits(expText) {
-			return false, "", "", 0, errors.New("bad exponent")
-		}
-		expText = strings.TrimLeft(expText, "0")
-		if len(expText) > 6 {
-			expText = "999999" // beyond any int64; keeps the arithmetic small
-		}
-		n, _ := strconv.Atoi("0" + expText)
-		e10 = sign * n
-	}
-	return neg, intPart, fracPart, e10, nil
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }

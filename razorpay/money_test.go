@@ -1,6 +1,7 @@
 package razorpay_test
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -40,27 +41,61 @@ func TestFormatMinor(t *testing.T) {
 	}
 }
 
-func TestAmountDecimal(t *testing.T) {
+func TestMoneyDecimal(t *testing.T) {
 	cases := []struct {
-		a    razorpay.Amount
-		want string
+		minor    int64
+		currency string
+		want     string
 	}{
-		{razorpay.Amount{Minor: 250000, Currency: "INR"}, "2500.00"},
-		{razorpay.Amount{Minor: 2500, Currency: "USD"}, "25.00"},
-		{razorpay.Amount{Minor: 500, Currency: "JPY"}, "500"},
-		{razorpay.Amount{Minor: 99990, Currency: "KWD"}, "99.990"},
+		{250000, "INR", "2500.00"},
+		{2500, "USD", "25.00"},
+		{500, "JPY", "500"},
+		{99990, "KWD", "99.990"},
 	}
 	for _, tc := range cases {
-		got, err := tc.a.Decimal()
-		if err != nil || got != tc.want {
-			t.Errorf("%+v.Decimal() = %q, %v; want %q", tc.a, got, err, tc.want)
+		m, err := razorpay.NewMoney(tc.minor, tc.currency)
+		if err != nil || m.Decimal() != tc.want || m.Minor() != tc.minor || m.Currency() != tc.currency {
+			t.Errorf("NewMoney(%d, %s) = %q, %v; want %q", tc.minor, tc.currency, m.Decimal(), err, tc.want)
 		}
 	}
-	if _, err := (razorpay.Amount{Minor: 1, Currency: "XYZ"}).Decimal(); err == nil {
-		t.Error("unknown currency: want error")
+	if _, err := razorpay.NewMoney(1, "XYZ"); !errors.Is(err, razorpay.ErrUnknownCurrency) {
+		t.Errorf("unknown currency: err = %v; want ErrUnknownCurrency", err)
 	}
-	if s := (razorpay.Amount{Minor: 118000, Currency: "INR"}).String(); s != "1180.00 INR" {
+	if s := razorpay.INR(118000).String(); s != "INR 1180.00" {
 		t.Errorf("String = %q", s)
+	}
+	if s := razorpay.MoneyString(118000, "XYZ"); s != "118000 minor units XYZ" {
+		t.Errorf("MoneyString of an unknown currency = %q", s)
+	}
+	if m := (razorpay.Money{}); m.Decimal() != "" || m.String() != "" || m.Display() != "" {
+		t.Errorf("the zero Money formats as %q %q %q; want nothing", m.Decimal(), m.String(), m.Display())
+	}
+}
+
+func TestMoneyDisplay(t *testing.T) {
+	for _, c := range []struct {
+		minor    int64
+		currency string
+		want     string
+	}{
+		{1200000, "INR", "₹12,000.00"},
+		{123456789, "INR", "₹12,34,567.89"}, // Indian grouping: lakh, crore
+		{10000000000, "INR", "₹10,00,00,000.00"},
+		{5, "INR", "₹0.05"},
+		{-1249900, "INR", "−₹12,499.00"},
+		{123456789, "USD", "USD 1,234,567.89"},
+		{1234, "KWD", "KWD 1.234"},
+		{7, "JPY", "JPY 7"},
+		{42, "XXX", "42 minor units XXX"},
+		// The demo's table (cmd/razorpay-erpnext), which wrote decimal text with a hyphen-minus.
+		{120000000, "INR", "₹12,00,000.00"},
+		{0, "INR", "₹0.00"},
+		{-500, "INR", "−₹5.00"},
+		{12345678910, "INR", "₹12,34,56,789.10"},
+	} {
+		if got := razorpay.MoneyDisplay(c.minor, c.currency); got != c.want {
+			t.Errorf("MoneyDisplay(%d, %s) = %q; want %q", c.minor, c.currency, got, c.want)
+		}
 	}
 }
 
@@ -117,13 +152,12 @@ func TestMoneyRoundTrip(t *testing.T) {
 		}
 	}
 	for _, cur := range []string{"INR", "USD", "JPY", "KWD"} {
-		a := razorpay.Amount{Minor: 123456, Currency: cur}
-		s, err := a.Decimal()
+		a, err := razorpay.NewMoney(123456, cur)
 		if err != nil {
 			t.Fatal(err)
 		}
-		exp, _ := razorpay.Exponent(cur)
-		if back, err := razorpay.ParseDecimal(s, exp); err != nil || back != a.Minor {
+		s := a.Decimal()
+		if back, err := razorpay.ParseDecimal(s, a.Exponent()); err != nil || back != a.Minor() {
 			t.Errorf("%s: %q → %d, %v", cur, s, back, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/pgtest"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // testWriter sends the run's progress lines to the test log.
@@ -72,7 +73,7 @@ func chaos300(t *testing.T, driver string) {
 	if b.ReceiptsBooked+b.PaymentsParked != 300 || b.ReceiptsExpected != 300 || b.PaymentsParked > f.Scenario.OverpaidInvoices ||
 		b.DuplicateEntries != 0 || b.Missing != 0 || b.AmountDifference != 0 {
 		t.Fatalf("books: %d of %d receipts (%d parked on settled invoices), %d duplicate entries, %d missing, difference %s\n%s",
-			b.ReceiptsBooked, b.ReceiptsExpected, b.PaymentsParked, b.DuplicateEntries, b.Missing, rupees(int64(b.AmountDifference)), js)
+			b.ReceiptsBooked, b.ReceiptsExpected, b.PaymentsParked, b.DuplicateEntries, b.Missing, razorpay.INR(int64(b.AmountDifference)).Decimal(), js)
 	}
 	if b.RefundsBooked != b.RefundsExpected || b.RefundsBooked+b.RefundsParked+b.RefundsNoReceipt != f.Scenario.Refunds {
 		t.Fatalf("refunds: %d booked of %d expected (credit note, receipt booked), %d parked without a credit note, %d for want of the receipt, of %d\n%s",

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // erpEntry is the part of a Payment Entry of /__sim/state the checks read; amounts in paise.
@@ -61,7 +63,7 @@ type checkReport struct {
 // money is paise shown as rupee text in JSON ("1234.50").
 type money int64
 
-func (m money) MarshalJSON() ([]byte, error) { return json.Marshal(rupees(int64(m))) }
+func (m money) MarshalJSON() ([]byte, error) { return json.Marshal(razorpay.INR(int64(m)).Decimal()) }
 
 // maxExamples bounds the examples kept per kind of violation.
 const maxExamples = 5
@@ -121,7 +123,7 @@ func check(t truth) checkReport {
 	rep.AmountDifference = money(bankActual - (c.bankExpected + c.parkedAmount))
 	if rep.AmountDifference != 0 {
 		c.v.add("amount difference", "bank side %s, expected %s (gross − fees − refunds) with parked items %s",
-			rupees(bankActual), rupees(c.bankExpected), rupees(c.parkedAmount))
+			razorpay.INR(bankActual).Decimal(), razorpay.INR(c.bankExpected).Decimal(), razorpay.INR(c.parkedAmount).Decimal())
 	}
 	rep.Violations = c.v.list()
 	return *rep
@@ -190,7 +192,7 @@ func (c *checker) payments(sc *scenario) {
 			c.rep.PaymentsParked++ // checkParkedPayments judges the reason
 		default:
 			c.rep.Missing++
-			c.v.add("missing", "payment %s (%s) on %s: neither booked nor parked", p.ID, rupees(p.Amount), p.Invoice)
+			c.v.add("missing", "payment %s (%s) on %s: neither booked nor parked", p.ID, razorpay.INR(p.Amount).Decimal(), p.Invoice)
 		}
 	}
 }
@@ -231,7 +233,7 @@ func (c *checker) refunds(sc *scenario) {
 			}
 		default:
 			c.rep.Missing++
-			c.v.add("missing", "refund %s (%s) of %s: neither booked nor parked", r.ID, rupees(r.Amount), r.PaymentID)
+			c.v.add("missing", "refund %s (%s) of %s: neither booked nor parked", r.ID, razorpay.INR(r.Amount).Decimal(), r.PaymentID)
 		}
 	}
 }
@@ -259,8 +261,8 @@ func checkParkedPayments(sc *scenario, booked map[string]bool, parked map[string
 			}
 			if !strings.HasPrefix(why, settledReason) || paid < inv.Total {
 				bad++
-				v.add("payments parked", "%s (%s) on %s (total %s, booked %s): %s", p.ID, rupees(p.Amount), inv.Name,
-					rupees(inv.Total), rupees(paid), shorten(why))
+				v.add("payments parked", "%s (%s) on %s (total %s, booked %s): %s", p.ID, razorpay.INR(p.Amount).Decimal(), inv.Name,
+					razorpay.INR(inv.Total).Decimal(), razorpay.INR(paid).Decimal(), shorten(why))
 			}
 		}
 	}
@@ -284,7 +286,7 @@ func checkInvoices(sc *scenario, submitted map[string][]erpEntry, booked map[str
 		if want := min(inv.Total, paid); allocated != want {
 			bad++
 			v.add("invoice allocations", "%s: allocated %s, want min(total %s, paid %s) = %s", inv.Name,
-				rupees(allocated), rupees(inv.Total), rupees(paid), rupees(want))
+				razorpay.INR(allocated).Decimal(), razorpay.INR(inv.Total).Decimal(), razorpay.INR(paid).Decimal(), razorpay.INR(want).Decimal())
 		}
 	}
 	return bad

@@ -21,6 +21,8 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
+
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 func main() {
@@ -101,7 +103,7 @@ func printSummary(w io.Writer, rep *Report) {
 		rep.Figures.Kills.MariaDB+rep.Figures.Kills.Postgres)
 	fmt.Fprintf(w, "receipts booked %d/%d, refunds booked %d/%d, parked (no credit note) %d\n",
 		b.ReceiptsBooked, b.ReceiptsExpected, b.RefundsBooked, b.RefundsExpected, b.RefundsParked)
-	fmt.Fprintf(w, "duplicate entries %d, missing %d, amount difference %s\n", b.DuplicateEntries, b.Missing, rupees(int64(b.AmountDifference)))
+	fmt.Fprintf(w, "duplicate entries %d, missing %d, amount difference %s\n", b.DuplicateEntries, b.Missing, razorpay.INR(int64(b.AmountDifference)).Decimal())
 	if rep.OK {
 		fmt.Fprintln(w, "ok")
 		return

@@ -74,7 +74,7 @@ func buildScenario(site *erpnextsim.Site, rzp *razorpaysim.Sim, s scenarioSettin
 		}
 		inv := &invoicePlan{Customer: fmt.Sprintf("Chaos Customer %05d", customers), Total: (500 + rnd.Int64N(24500)) * 100}
 		name, err := site.AddSalesInvoice(erpnextsim.InvoiceSpec{Customer: inv.Customer, Submit: true,
-			Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: rupees(inv.Total)}}})
+			Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: razorpay.INR(inv.Total).Decimal()}}})
 		if err != nil {
 			return nil, fmt.Errorf("invoice: %w", err)
 		}
@@ -168,7 +168,7 @@ func (sc *scenario) addRefund(site *erpnextsim.Site, rzp *razorpaysim.Sim, s sce
 		r.Amount = (1 + rnd.Int64N(max(1, p.Amount/200))) * 100 // whole rupees, at most half the payment
 		if r.CreditNote {
 			if _, err := site.AddSalesInvoice(erpnextsim.InvoiceSpec{Customer: inv.Customer, Submit: true, IsReturn: true,
-				ReturnAgainst: inv.Name, Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: rupees(r.Amount)}}}); err != nil {
+				ReturnAgainst: inv.Name, Items: []erpnextsim.Item{{ItemCode: "RZP-ITEM", Qty: 1, Rate: razorpay.INR(r.Amount).Decimal()}}}); err != nil {
 				return fmt.Errorf("credit note for %s: %w", inv.Name, err)
 			}
 		}
@@ -182,15 +182,6 @@ func (sc *scenario) addRefund(site *erpnextsim.Site, rzp *razorpaysim.Sim, s sce
 		return nil
 	}
 	return nil // every invoice tried is taken: fewer refunds
-}
-
-// rupees writes paise as Frappe decimal text, "1234.50".
-func rupees(paise int64) string {
-	sign := ""
-	if paise < 0 {
-		sign, paise = "-", -paise
-	}
-	return fmt.Sprintf("%s%d.%02d", sign, paise/100, paise%100)
 }
 
 // recordedEvent is one webhook event the Razorpay simulator made, with the business key it is

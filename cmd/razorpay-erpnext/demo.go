@@ -36,6 +36,8 @@ type demoResult struct {
 	InvoiceStatus  string   `json:"invoice_status"`
 	PaymentID      string   `json:"payment_id"`
 	PaymentEntries []string `json:"payment_entries"`
+	// booked and paid are the two totals as money, for the table; the JSON has their decimals.
+	booked, paid razorpay.Money
 }
 
 func (m *Main) demoCmd() *cobra.Command {
@@ -164,7 +166,8 @@ func runDemo(ctx context.Context, st demoStore, logw io.Writer) (*demoResult, er
 	defer func() { stop(); <-done }()
 
 	paymentID := "pay_" + randAlnum(14)
-	res := &demoResult{Arrivals: 3, PaymentID: paymentID, Invoice: site.invoice, GatewayPaid: "12000.00"}
+	res := &demoResult{Arrivals: 3, PaymentID: paymentID, Invoice: site.invoice, paid: razorpay.INR(1200000)}
+	res.GatewayPaid = res.paid.Decimal()
 	body := demoPayment(cfg.Razorpay.AccountID, paymentID, site.invoice, time.Now())
 	url := "http://" + d.pub.Addr().String() + cfg.WebhookPath
 	if err := deliverDemo(ctx, res, url, razorpay.Sign(whSecret, body), body); err != nil {
@@ -212,8 +215,9 @@ func readDemoBooks(site *demoSite, res *demoResult) error {
 		res.PaymentEntries = append(res.PaymentEntries, fmt.Sprint(pe["name"]))
 	}
 	res.ReceiptsBooked = len(res.PaymentEntries)
-	res.BooksTotal = razorpay.FormatMinor(booked, 2)
-	res.Difference = razorpay.FormatMinor(booked-1200000, 2)
+	res.booked = razorpay.INR(booked)
+	res.BooksTotal = res.booked.Decimal()
+	res.Difference = razorpay.INR(booked - res.paid.Minor()).Decimal()
 	if inv, ok := site.sim.Doc("Sales Invoice", res.Invoice); ok {
 		res.InvoiceStatus = fmt.Sprint(inv["status"])
 	}
@@ -288,37 +292,14 @@ func printDemo(w io.Writer, r *demoResult) {
 	rows := [][2]string{
 		{"arrivals", fmt.Sprintf("%d (accepted %d, duplicate %d)", r.Arrivals, r.Accepted, r.Duplicates)},
 		{"receipts booked", fmt.Sprintf("%d %s", r.ReceiptsBooked, strings.Join(r.PaymentEntries, ", "))},
-		{"cash received per the books", rupees(r.BooksTotal)},
-		{"what the gateway paid", rupees(r.GatewayPaid)},
-		{"difference", rupees(r.Difference)},
+		{"cash received per the books", r.booked.Display()},
+		{"what the gateway paid", r.paid.Display()},
+		{"difference", razorpay.INR(r.booked.Minor() - r.paid.Minor()).Display()},
 		{"invoice status", r.InvoiceStatus},
 	}
 	for _, row := range rows {
 		fmt.Fprintf(w, "  %-30s %s\n", row[0], row[1])
 	}
-}
-
-// rupees formats decimal text with Indian digit grouping: "1200000.00" → "₹12,00,000.00".
-func rupees(dec string) string {
-	sign := ""
-	if strings.HasPrefix(dec, "-") {
-		sign, dec = "-", dec[1:]
-	}
-	intPart, frac, _ := strings.Cut(dec, ".")
-	var groups []string
-	if len(intPart) > 3 {
-		head, tail := intPart[:len(intPart)-3], intPart[len(intPart)-3:]
-		for len(head) > 2 {
-			groups = append([]string{head[len(head)-2:]}, groups...)
-			head = head[:len(head)-2]
-		}
-		groups = append([]string{head}, groups...)
-		intPart = strings.Join(append(groups, tail), ",")
-	}
-	if frac != "" {
-		frac = "." + frac
-	}
-	return sign + "₹" + intPart + frac
 }
 
 func randHex(n int) string {

@@ -84,15 +84,6 @@ func TestDemoTable(t *testing.T) {
 	}
 }
 
-func TestRupeesUseIndianGrouping(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{"12000.00": "₹12,000.00", "1200000.00": "₹12,00,000.00", "0.00": "₹0.00", "-5.00": "-₹5.00", "123456789.10": "₹12,34,56,789.10"} {
-		if got := rupees(in); got != want {
-			t.Errorf("rupees(%s) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 func TestUsageErrorsExit2(t *testing.T) {
 	t.Parallel()
 	if code, _, _ := run(t, nil, "serve"); code != exitUsage {

@@ -19,12 +19,6 @@ func (f *fieldList) add(field, value, source string) {
 	*f = append(*f, connector.ExplainedField{Field: field, Value: value, Source: source})
 }
 
-// money is "INR 1180.00": minor units v in cur with cur's exponent.
-func money(v int64, cur string) string {
-	exp, _ := razorpay.Exponent(cur)
-	return cur + " " + razorpay.FormatMinor(v, exp)
-}
-
 // receiptFields are the fields of a receipt against an invoice.
 func (c *receiptJob) receiptFields(p *razorpay.Payment, res resolution, inv mapping.Invoice, plan mapping.Receipt) []connector.ExplainedField {
 	var f fieldList
@@ -46,14 +40,14 @@ func (c *receiptJob) receiptFields(p *razorpay.Payment, res resolution, inv mapp
 	} else {
 		f.add("paid_to", plan.PaidTo, fmt.Sprintf("default account of Mode of Payment %s for %s", c.Account.Mapping.ModeOfPayment, c.Account.Mapping.Company))
 	}
-	paidSrc := "payment amount " + money(p.Amount, p.Currency)
+	paidSrc := "payment amount " + razorpay.MoneyString(p.Amount, p.Currency)
 	if p.FeeBearer == "customer" && p.Fee != nil {
-		paidSrc += fmt.Sprintf(" less the fee %s the customer paid on top", money(*p.Fee, connector.CompanyCurrency))
+		paidSrc += fmt.Sprintf(" less the fee %s the customer paid on top", razorpay.MoneyString(*p.Fee, connector.CompanyCurrency))
 	}
 	if plan.SourceExchangeRate == "" {
 		paidSrc += c.feeSource(plan)
 	}
-	f.add("paid_amount", money(plan.Paid, plan.Currency), paidSrc)
+	f.add("paid_amount", razorpay.MoneyString(plan.Paid, plan.Currency), paidSrc)
 	recvSrc := "= paid_amount (same currency)"
 	if plan.SourceExchangeRate != "" {
 		recvSrc = "Razorpay's base_amount in " + plan.ReceivedCurrency
@@ -62,22 +56,22 @@ func (c *receiptJob) receiptFields(p *razorpay.Payment, res resolution, inv mapp
 		}
 		f.add("source_exchange_rate", plan.SourceExchangeRate, "base_amount ÷ amount, from Razorpay (never 1)")
 	}
-	f.add("received_amount", money(plan.Received, plan.ReceivedCurrency), recvSrc)
-	allocSrc := fmt.Sprintf("what the payment settles, up to the outstanding %s of %s", money(inv.Outstanding, inv.PartyAccountCurrency), plan.Invoice)
+	f.add("received_amount", razorpay.MoneyString(plan.Received, plan.ReceivedCurrency), recvSrc)
+	allocSrc := fmt.Sprintf("what the payment settles, up to the outstanding %s of %s", razorpay.MoneyString(inv.Outstanding, inv.PartyAccountCurrency), plan.Invoice)
 	if plan.Rounding != 0 {
 		allocSrc = fmt.Sprintf("the outstanding %s of %s: the payment is its grand total %s, and the rest is the invoice's rounding",
-			money(inv.Outstanding, inv.PartyAccountCurrency), plan.Invoice, money(inv.GrandTotal, inv.PartyAccountCurrency))
+			razorpay.MoneyString(inv.Outstanding, inv.PartyAccountCurrency), plan.Invoice, razorpay.MoneyString(inv.GrandTotal, inv.PartyAccountCurrency))
 	}
-	f.add("references[].allocated_amount", money(plan.Allocated, plan.Currency), allocSrc)
+	f.add("references[].allocated_amount", razorpay.MoneyString(plan.Allocated, plan.Currency), allocSrc)
 	if plan.Unallocated > 0 {
-		f.add("unallocated_amount", money(plan.Unallocated, plan.Currency), "excess over the outstanding, an advance (mapping.excess unallocated)")
+		f.add("unallocated_amount", razorpay.MoneyString(plan.Unallocated, plan.Currency), "excess over the outstanding, an advance (mapping.excess unallocated)")
 	}
 	for _, d := range plan.Deductions {
 		src := d.Description + " (mapping.fees, cost center " + d.CostCenter + ")"
 		if d.Kind == mapping.DeductionRoundOff {
 			src = d.Description + " (the company's round_off_account, cost center " + d.CostCenter + ")"
 		}
-		f.add("deductions["+d.Account+"]", money(d.Amount, plan.ReceivedCurrency), src)
+		f.add("deductions["+d.Account+"]", razorpay.MoneyString(d.Amount, plan.ReceivedCurrency), src)
 	}
 	if r := roundingNote(inv, plan); r != "" {
 		f.add("rounding", r, "Sales Invoice "+plan.Invoice+" rounding_adjustment (a round-off row only when the payment pays its grand total)")
@@ -106,7 +100,7 @@ func (c *receiptJob) feeSource(plan mapping.Receipt) string {
 	}
 	switch {
 	case fee > 0:
-		return " less Razorpay's fee " + money(fee, cur) + " (mapping.fees.mode deduction)"
+		return " less Razorpay's fee " + razorpay.MoneyString(fee, cur) + " (mapping.fees.mode deduction)"
 	case mode == "deduction":
 		return " (mapping.fees.mode deduction, but no fee of the merchant's in the payment: nothing deducted)"
 	}
@@ -117,8 +111,8 @@ func (c *receiptJob) feeSource(plan mapping.Receipt) string {
 func (c *receiptJob) advanceFields(plan mapping.Receipt) []connector.ExplainedField {
 	var f fieldList
 	f.add("party", plan.Customer, "mapping.customer_from / mapping.fallback_customer (no invoice named: mapping.without_invoice advance)")
-	f.add("paid_amount", money(plan.Paid, plan.Currency), "the payment amount"+c.feeSource(plan))
-	f.add("unallocated_amount", money(plan.Unallocated, plan.Currency), "the whole payment is an advance on the customer")
+	f.add("paid_amount", razorpay.MoneyString(plan.Paid, plan.Currency), "the payment amount"+c.feeSource(plan))
+	f.add("unallocated_amount", razorpay.MoneyString(plan.Unallocated, plan.Currency), "the whole payment is an advance on the customer")
 	f.add("reference_no", plan.ReferenceNo, "the Razorpay payment id (exact case)")
 	return f
 }
@@ -128,7 +122,7 @@ func refundFields(plan mapping.Refund, receipt mapping.ReceiptFacts) []connector
 	var f fieldList
 	f.add("reference_no", plan.ReferenceNo, "the Razorpay refund id")
 	f.add("paid_from", plan.PaidFrom, "paid_to of the receipt "+receipt.PaymentEntry)
-	f.add("paid_amount", money(plan.Paid, plan.Currency), "refund amount")
+	f.add("paid_amount", razorpay.MoneyString(plan.Paid, plan.Currency), "refund amount")
 	if plan.CreditNote != "" {
 		exp, _ := razorpay.Exponent(plan.Currency)
 		f.add("references[].reference_name", plan.CreditNote, "credit note against "+receipt.Invoice)
@@ -164,11 +158,11 @@ func roundingNote(inv mapping.Invoice, plan mapping.Receipt) string {
 		return ""
 	}
 	cur := inv.PartyAccountCurrency
-	rounded := fmt.Sprintf("grand total %s rounded to %s (rounding_adjustment %s)", money(inv.GrandTotal, cur),
-		money(inv.GrandTotal+inv.RoundingAdjustment, cur), money(inv.RoundingAdjustment, cur))
+	rounded := fmt.Sprintf("grand total %s rounded to %s (rounding_adjustment %s)", razorpay.MoneyString(inv.GrandTotal, cur),
+		razorpay.MoneyString(inv.GrandTotal+inv.RoundingAdjustment, cur), razorpay.MoneyString(inv.RoundingAdjustment, cur))
 	switch {
 	case plan.Rounding != 0:
-		return fmt.Sprintf("%s: %s on the round-off account, unallocated 0", rounded, money(plan.Rounding, plan.ReceivedCurrency))
+		return fmt.Sprintf("%s: %s on the round-off account, unallocated 0", rounded, razorpay.MoneyString(plan.Rounding, plan.ReceivedCurrency))
 	case plan.SourceExchangeRate != "":
 		return rounded + ": not applied to a foreign-currency payment"
 	}

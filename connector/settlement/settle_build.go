@@ -55,24 +55,21 @@ func settlementMarker(id string) string { return "Razorpay settlement " + id + "
 // settlementRemark is the entry's user_remark: the marker, the UTR and the breakdown.
 func settlementRemark(sp mapping.Settlement) string {
 	s := sp.Summary
-	parts := []string{fmt.Sprintf("%d payments %s", s.Payments, rupees(s.Gross))}
+	parts := []string{fmt.Sprintf("%d payments %s", s.Payments, razorpay.INR(s.Gross).String())}
 	if s.Fees != 0 || s.Tax != 0 {
-		parts = append(parts, fmt.Sprintf("fees %s, GST %s", rupees(s.Fees), rupees(s.Tax)))
+		parts = append(parts, fmt.Sprintf("fees %s, GST %s", razorpay.INR(s.Fees).String(), razorpay.INR(s.Tax).String()))
 	}
 	if s.Refunds > 0 {
-		parts = append(parts, fmt.Sprintf("%d refunds %s", s.Refunds, rupees(s.Refunded)))
+		parts = append(parts, fmt.Sprintf("%d refunds %s", s.Refunds, razorpay.INR(s.Refunded).String()))
 	}
 	if s.Adjustments > 0 {
-		parts = append(parts, fmt.Sprintf("%d adjustments %s", s.Adjustments, rupees(s.Adjusted)))
+		parts = append(parts, fmt.Sprintf("%d adjustments %s", s.Adjustments, razorpay.INR(s.Adjusted).String()))
 	}
 	if s.Transfers > 0 {
-		parts = append(parts, fmt.Sprintf("%d transfers %s", s.Transfers, rupees(s.Transferred)))
+		parts = append(parts, fmt.Sprintf("%d transfers %s", s.Transfers, razorpay.INR(s.Transferred).String()))
 	}
-	return fmt.Sprintf("%sUTR %s: %s; net %s", settlementMarker(sp.ID), sp.UTR, strings.Join(parts, ", "), rupees(s.Net))
+	return fmt.Sprintf("%sUTR %s: %s; net %s", settlementMarker(sp.ID), sp.UTR, strings.Join(parts, ", "), razorpay.INR(s.Net).String())
 }
-
-// rupees formats INR paise as "INR 9764.00".
-func rupees(paise int64) string { return "INR " + razorpay.FormatMinor(paise, 2) }
 
 // settlementDoc is the Journal Entry (Bank Entry) of sp as it is inserted, submitted in one
 // call: amounts as *_in_account_currency decimal text (the site recomputes debit and credit
@@ -123,7 +120,7 @@ func settlementFields(sp mapping.Settlement, st *razorpay.Settlement) []connecto
 func lineSource(role string, st *razorpay.Settlement) string {
 	switch role {
 	case mapping.RoleBank:
-		return fmt.Sprintf("settlements.bank_account: the amount Razorpay paid out (%s)", rupees(st.Amount))
+		return fmt.Sprintf("settlements.bank_account: the amount Razorpay paid out (%s)", razorpay.INR(st.Amount).String())
 	case mapping.RoleClearing:
 		return "the receipts' paid_to: what the settlement's payments put into it, less its refunds"
 	case mapping.RoleFee:

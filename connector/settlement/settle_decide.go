@@ -70,7 +70,7 @@ func (c *Job) decide(ctx context.Context, e *razorpay.Event, st *razorpay.Settle
 	pl.Action, pl.Doctype, pl.Document = connector.ExplainCreate, frappe.DoctypeJournalEntry, c.settlementDoc(sp)
 	pl.Fields = settlementFields(sp, st)
 	pl.Note = fmt.Sprintf("posted: %d payments, %d refunds, %d adjustments; net %s to %s", sp.Summary.Payments, sp.Summary.Refunds,
-		sp.Summary.Adjustments, rupees(sp.Amount), c.Account.Settlements.BankAccount)
+		sp.Summary.Adjustments, razorpay.INR(sp.Amount).String(), c.Account.Settlements.BankAccount)
 	pl.Op = "insert Journal Entry for " + st.ID
 	pl.Refind = c.settledEntryOf(st)
 	return pl, nil

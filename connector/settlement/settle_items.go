@@ -164,7 +164,7 @@ func bookedProblem(pe frappe.PaymentEntry, b connector.Booking, it mapping.Settl
 	case account != clearing:
 		return fmt.Sprintf("%s is booked as %s on %s, not on the clearing account %s", it.ID, pe.Name, account, clearing)
 	case err != nil || got != want:
-		return fmt.Sprintf("%s is booked as %s with %s %s, but Razorpay settled %s for it", it.ID, pe.Name, field, text, rupees(want))
+		return fmt.Sprintf("%s is booked as %s with %s %s, but Razorpay settled %s for it", it.ID, pe.Name, field, text, razorpay.INR(want).String())
 	}
 	return ""
 }
