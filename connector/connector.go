@@ -16,7 +16,7 @@
 //   - mechanisms: hold.go (HoldLock), synthetic.go, wake.go (what a row waits for);
 //   - process.go (a claimed row to Booker.Book);
 //   - entry points: worker.go, drain.go, explain.go (Explain is Booker.Decide printed),
-//     ready.go, comment.go.
+//     comment.go.
 //
 // connector/booking books, built through Options.Booking: one job per route on the kernel of
 // connector/kernel (claims, document locks, what is known of the site, lookup before create,

@@ -1,7 +1,7 @@
 // Package httpapi is the HTTP edge of the connector: the webhook endpoint and /healthz on the
 // public listener, /readyz and /metrics on the admin listener. It reads requests, maps the
 // core's answers to HTTP statuses in one place and writes JSON; the policy is the core's
-// (intake.Receive, connector.Ready).
+// (intake.Receive, wire.Core.Ready).
 package httpapi
 
 import (
@@ -101,7 +101,7 @@ func Webhook(in *intake.Intake) http.Handler {
 	})
 }
 
-// Readiness answers /readyz (connector.Connector.Ready): ok, its status and, when not ready,
+// Readiness answers /readyz (wire.Core.Ready): ok, its status and, when not ready,
 // the reason.
 type Readiness interface {
 	Ready(ctx context.Context) (ok bool, status, reason string)

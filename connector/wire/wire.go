@@ -7,6 +7,8 @@
 package wire
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -36,7 +38,7 @@ type Options struct {
 }
 
 // Core is one running core: the Connector (its workers, Explain, drain) and what was built
-// around it. Its methods hand each package beside the core exactly what it is given.
+// around it, and its readiness (Ready). Its methods hand each package beside the core exactly what it is given.
 type Core struct {
 	*connector.Connector
 	cfg     connector.Config
@@ -49,6 +51,7 @@ type Core struct {
 	metrics *metrics.Metrics
 	paces   edge.Paces
 	booker  connector.Booker
+	probe   string // this process's id in the readiness probe's lock row (Ready)
 }
 
 // New builds the core of o. It returns an error when mapping.timezone is not a known zone.
@@ -62,7 +65,9 @@ func New(o Options) (*Core, error) {
 	}
 	m := metrics.New()
 	p := &connector.Pauses{}
-	c := &Core{cfg: o.Config, store: o.Store, now: o.Now, loc: loc, log: o.Log, metrics: m,
+	var id [4]byte
+	_, _ = rand.Read(id[:])
+	c := &Core{cfg: o.Config, store: o.Store, now: o.Now, loc: loc, log: o.Log, metrics: m, probe: hex.EncodeToString(id[:]),
 		paces: edge.PacesOf(o.ERP, o.Razorpay), erp: edge.ERPNext(o.ERP, m, p), rzp: edge.Razorpay(o.Razorpay, m, p)}
 	c.Connector, err = connector.New(connector.Options{Config: o.Config, Store: o.Store, ERP: c.erp, Razorpay: c.rzp,
 		Pauses: p, Observer: m, Counts: connector.Counts{Dispute: m.Dispute, BankMatch: m.BankMatch, Queued: m.SettlementQueued},

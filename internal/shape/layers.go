@@ -28,8 +28,8 @@ var coreLayers = map[string]int{
 	"hold.go": 2, "synthetic.go": 2, "wake.go": 2, "pause_probe.go": 2,
 	// 5. the worker's step from a claimed row to the booking (Booker.Book)
 	"process.go": 5,
-	// 6. entry points: the worker, drain, explain, readiness
-	"worker.go": 6, "drain.go": 6, "explain.go": 6, "ready.go": 6, "comment.go": 6,
+	// 6. entry points: the worker, drain, explain
+	"worker.go": 6, "drain.go": 6, "explain.go": 6, "comment.go": 6,
 }
 
 // decls maps a declared name to the file declaring it. Methods are keyed by their name alone

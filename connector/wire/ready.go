@@ -1,4 +1,4 @@
-package connector
+package wire
 
 import (
 	"context"
@@ -9,17 +9,17 @@ import (
 // migrations applied and takes a write (a disk full or a read-only file answers reads but
 // refuses writes, and a webhook is acknowledged only once stored), and work is not paused by a
 // configuration fault. status is "ready", "store unavailable", "store not writable" or
-// "paused" (with reason).
-func (c *Connector) Ready(ctx context.Context) (ok bool, status, reason string) {
+// "paused" (with reason). The write is the lock row "readyz:<probe>", taken and released.
+func (c *Core) Ready(ctx context.Context) (ok bool, status, reason string) {
 	if err := c.store.Ping(ctx); err != nil {
 		return false, "store unavailable", ""
 	}
 	now := c.now()
-	probe := "readyz:" + c.instance
-	if _, err := c.store.AcquireLock(ctx, probe, c.instance, now, now.Add(time.Minute)); err != nil {
+	name := "readyz:" + c.probe
+	if _, err := c.store.AcquireLock(ctx, name, c.probe, now, now.Add(time.Minute)); err != nil {
 		return false, "store not writable", ""
 	}
-	_ = c.store.ReleaseLock(ctx, probe, c.instance)
+	_ = c.store.ReleaseLock(ctx, name, c.probe)
 	if paused, why := c.Paused(); paused {
 		return false, "paused", why
 	}
