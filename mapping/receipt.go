@@ -109,7 +109,7 @@ func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoic
 	if err != nil {
 		return Receipt{}, err
 	}
-	exp, _ := razorpay.Exponent(amt.currency)
+	exp := amt.exp
 	if inv.Outstanding <= 0 {
 		return Receipt{}, park(ReasonInvoiceSettled, "Sales Invoice %s has outstanding %s %s; payment %s of %s %s was not booked",
 			inv.Name, inv.PartyAccountCurrency, razorpay.FormatMinor(inv.Outstanding, exp), p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
@@ -131,7 +131,7 @@ func PlanReceipt(rules Rules, p *razorpay.Payment, o *razorpay.Order, inv Invoic
 		return Receipt{}, park(ReasonAmount, "payment %s leaves nothing to book after the fee (%s %s)", p.ID, amt.currency, razorpay.FormatMinor(amt.settle, exp))
 	}
 	if amt.rate == "" {
-		if err := r.balance(); err != nil {
+		if err := r.balance(exp); err != nil {
 			return Receipt{}, err
 		}
 	}
@@ -213,15 +213,15 @@ func RoundOffDifference(inv Invoice, settle int64) int64 {
 // balance sets Unallocated of a same-currency receipt from ERPNext's identity (spec/erpnext.md
 // §3.3: unallocated = paid + Σ deductions − allocated) and refuses a plan that would leave a
 // negative one or, when the rounding is booked, any at all: the wrong sign of a round-off row
-// is accepted by ERPNext as an advance (recorded 81-pe-deduction-plus-0.35-*).
-func (r *Receipt) balance() error {
+// is accepted by ERPNext as an advance (recorded 81-pe-deduction-plus-0.35-*). exp is the
+// minor-unit digits of r.Currency.
+func (r *Receipt) balance(exp int) error {
 	var ded int64
 	for _, d := range r.Deductions {
 		ded += d.Amount
 	}
 	r.Unallocated = r.Paid + ded - r.Allocated
 	if r.Unallocated < 0 || r.Rounding != 0 && r.Unallocated != 0 {
-		exp, _ := razorpay.Exponent(r.Currency)
 		return park(ReasonAmount, "payment %s: paid %s + deductions %s − allocated %s leaves %s unallocated; not booked",
 			r.PaymentID, razorpay.FormatMinor(r.Paid, exp), razorpay.FormatMinor(ded, exp), razorpay.FormatMinor(r.Allocated, exp), razorpay.FormatMinor(r.Unallocated, exp))
 	}
@@ -254,7 +254,6 @@ func docstatusWord(d int) string {
 // Remarks is the text written to the Payment Entry's remarks: payment id, order id, method,
 // bank references (RRN/UTR/…) and the fee, so an accountant can trace the entry to Razorpay.
 func Remarks(p *razorpay.Payment, o *razorpay.Order) string {
-	exp, _ := razorpay.Exponent(p.Currency)
 	parts := []string{fmt.Sprintf("Razorpay payment %s", p.ID)}
 	orderID := p.OrderID
 	if orderID == "" && o != nil {
@@ -263,7 +262,7 @@ func Remarks(p *razorpay.Payment, o *razorpay.Order) string {
 	if orderID != "" {
 		parts = append(parts, "order "+orderID)
 	}
-	parts = append(parts, fmt.Sprintf("amount %s %s", p.Currency, razorpay.FormatMinor(p.Amount, exp)))
+	parts = append(parts, "amount "+razorpay.MoneyString(p.Amount, p.Currency))
 	if p.Method != "" {
 		parts = append(parts, "method "+p.Method)
 	}
@@ -279,9 +278,9 @@ func Remarks(p *razorpay.Payment, o *razorpay.Order) string {
 	}
 	if p.Fee != nil {
 		// Fee and tax are in the account's base currency (INR paise), spec/razorpay.md §3.1.
-		fee := fmt.Sprintf("Razorpay fee INR %s", razorpay.FormatMinor(*p.Fee, 2))
+		fee := "Razorpay fee " + razorpay.INR(*p.Fee).String()
 		if p.Tax != nil {
-			fee += fmt.Sprintf(" (GST INR %s)", razorpay.FormatMinor(*p.Tax, 2))
+			fee += " (GST " + razorpay.INR(*p.Tax).String() + ")"
 		}
 		if p.FeeBearer == "customer" {
 			fee += " borne by the customer"

@@ -5,6 +5,7 @@ import "github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 // amounts is what a payment settles, before fees are applied.
 type amounts struct {
 	currency    string // party currency of the receipt
+	exp         int    // its minor-unit digits (razorpay.Exponent)
 	settle      int64  // what settles the invoice, minor units of currency
 	settleBase  int64  // the same in company currency minor units
 	rate        string // "" when currency is the company currency
@@ -69,6 +70,11 @@ func settlement(rules Rules, p *razorpay.Payment, inv Invoice) (amounts, error) 
 		return amounts{}, park(ReasonCurrency, "payment %s is in %s; Sales Invoice %s is receivable in %s",
 			p.ID, p.Currency, inv.Name, inv.PartyAccountCurrency)
 	}
+	exp, ok := razorpay.Exponent(a.currency)
+	if !ok {
+		return amounts{}, park(ReasonCurrency, "payment %s would be booked in %q, not in Razorpay's currency table", p.ID, a.currency)
+	}
+	a.exp = exp
 	return a, nil
 }
 

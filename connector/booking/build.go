@@ -15,12 +15,25 @@ import (
 // advance, and a refund — for which ERPNext's own get_payment_entry proposes the entry on the
 // credit note. What the connector cannot build is a *mapping.Park.
 
+// exponentOf is the minor-unit digits of currency; a currency not in Razorpay's table parks
+// (mapping.ReasonCurrency): its exponent is never guessed.
+func exponentOf(currency string) (int, error) {
+	m, err := razorpay.NewMoney(0, currency)
+	if err != nil {
+		return 0, &mapping.Park{Reason: mapping.ReasonCurrency, Detail: err.Error()}
+	}
+	return m.Exponent(), nil
+}
+
 // roundingRow adds the round-off deduction of a foreign-currency receipt: each reference row's
 // base amount is rounded on its own, half a paisa at most, so up to (rows+1)/2 paise go to the
 // company's round-off account, as an accountant would book it, and what was received stays
 // exactly what Razorpay settled. A larger gap, or no round_off_account, parks.
 func (c *receiptJob) roundingRow(ctx context.Context, plan *mapping.Receipt, allocs []int64) error {
-	recvExp, _ := razorpay.Exponent(plan.ReceivedCurrency)
+	recvExp, err := exponentOf(plan.ReceivedCurrency)
+	if err != nil {
+		return err
+	}
 	var ded int64
 	for _, d := range plan.Deductions {
 		ded += d.Amount
@@ -51,10 +64,17 @@ func (c *receiptJob) roundingRow(ctx context.Context, plan *mapping.Receipt, all
 	return nil
 }
 
-// setReceipt sets the fields of a receipt the connector owns.
-func setReceipt(doc map[string]any, plan mapping.Receipt) {
-	exp, _ := razorpay.Exponent(plan.Currency)
-	recvExp, _ := razorpay.Exponent(plan.ReceivedCurrency)
+// setReceipt sets the fields of a receipt the connector owns; a currency not in Razorpay's
+// table parks.
+func setReceipt(doc map[string]any, plan mapping.Receipt) error {
+	exp, err := exponentOf(plan.Currency)
+	if err != nil {
+		return err
+	}
+	recvExp, err := exponentOf(plan.ReceivedCurrency)
+	if err != nil {
+		return err
+	}
 	doc["company"] = plan.Company
 	doc["posting_date"] = plan.PostingDate
 	doc["reference_date"] = plan.ReferenceDate
@@ -71,6 +91,7 @@ func setReceipt(doc map[string]any, plan mapping.Receipt) {
 	doc["remarks"] = plan.Remarks
 	doc["custom_remarks"] = 1
 	doc["docstatus"] = 1
+	return nil
 }
 
 func deductionRows(ds []mapping.Deduction, exp int) []map[string]any {
@@ -84,16 +105,19 @@ func deductionRows(ds []mapping.Deduction, exp int) []map[string]any {
 
 // advanceDoc is the unallocated receipt of an advance: no references. paid_from is left to
 // ERPNext, which takes the customer's receivable for the company (get_party_account,
-// spec/erpnext.md §3.1).
-func advanceDoc(plan mapping.Receipt) map[string]any {
-	exp, _ := razorpay.Exponent(plan.Currency)
+// spec/erpnext.md §3.1). A currency not in Razorpay's table parks.
+func advanceDoc(plan mapping.Receipt) (map[string]any, error) {
+	exp, err := exponentOf(plan.Currency)
+	if err != nil {
+		return nil, err
+	}
 	return map[string]any{
 		"payment_type": "Receive", "party_type": "Customer", "party": plan.Customer, "company": plan.Company,
 		"posting_date": plan.PostingDate, "reference_date": plan.ReferenceDate, "reference_no": plan.ReferenceNo,
 		"mode_of_payment": plan.ModeOfPayment, "paid_to": plan.PaidTo,
 		"paid_amount": json.Number(razorpay.FormatMinor(plan.Paid, exp)), "received_amount": json.Number(razorpay.FormatMinor(plan.Received, exp)),
 		"references": []any{}, "deductions": deductionRows(plan.Deductions, exp), "remarks": plan.Remarks, "custom_remarks": 1, "docstatus": 1,
-	}
+	}, nil
 }
 
 // buildRefund makes the refund entry: get_payment_entry on the credit note (party_amount = the
@@ -101,12 +125,14 @@ func advanceDoc(plan mapping.Receipt) map[string]any {
 // with the row set to −Allocated (recordings 40-*…43-*); or, without a credit note, a Pay entry
 // with no references.
 func (c *refundJob) buildRefund(ctx context.Context, plan mapping.Refund) (map[string]any, error) {
-	exp, _ := razorpay.Exponent(plan.Currency)
+	exp, err := exponentOf(plan.Currency)
+	if err != nil {
+		return nil, err
+	}
 	amount := json.Number(razorpay.FormatMinor(plan.Paid, exp))
 	doc := map[string]any{"payment_type": "Pay", "party_type": "Customer", "party": plan.Customer,
 		"paid_from": plan.PaidFrom, "paid_to": plan.PaidTo, "references": []any{}}
 	if plan.CreditNote != "" {
-		var err error
 		if doc, err = c.creditNoteEntry(ctx, plan, amount, exp); err != nil {
 			return nil, err
 		}

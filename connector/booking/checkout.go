@@ -59,11 +59,14 @@ func (c *checkoutJob) plan(ctx context.Context, pl *connector.Plan, p *razorpay.
 				mapping.ReasonPaymentRequest, entry.Name, pr, b.BusinessKey, p.ID)), nil
 		}
 	}
-	exp, _ := razorpay.Exponent(p.Currency)
-	paid, perr := razorpay.ParseDecimal(entry.PaidAmount.String(), exp)
+	amount, err := razorpay.NewMoney(p.Amount, p.Currency)
+	if err != nil {
+		return pl.Park(fmt.Sprintf("%s: payment %s is in %q, not in Razorpay's currency table", mapping.ReasonCurrency, p.ID, p.Currency)), nil
+	}
+	paid, perr := razorpay.ParseDecimal(entry.PaidAmount.String(), amount.Exponent())
 	if perr != nil || paid != p.Amount {
-		return pl.Park(fmt.Sprintf("%s: Payment Entry %s of Payment Request %s is for %s, payment %s is %s %s",
-			mapping.ReasonPaymentRequest, entry.Name, pr, entry.PaidAmount, p.ID, p.Currency, razorpay.FormatMinor(p.Amount, exp))), nil
+		return pl.Park(fmt.Sprintf("%s: Payment Entry %s of Payment Request %s is for %s, payment %s is %s",
+			mapping.ReasonPaymentRequest, entry.Name, pr, entry.PaidAmount, p.ID, amount)), nil
 	}
 	pl.Reuse(entry.Name, "booked by ERPNext's checkout for Payment Request "+pr)
 	// ERPNext's checkout books the gross and never the gateway fee (spec/erpnext.md §3.9): with

@@ -185,7 +185,11 @@ func (c *receiptJob) decideDraft(ctx context.Context, pl *connector.Plan, p *raz
 	if err := c.Account.ERP.Get(ctx, frappe.DoctypePaymentEntry, name, &pe); err != nil {
 		return nil, connector.Failed("read draft Payment Entry "+name, err)
 	}
-	if diffs := draftDiffs(pe, plan); len(diffs) > 0 {
+	diffs, err := draftDiffs(pe, plan)
+	if p, ok := asPark(err); ok {
+		return pl.Park(p.Error()), nil
+	}
+	if len(diffs) > 0 {
 		return pl.Park(fmt.Sprintf("%s: draft Payment Entry %s has reference_no %s but differs from the payment: %s; submit or delete it in ERPNext, then replay",
 			mapping.ReasonDraftMismatch, name, plan.PaymentID, strings.Join(diffs, "; "))), nil
 	}
@@ -209,7 +213,11 @@ func (c *receiptJob) decideAdvance(ctx context.Context, pl *connector.Plan, rule
 		return nil, connector.Failed("find the customer of "+e.Payment.ID, err)
 	}
 	pl.Fields = c.advanceFields(plan)
-	return c.Create(pl, advanceDoc(plan), receiptLedger(plan), bookingOf(plan), "insert advance Payment Entry for "+plan.PaymentID,
+	doc, err := advanceDoc(plan)
+	if p, ok := asPark(err); ok {
+		return pl.Park(p.Error()), nil
+	}
+	return c.Create(pl, doc, receiptLedger(plan), bookingOf(plan), "insert advance Payment Entry for "+plan.PaymentID,
 		"created an advance for "+plan.Customer), nil
 }
 
@@ -234,10 +242,17 @@ func asPark(err error) (*mapping.Park, bool) {
 	return p, ok
 }
 
-// draftDiffs lists how a draft found by reference_no differs from the plan.
-func draftDiffs(pe frappe.PaymentEntry, plan mapping.Receipt) []string {
-	exp, _ := razorpay.Exponent(plan.Currency)
-	recvExp, _ := razorpay.Exponent(plan.ReceivedCurrency)
+// draftDiffs lists how a draft found by reference_no differs from the plan; a currency not in
+// Razorpay's table parks.
+func draftDiffs(pe frappe.PaymentEntry, plan mapping.Receipt) ([]string, error) {
+	exp, err := exponentOf(plan.Currency)
+	if err != nil {
+		return nil, err
+	}
+	recvExp, err := exponentOf(plan.ReceivedCurrency)
+	if err != nil {
+		return nil, err
+	}
 	var d []string
 	cmp := func(field, got, want string) {
 		if got != want {
@@ -278,5 +293,5 @@ func draftDiffs(pe frappe.PaymentEntry, plan mapping.Receipt) []string {
 	if alloc != plan.Allocated {
 		d = append(d, fmt.Sprintf("allocated %s to %s, expected %s", razorpay.FormatMinor(alloc, exp), plan.Invoice, razorpay.FormatMinor(plan.Allocated, exp)))
 	}
-	return d
+	return d, nil
 }

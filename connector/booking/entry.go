@@ -46,7 +46,9 @@ func (c *receiptJob) buildEntry(ctx context.Context, plan *mapping.Receipt, si f
 			return nil, err
 		}
 	}
-	setReceipt(doc, *plan)
+	if err := setReceipt(doc, *plan); err != nil {
+		return nil, err
+	}
 	return doc, nil
 }
 
@@ -85,7 +87,10 @@ func receiptEntry(plan mapping.Receipt, si frappe.SalesInvoice, termBased bool, 
 // this payment's Payment Request is linked (get_payment_entry attaches every open one,
 // spec/erpnext.md §3.8), on every row, with its outstanding as read.
 func entryRows(plan mapping.Receipt, si frappe.SalesInvoice, termBased bool, pr *paymentRequest) ([]any, []int64, error) {
-	exp, _ := razorpay.Exponent(plan.Currency)
+	exp, err := exponentOf(plan.Currency)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, t := range si.PaymentSchedule {
 		if d, err := razorpay.ParseDecimal(t.Discount.String(), 9); err == nil && d > 0 && t.DiscountDate >= plan.ReferenceDate {
 			if done, err := razorpay.ParseDecimal(t.DiscountedAmount.String(), 9); err != nil || done == 0 {
@@ -149,7 +154,10 @@ func termOutstanding(t frappe.PaymentSchedule, si frappe.SalesInvoice, cur strin
 	if invCur == "" {
 		invCur = cur
 	}
-	exp, _ := razorpay.Exponent(invCur)
+	exp, err := exponentOf(invCur)
+	if err != nil {
+		return 0, err
+	}
 	amount, err := razorpay.ParseDecimal(t.PaymentAmount.String(), exp)
 	if err != nil {
 		return 0, err

@@ -124,9 +124,12 @@ func refundFields(plan mapping.Refund, receipt mapping.ReceiptFacts) []connector
 	f.add("paid_from", plan.PaidFrom, "paid_to of the receipt "+receipt.PaymentEntry)
 	f.add("paid_amount", razorpay.MoneyString(plan.Paid, plan.Currency), "refund amount")
 	if plan.CreditNote != "" {
-		exp, _ := razorpay.Exponent(plan.Currency)
+		alloc := razorpay.MoneyString(-plan.Allocated, plan.Currency) // a currency mapping refused: no exponent guessed
+		if m, err := razorpay.NewMoney(-plan.Allocated, plan.Currency); err == nil {
+			alloc = m.Decimal()
+		}
 		f.add("references[].reference_name", plan.CreditNote, "credit note against "+receipt.Invoice)
-		f.add("references[].allocated_amount", "-"+razorpay.FormatMinor(plan.Allocated, exp), "negative: ERPNext accepts only that against a return")
+		f.add("references[].allocated_amount", alloc, "negative: ERPNext accepts only that against a return")
 	}
 	return f
 }

@@ -25,7 +25,9 @@ func ReceiptEntry(plan mapping.Receipt, si frappe.SalesInvoice, termBased bool, 
 	if err != nil {
 		return nil, err
 	}
-	setReceipt(doc, plan)
+	if err := setReceipt(doc, plan); err != nil {
+		return nil, err
+	}
 	return doc, nil
 }
 

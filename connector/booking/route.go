@@ -55,10 +55,13 @@ func (c *disputeJob) plan(ctx context.Context, e *razorpay.Event) (*connector.Pl
 		}
 		d = fresh
 	}
-	exp, _ := razorpay.Exponent(d.Currency)
-	return pl.Park(fmt.Sprintf("%s: %s %s on payment %s: %s %s, phase %s, status %s, reason %s, deducted %s; handle it in the Razorpay Dashboard and ERPNext, then dismiss",
-		mapping.ReasonDispute, e.Event, d.ID, d.PaymentID, d.Currency, razorpay.FormatMinor(d.Amount, exp), d.Phase, d.Status, d.ReasonCode,
-		razorpay.FormatMinor(d.AmountDeducted, exp))), nil
+	deducted := razorpay.MoneyString(d.AmountDeducted, d.Currency)
+	if m, err := razorpay.NewMoney(d.AmountDeducted, d.Currency); err == nil {
+		deducted = m.Decimal()
+	}
+	return pl.Park(fmt.Sprintf("%s: %s %s on payment %s: %s, phase %s, status %s, reason %s, deducted %s; handle it in the Razorpay Dashboard and ERPNext, then dismiss",
+		mapping.ReasonDispute, e.Event, d.ID, d.PaymentID, razorpay.MoneyString(d.Amount, d.Currency), d.Phase, d.Status, d.ReasonCode,
+		deducted)), nil
 }
 
 // statePlan is the plan of payment.authorized and payment.failed: the state is recorded

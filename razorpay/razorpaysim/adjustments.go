@@ -64,8 +64,7 @@ func (s *Sim) queueAdjustment(a Adjustment) razorpay.ReconItem {
 // disputeINR converts an amount in minor units of the dispute's currency to INR paise; the
 // caller holds s.mu.
 func (s *Sim) disputeINR(d *razorpay.Dispute, amount int64) int64 {
-	exp, _ := razorpay.Exponent(d.Currency)
-	return s.toINR(amount, d.Currency, exp)
+	return s.toINR(amount, d.Currency)
 }
 
 // deductDispute queues the deduction of a lost dispute's amount_deducted; the caller holds

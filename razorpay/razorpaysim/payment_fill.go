@@ -60,8 +60,7 @@ func (s *Sim) fillPayment(p *razorpay.Payment) error {
 	if p.Currency != "INR" {
 		p.International = true
 		if p.BaseAmount == nil {
-			exp, _ := razorpay.Exponent(p.Currency)
-			base := s.toINR(p.Amount, p.Currency, exp)
+			base := s.toINR(p.Amount, p.Currency)
 			p.BaseAmount = &base
 		}
 		p.BaseCurrency = "INR"
@@ -79,10 +78,15 @@ func (s *Sim) fillPayment(p *razorpay.Payment) error {
 }
 
 // toINR converts minor units of currency to INR paise with the simulator's rate (integer
-// arithmetic, rounded half up).
-func (s *Sim) toINR(minor int64, currency string, exp int) int64 {
+// arithmetic, rounded half up). Every amount the simulator holds is in a currency of the table
+// (fillPayment refuses any other), so an unknown one is the simulator's bug: it panics.
+func (s *Sim) toINR(minor int64, currency string) int64 {
 	if currency == "INR" {
 		return minor
+	}
+	m, err := razorpay.NewMoney(minor, currency)
+	if err != nil { // fillPayment refuses it; refunds and disputes take their payment's
+		panic("razorpaysim: " + err.Error())
 	}
 	rate, ok := s.opt.FXRates[currency]
 	if !ok {
@@ -92,7 +96,7 @@ func (s *Sim) toINR(minor int64, currency string, exp int) int64 {
 		rate = 10000
 	}
 	div := int64(1)
-	for range exp {
+	for range m.Exponent() {
 		div *= 10
 	}
 	return (minor*rate + div/2) / div

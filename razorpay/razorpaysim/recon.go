@@ -63,8 +63,7 @@ func (s *Sim) describePayment(row *razorpay.ReconItem, p *razorpay.Payment) {
 // refunded payment. The caller holds s.mu.
 func (s *Sim) refundRow(rr *refundRec) razorpay.ReconItem {
 	r := &rr.r
-	exp, _ := razorpay.Exponent(r.Currency)
-	inr := s.toINR(r.Amount, r.Currency, exp)
+	inr := s.toINR(r.Amount, r.Currency)
 	row := razorpay.ReconItem{
 		EntityID: r.ID, Type: razorpay.ReconRefund, Debit: inr, Amount: inr, Currency: "INR",
 		CreatedAt: r.CreatedAt, CreditType: "default", Notes: notesText(r.Notes), PaymentID: r.PaymentID,
