@@ -47,9 +47,9 @@ var allowed = map[string][]string{
 	"connector/store":   {"connector", "internal/redact"},
 	// check validates the configuration against the site: it reads ERPNext and Razorpay only.
 	"connector/check": {"connector", "frappe", "razorpay"},
-	// Reconcile is a process of the core of its own, given what it uses (reconcile.Deps): a
-	// narrowed store, both clients, the reconcile and settlements sections, funcs of the worker.
-	"connector/reconcile":  {"connector", "connector/config", "frappe", "razorpay", "internal/sleep"},
+	// Reconcile is a process of the core of its own, given what it uses (reconcile.Deps): the
+	// Account, a narrowed store, the settlement report, funcs of the worker.
+	"connector/reconcile":  {"connector", "frappe", "razorpay", "internal/sleep"},
 	"cmd/razorpay-erpnext": {"*"},
 	// The chaos run (README "Reliability") drives the daemon as separate processes; in-process
 	// it runs only the simulators and reads the Razorpay wire types.

@@ -171,7 +171,7 @@ func TestHoldLock(t *testing.T) {
 	if b := r.conn.Backoff(3); b < 4*r.cfg.Worker.BackoffBase.D()/2 || b >= 4*r.cfg.Worker.BackoffBase.D() {
 		t.Errorf("Backoff(3) = %s, want in [2, 4) × base", b)
 	}
-	if d := r.conn.Reconcile(); d.Store == nil || d.ERP == nil || d.Razorpay != nil || d.ModeOfPayment != "Razorpay" || d.Location.String() != "Asia/Kolkata" {
+	if d := r.conn.Reconcile(); d.Store == nil || d.Account.ERP == nil || d.Account.Razorpay != nil || d.Account.Company() != "Example Company" || d.Account.Location.String() != "Asia/Kolkata" {
 		t.Errorf("reconcile deps %+v", d)
 	}
 }

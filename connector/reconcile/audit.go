@@ -143,7 +143,7 @@ func (r *reconcileRun) recentReceipts() []frappe.Filter {
 	return []frappe.Filter{
 		{"docstatus", "=", frappe.DocstatusSubmitted},
 		{"payment_type", "=", "Receive"},
-		{"mode_of_payment", "=", r.c.d.ModeOfPayment},
+		{"mode_of_payment", "=", r.c.a.Mapping.ModeOfPayment},
 		{"posting_date", ">=", r.rep.ListedFrom.In(r.c.loc).Format("2006-01-02")},
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/connector/config"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
@@ -32,15 +31,15 @@ type Store interface {
 
 var _ Store = connector.Store(nil)
 
-// ERPNext is the part of connector.ERPNext a run uses: it lists Integration Requests and the
+// erpNext is the part of connector.ERPNext a run uses: it lists Integration Requests and the
 // Payment Entries the audit checks.
-type ERPNext interface {
+type erpNext interface {
 	List(ctx context.Context, doctype string, opt frappe.ListOptions, out any) error
 }
 
-// RazorpayAPI is the part of connector.RazorpayAPI a run uses: the window's payments, refunds
+// razorpayAPI is the part of connector.RazorpayAPI a run uses: the window's payments, refunds
 // and settlements, a payment or order re-read, and the capture of reconcile.capture_authorized.
-type RazorpayAPI interface {
+type razorpayAPI interface {
 	GetPayment(ctx context.Context, id string) (*razorpay.Payment, error)
 	GetOrder(ctx context.Context, id string) (*razorpay.Order, error)
 	ListPayments(ctx context.Context, from, to time.Time, each func(*razorpay.Payment) error) error
@@ -56,32 +55,26 @@ type Settlements interface {
 	SettlementBreakdown(ctx context.Context, st *razorpay.Settlement, entry string, line *connector.SettlementLine) error
 }
 
-// Deps are what a run uses, each named: the configuration it reads, the store, the clients of
-// both systems behind the client edge (every failure a *connector.Failure, every call in the
-// metrics, a refused credential pausing the workers), the clock, and what it shares with the
-// workers of its process.
+// Deps are what a run uses, each named: the Account it reconciles, the store, the clock, and
+// what it shares with the workers of its process.
 type Deps struct {
-	// AccountID is razorpay.account_id, stamped on the synthetic rows a run queues.
-	AccountID string
-	// ModeOfPayment is mapping.mode_of_payment: the audit reads the Payment Entries of it.
-	ModeOfPayment string
-	// Reconcile is config `reconcile` (window, lookback, since, Integration Requests, the age
-	// and capture of authorized payments, the drain's timeout); Settlements config
-	// `settlements` (the settlement sweep and report).
-	Reconcile   config.Reconcile
-	Settlements config.Settlements
+	// Account is whose money a run reconciles (connector.AccountOf): its id (stamped on the
+	// synthetic rows a run queues), its mode of payment (the audit reads the Payment Entries of
+	// it), config `reconcile` (window, lookback, since, Integration Requests, the age and
+	// capture of authorized payments, the drain's timeout) and `settlements` (the settlement
+	// sweep and report), its time zone (the day of since; UTC when nil), and its clients
+	// behind the client edge (every failure a *connector.Failure, every call in the metrics, a
+	// refused credential pausing the workers). Of the clients a run calls only what erpNext
+	// and razorpayAPI name; Razorpay nil (the API not configured) makes Run ErrNoRazorpayAPI.
+	Account connector.Account
 
 	Store Store
-	ERP   ERPNext
-	// Razorpay is nil when the API is not configured: Run is then ErrNoRazorpayAPI.
-	Razorpay RazorpayAPI
 	// Settlement answers the settlement report (settlements.enabled).
 	Settlement Settlements
 
-	// Now defaults to time.Now; Location (mapping.timezone, the day of since) to UTC.
-	Now      func() time.Time
-	Location *time.Location
-	Log      zerolog.Logger
+	// Now defaults to time.Now.
+	Now func() time.Time
+	Log zerolog.Logger
 
 	// Owner, HoldLock, Drain and Backoff are required.
 	//
@@ -107,9 +100,10 @@ type Deps struct {
 // core is a run's Deps with the defaults filled in.
 type core struct {
 	d     Deps
+	a     connector.Account
 	store Store
-	erp   ERPNext
-	rzp   RazorpayAPI
+	erp   erpNext
+	rzp   razorpayAPI // nil when the API is not configured
 	loc   *time.Location
 	now   func() time.Time
 	log   zerolog.Logger
@@ -119,8 +113,8 @@ func coreOf(d Deps) *core {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	if d.Location == nil {
-		d.Location = time.UTC
+	if d.Account.Location == nil {
+		d.Account.Location = time.UTC
 	}
 	if d.Wake == nil {
 		d.Wake = func() {}
@@ -131,7 +125,11 @@ func coreOf(d Deps) *core {
 	if d.ObserveSettlements == nil {
 		d.ObserveSettlements = func(time.Time) {}
 	}
-	return &core{d: d, store: d.Store, erp: d.ERP, rzp: d.Razorpay, loc: d.Location, now: d.Now, log: d.Log}
+	c := &core{d: d, a: d.Account, store: d.Store, erp: d.Account.ERP, loc: d.Account.Location, now: d.Now, log: d.Log}
+	if d.Account.Razorpay != nil {
+		c.rzp = d.Account.Razorpay
+	}
+	return c
 }
 
 // Wake tells an idle worker of this process that a row is due.

@@ -24,7 +24,7 @@ func (r *reconcileRun) drain(ctx context.Context) error {
 	for _, u := range r.unlisted.queuedRows {
 		ids = append(ids, u.id)
 	}
-	timeout := r.c.d.Reconcile.DrainTimeout.D()
+	timeout := r.c.a.Reconcile.DrainTimeout.D()
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}

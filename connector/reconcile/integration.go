@@ -115,16 +115,16 @@ func (r *reconcileRun) integrationRequest(ctx context.Context, ir connector.Inte
 func (r *reconcileRun) authorized(ctx context.Context, it Item, p *razorpay.Payment) (*razorpay.Payment, error) {
 	it.AmountMinor, it.Currency, it.CreatedAt = p.Amount, p.Currency, time.Unix(p.CreatedAt, 0).UTC()
 	age := r.c.now().Sub(it.CreatedAt)
-	if age < r.c.d.Reconcile.AuthorizedAge.D() {
+	if age < r.c.a.Reconcile.AuthorizedAge.D() {
 		return nil, nil // ERPNext's scheduler captures within minutes
 	}
 	it.Status = "authorized"
 	it.Reason = fmt.Sprintf("authorized %s ago and not captured; Razorpay refunds it automatically 3 days after authorisation. Capture it in the Dashboard, or set reconcile.capture_authorized: true",
 		age.Truncate(time.Minute))
 	switch {
-	case r.c.d.Reconcile.CaptureAuthorized && r.req.DryRun:
+	case r.c.a.Reconcile.CaptureAuthorized && r.req.DryRun:
 		it.Reason = "would capture: " + it.Reason
-	case r.c.d.Reconcile.CaptureAuthorized:
+	case r.c.a.Reconcile.CaptureAuthorized:
 		got, err := r.capture(ctx, p)
 		if err == nil {
 			r.rep.IntegrationRequests.Captured++

@@ -46,20 +46,20 @@ func Run(ctx context.Context, d Deps, req Request) (*Report, error) {
 	}
 	from := req.From
 	if from.IsZero() {
-		from = to.Add(-c.d.Reconcile.Window.D())
+		from = to.Add(-c.a.Reconcile.Window.D())
 	}
 	rep := &Report{DryRun: req.DryRun, WindowFrom: from.UTC(), WindowTo: to.UTC(),
-		ListedFrom: from.Add(-c.d.Reconcile.Lookback.D()).UTC(), Since: c.d.Reconcile.Since,
+		ListedFrom: from.Add(-c.a.Reconcile.Lookback.D()).UTC(), Since: c.a.Reconcile.Since,
 		Queued: []Item{}, Retried: []Item{}, Parked: []Item{}, NotBooked: []Item{},
 		Authorized: []Item{}, Anomalies: []Anomaly{}, Warnings: []string{}, Settlements: []connector.SettlementLine{},
-		SettlementsOn: c.d.Settlements.Enabled}
+		SettlementsOn: c.a.Settlements.Enabled}
 	if c.rzp == nil {
 		return rep, ErrNoRazorpayAPI
 	}
 	if !from.Before(to) {
 		return rep, fmt.Errorf("reconcile: window start %s is not before its end %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
-	r := &reconcileRun{c: c, req: req, rep: rep, since: c.d.Reconcile.SinceIn(c.loc), handled: map[string]bool{}}
+	r := &reconcileRun{c: c, req: req, rep: rep, since: c.a.Reconcile.SinceIn(c.loc), handled: map[string]bool{}}
 	if req.DryRun {
 		err := r.run(ctx)
 		r.summarise()
@@ -115,7 +115,7 @@ func (r *reconcileRun) run(ctx context.Context) error {
 	if err := r.retryDead(ctx); err != nil {
 		return err
 	}
-	if r.c.d.Reconcile.IntegrationRequests {
+	if r.c.a.Reconcile.IntegrationRequests {
 		if err := r.sweepIntegrationRequests(ctx); err != nil {
 			return err
 		}

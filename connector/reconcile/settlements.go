@@ -20,7 +20,7 @@ import (
 
 // sweepSettlements lists the window's settlements and queues the processed ones not on their way.
 func (r *reconcileRun) sweepSettlements(ctx context.Context) error {
-	s := r.c.d.Settlements
+	s := r.c.a.Settlements
 	if !s.Enabled {
 		return nil
 	}
@@ -45,7 +45,7 @@ func (r *reconcileRun) settlement(ctx context.Context, st *razorpay.Settlement) 
 		CreatedAt: time.Unix(st.CreatedAt, 0).UTC()}
 	cnt := r.counts(&it)
 	cnt.Scanned++
-	if since := r.c.d.Settlements.SinceIn(r.c.loc); !since.IsZero() && st.CreatedAt < since.Unix() {
+	if since := r.c.a.Settlements.SinceIn(r.c.loc); !since.IsZero() && st.CreatedAt < since.Unix() {
 		cnt.BeforeSince++
 		return nil
 	}
@@ -63,7 +63,7 @@ func (r *reconcileRun) settlement(ctx context.Context, st *razorpay.Settlement) 
 	}
 	var body []byte
 	if !r.req.DryRun {
-		if body, err = connector.SyntheticSettlementEvent(r.c.d.AccountID, r.c.now(), st); err != nil {
+		if body, err = connector.SyntheticSettlementEvent(r.c.a.ID, r.c.now(), st); err != nil {
 			return err
 		}
 	}
@@ -93,7 +93,7 @@ func (r *reconcileRun) requeue(ctx context.Context, it Item, row *connector.Inbo
 // older one not posted or not matched, and sets the oldest-unmatched gauge.
 func (r *reconcileRun) reportSettlements(ctx context.Context) error {
 	if len(r.settlements) == 0 {
-		if !r.req.DryRun && r.c.d.Settlements.Enabled {
+		if !r.req.DryRun && r.c.a.Settlements.Enabled {
 			r.c.d.ObserveSettlements(time.Time{})
 		}
 		return nil
@@ -136,7 +136,7 @@ func (r *reconcileRun) reportSettlements(ctx context.Context) error {
 func (r *reconcileRun) settlementLine(ctx context.Context, st *razorpay.Settlement, owner string) (connector.SettlementLine, error) {
 	line := connector.SettlementLine{ID: st.ID, UTR: st.UTR, CreatedAt: time.Unix(st.CreatedAt, 0).UTC(), Amount: st.Amount,
 		Status: "not queued", Bank: connector.BankMatch{State: connector.BankOff}}
-	if r.c.d.Settlements.BankAccountDoc != "" {
+	if r.c.a.Settlements.BankAccountDoc != "" {
 		line.Bank.State = connector.BankNotPosted
 	}
 	cv, err := r.cover(ctx, st.ID, connector.RouteSettlement)

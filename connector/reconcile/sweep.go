@@ -39,7 +39,7 @@ func (r *reconcileRun) enqueue(ctx context.Context, it Item, event string, body 
 		return nil
 	}
 	now := r.c.now().UTC()
-	ev := &connector.InboxEvent{AccountID: r.c.d.AccountID, EventID: it.EventID, Event: event, BusinessKey: it.ID,
+	ev := &connector.InboxEvent{AccountID: r.c.a.ID, EventID: it.EventID, Event: event, BusinessKey: it.ID,
 		RawBody: body, ReceivedAt: now, EventCreatedAt: &now, Status: connector.StatusPending, NextAttemptAt: now}
 	insert := r.c.store.InsertEventIfNoKey
 	if anyRow {
@@ -205,7 +205,7 @@ func (r *reconcileRun) paymentEnvelope(ctx context.Context, p *razorpay.Payment,
 			r.warn("payment %s: order %s not fetched (%v); queued without it", cp.ID, cp.OrderID, err)
 		}
 	}
-	return connector.SyntheticEvent(r.c.d.AccountID, "payment.captured", r.c.now(), &cp, order, nil)
+	return connector.SyntheticEvent(r.c.a.ID, "payment.captured", r.c.now(), &cp, order, nil)
 }
 
 // sweepRefunds queues every processed refund in the listed range not yet on its way, as a
@@ -266,7 +266,7 @@ func (r *reconcileRun) refundEnvelope(ctx context.Context, rf *razorpay.Refund) 
 			r.warn("refund %s: payment %s not fetched (%v); queued without it", rf.ID, rf.PaymentID, err)
 		}
 	}
-	return connector.SyntheticEvent(r.c.d.AccountID, "refund.processed", r.c.now(), p, nil, rf)
+	return connector.SyntheticEvent(r.c.a.ID, "refund.processed", r.c.now(), p, nil, rf)
 }
 
 // reconcileReadAttempts bounds the retries of one Razorpay read (429, 5xx, transport).

@@ -46,7 +46,7 @@ type Core struct {
 	erp     connector.ERPNext     // behind the client edge
 	rzp     connector.RazorpayAPI // behind the client edge; nil when not configured
 	now     func() time.Time
-	loc     *time.Location
+	account connector.Account // the one Account of the configuration, its clients behind the edge
 	log     zerolog.Logger
 	metrics *metrics.Metrics
 	paces   edge.Paces
@@ -59,16 +59,16 @@ func New(o Options) (*Core, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	loc, err := time.LoadLocation(o.Config.Mapping.Timezone)
-	if err != nil {
-		return nil, fmt.Errorf("mapping.timezone: %w", err)
-	}
 	m := metrics.New()
 	p := &connector.Pauses{}
 	var id [4]byte
 	_, _ = rand.Read(id[:])
-	c := &Core{cfg: o.Config, store: o.Store, now: o.Now, loc: loc, log: o.Log, metrics: m, probe: hex.EncodeToString(id[:]),
+	c := &Core{cfg: o.Config, store: o.Store, now: o.Now, log: o.Log, metrics: m, probe: hex.EncodeToString(id[:]),
 		paces: edge.PacesOf(o.ERP, o.Razorpay), erp: edge.ERPNext(o.ERP, m, p), rzp: edge.Razorpay(o.Razorpay, m, p)}
+	var err error
+	if c.account, err = connector.AccountOf(o.Config, c.erp, c.rzp); err != nil {
+		return nil, fmt.Errorf("mapping.timezone: %w", err)
+	}
 	c.Connector, err = connector.New(connector.Options{Config: o.Config, Store: o.Store, ERP: c.erp, Razorpay: c.rzp,
 		Pauses: p, Observer: m, Counts: connector.Counts{Dispute: m.Dispute, BankMatch: m.BankMatch, Queued: m.SettlementQueued},
 		Log: o.Log, Now: o.Now,
@@ -112,18 +112,13 @@ func (c *Core) Retention(s operator.PurgeStore) operator.Retention {
 		Purged: func(n int) { c.metrics.Purged(n, c.now()) }}
 }
 
-// Reconcile is what a reconcile run is given: the store and the client edge, the reconcile and
-// settlement sections of the configuration, the clock, the Connector's lock rows, owners,
-// drain, wake and backoff, the booking's settlement report, and the metrics.
+// Reconcile is what a reconcile run is given: the Account (its id, mapping, reconcile and
+// settlement sections, time zone, and its clients behind the client edge), the store, the
+// clock, the Connector's lock rows, owners, drain, wake and backoff, the booking's settlement
+// report, and the metrics.
 func (c *Core) Reconcile() reconcile.Deps {
-	d := reconcile.Deps{AccountID: c.cfg.Razorpay.AccountID, ModeOfPayment: c.cfg.Mapping.ModeOfPayment,
-		Reconcile: c.cfg.Reconcile, Settlements: c.cfg.Settlements, Store: c.store, ERP: c.erp, Settlement: c.booker,
-		Now: c.now, Location: c.loc, Log: c.log,
+	return reconcile.Deps{Account: c.account, Store: c.store, Settlement: c.booker, Now: c.now, Log: c.log,
 		Owner: c.Owner, HoldLock: c.HoldLock, Drain: c.DrainEvents, Wake: c.Wake, Backoff: c.Backoff,
 		ObserveRun:         func(o connector.ReconcileObservation) { c.metrics.Reconcile(o, c.now()) },
 		ObserveSettlements: c.metrics.Unmatched}
-	if c.rzp != nil {
-		d.Razorpay = c.rzp
-	}
-	return d
 }
