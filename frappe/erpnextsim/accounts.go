@@ -23,9 +23,9 @@ func (s *Site) AddCompany(spec CompanySpec) error {
 	if spec.Currency == "" {
 		spec.Currency = DefaultCurrency
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.get("Company", spec.Name) != nil {
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	if s.db.get("Company", spec.Name) != nil {
 		return fmt.Errorf("erpnextsim: company %q already exists", spec.Name)
 	}
 	r := newRecord("Company")
@@ -33,8 +33,8 @@ func (s *Site) AddCompany(spec CompanySpec) error {
 		"book_advance_payments_in_separate_party_account": int64(0), "reconcile_on_advance_payment_date": int64(0)} {
 		r.f[k] = v
 	}
-	s.stampNew(r, spec.Name, admin)
-	s.put(r)
+	s.db.stampNew(r, spec.Name, admin)
+	s.db.put(r)
 	return nil
 }
 
@@ -58,14 +58,14 @@ func (s *Site) AddAccount(spec AccountSpec) (string, error) {
 	if spec.Company == "" {
 		spec.Company = DefaultCompany
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	co := s.get("Company", spec.Company)
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	co := s.db.get("Company", spec.Company)
 	if co == nil {
 		return "", fmt.Errorf("erpnextsim: no company %q", spec.Company)
 	}
 	name := spec.AccountName + " - " + co.str("abbr")
-	if s.get("Account", name) != nil {
+	if s.db.get("Account", name) != nil {
 		return "", fmt.Errorf("erpnextsim: account %q already exists", name)
 	}
 	if spec.Currency == "" {
@@ -75,7 +75,7 @@ func (s *Site) AddAccount(spec AccountSpec) (string, error) {
 		"account_currency": spec.Currency, "freeze_account": "No", "disabled": int64(0), "include_in_gross": int64(0)}
 	root := spec.RootType
 	if spec.Parent != "" {
-		p := s.get("Account", spec.Parent)
+		p := s.db.get("Account", spec.Parent)
 		if p == nil || p.int("is_group") != 1 {
 			return "", fmt.Errorf("erpnextsim: parent account %q is not a group account", spec.Parent)
 		}
@@ -96,7 +96,7 @@ func (s *Site) AddAccount(spec AccountSpec) (string, error) {
 		f["account_type"] = spec.AccountType
 	}
 	var maxRgt int64
-	for _, a := range s.all("Account") {
+	for _, a := range s.db.all("Account") {
 		maxRgt = max(maxRgt, a.int("rgt"))
 	}
 	f["lft"], f["rgt"] = maxRgt+1, maxRgt+2
@@ -104,7 +104,7 @@ func (s *Site) AddAccount(spec AccountSpec) (string, error) {
 	for k, v := range f {
 		r.f[k] = v
 	}
-	s.stampNew(r, name, admin)
-	s.put(r)
+	s.db.stampNew(r, name, admin)
+	s.db.put(r)
 	return name, nil
 }

@@ -25,16 +25,16 @@ import (
 // bank account). Only a System Manager may create a company.
 
 func init() {
-	insertHooks["Account"] = (*Site).insertAccount
-	insertHooks["Company"] = (*Site).insertCompany
+	insertHooks["Account"] = func(s *Site) insertHook { return s.accounts.insertAccount }
+	insertHooks["Company"] = func(s *Site) insertHook { return s.accounts.insertCompany }
 }
 
 // hasRole reports whether user (Administrator always) holds one of roles.
-func (s *Site) hasRole(user string, roles ...string) bool {
+func (us *users) hasRole(user string, roles ...string) bool {
 	if user == admin {
 		return true
 	}
-	for _, r := range s.roles(user) {
+	for _, r := range us.roles(user) {
 		if slices.Contains(roles, r) {
 			return true
 		}
@@ -42,21 +42,21 @@ func (s *Site) hasRole(user string, roles ...string) bool {
 	return false
 }
 
-func (s *Site) insertAccount(c *call, body map[string]any) (*fErr, step) {
-	if !s.hasRole(c.user, RoleAccountsUser, RoleAccountsManager, RoleSystemManager) {
+func (ac *accounts) insertAccount(c *call, body map[string]any) (*fErr, step) {
+	if !ac.users.hasRole(c.user, RoleAccountsUser, RoleAccountsManager, RoleSystemManager) {
 		return permissionDenied(c.userName(), "Account", "create"), nil
 	}
 	a := fromBody("Account", body, nil)
-	setDefault(a, "company", s.company)
-	if e := s.validateLinks(a, false); e != nil {
+	setDefault(a, "company", ac.company)
+	if e := ac.links.validateLinks(a, false); e != nil {
 		return e, nil
 	}
-	co := s.get("Company", a.str("company"))
+	co := ac.db.get("Company", a.str("company"))
 	name := a.str("account_name") + " - " + co.str("abbr")
 	if n := a.str("account_number"); n != "" {
 		name = n + " - " + name
 	}
-	if e := s.accountParent(a, name, co); e != nil {
+	if e := ac.accountParent(a, name, co); e != nil {
 		return e, nil
 	}
 	setDefault(a, "account_currency", co.str("default_currency"))
@@ -68,28 +68,28 @@ func (s *Site) insertAccount(c *call, body map[string]any) (*fErr, step) {
 	if e := validateMandatory(a, name, nil); e != nil {
 		return e, nil
 	}
-	if s.get("Account", name) != nil {
+	if ac.db.get("Account", name) != nil {
 		return duplicateName("Account", name), nil
 	}
 	return nil, func() any {
 		var rgt int64
-		for _, x := range s.docs["Account"] {
+		for _, x := range ac.db.docs["Account"] {
 			rgt = max(rgt, x.int("rgt"))
 		}
 		a.f["lft"], a.f["rgt"] = rgt+1, rgt+2
-		s.stampNew(a, name, c.user)
-		s.put(a)
+		ac.db.stampNew(a, name, c.user)
+		ac.db.put(a)
 		return a.render(c.keepNulls())
 	}
 }
 
 // accountParent is account.py validate_parent and the root details taken from the parent.
-func (s *Site) accountParent(a *record, name string, co *record) *fErr {
+func (ac *accounts) accountParent(a *record, name string, co *record) *fErr {
 	parentName := a.str("parent_account")
 	if parentName == "" {
 		return nil // framework mandatory check reports it
 	}
-	p := s.get("Account", parentName)
+	p := ac.db.get("Account", parentName)
 	switch {
 	case p == nil:
 		return erpThrow(fmt.Sprintf("Account %s: Parent account %s does not exist", name, parentName))
@@ -105,24 +105,24 @@ func (s *Site) accountParent(a *record, name string, co *record) *fErr {
 	return nil
 }
 
-func (s *Site) insertCompany(c *call, body map[string]any) (*fErr, step) {
-	if !s.hasRole(c.user, RoleSystemManager) {
+func (ac *accounts) insertCompany(c *call, body map[string]any) (*fErr, step) {
+	if !ac.users.hasRole(c.user, RoleSystemManager) {
 		return permissionDenied(c.userName(), "Company", "create"), nil
 	}
 	co := fromBody("Company", body, nil)
-	if e := s.validateLinks(co, false); e != nil {
+	if e := ac.links.validateLinks(co, false); e != nil {
 		return e, nil
 	}
 	name := co.str("company_name")
 	if e := validateMandatory(co, name, nil); e != nil {
 		return e, nil
 	}
-	for _, other := range s.all("Company") {
+	for _, other := range ac.db.all("Company") {
 		if strings.EqualFold(other.str("abbr"), co.str("abbr")) {
 			return erpThrow("Abbreviation already used for another company"), nil
 		}
 	}
-	if s.get("Company", name) != nil {
+	if ac.db.get("Company", name) != nil {
 		return duplicateName("Company", name), nil
 	}
 	return nil, func() any {
@@ -132,14 +132,14 @@ func (s *Site) insertCompany(c *call, body map[string]any) (*fErr, step) {
 			for k, v := range fields {
 				r.f[k] = v
 			}
-			s.stampNew(r, docName, c.user)
-			s.put(r)
+			ac.db.stampNew(r, docName, c.user)
+			ac.db.put(r)
 			return r
 		}
 		main := "Main - " + abbr
 		add("Cost Center", name, map[string]any{"cost_center_name": name, "company": name, "is_group": int64(1)})
 		add("Cost Center", main, map[string]any{"cost_center_name": "Main", "company": name, "is_group": int64(0), "parent_cost_center": name})
-		s.addChart(add, name, abbr)
+		ac.addChart(add, name, abbr)
 		for field, acct := range map[string]string{"default_cash_account": "Cash", "default_receivable_account": "Debtors",
 			"default_payable_account": "Creditors", "default_income_account": "Sales", "write_off_account": "Write Off",
 			"round_off_account": "Round Off", "exchange_gain_loss_account": "Exchange Gain/Loss"} {
@@ -148,9 +148,9 @@ func (s *Site) insertCompany(c *call, body map[string]any) (*fErr, step) {
 		co.f["cost_center"], co.f["round_off_cost_center"] = main, main
 		setDefault(co, "book_advance_payments_in_separate_party_account", int64(0))
 		setDefault(co, "reconcile_on_advance_payment_date", int64(0))
-		s.stampNew(co, name, c.user)
-		s.touch(co, c.user) // on_update saves the defaults after the chart exists
-		s.put(co)
+		ac.db.stampNew(co, name, c.user)
+		ac.db.touch(co, c.user) // on_update saves the defaults after the chart exists
+		ac.db.put(co)
 		c.status = http.StatusOK
 		return co.render(c.keepNulls())
 	}

@@ -20,7 +20,7 @@ import (
 // account as it is then, as ERPNext does.
 
 func init() {
-	updateHooks["Account"] = (*Site).updateAccount
+	updateHooks["Account"] = func(s *Site) updateHook { return s.accounts.updateAccount }
 }
 
 // accountTypes are the options of Account.account_type in ERPNext v15 (account.json), "" first.
@@ -34,8 +34,8 @@ var accountTypes = []string{"", "Accumulated Depreciation", "Asset Received But 
 // accountFrameworkKeys may come in a PUT body without changing anything of the account.
 var accountFrameworkKeys = map[string]bool{"name": true, "doctype": true, "modified": true, "docstatus": true}
 
-func (s *Site) updateAccount(c *call, cur *record, body map[string]any, _ bool) (*fErr, step) {
-	if !s.hasRole(c.user, RoleAccountsUser, RoleAccountsManager, RoleSystemManager) {
+func (ac *accounts) updateAccount(c *call, cur *record, body map[string]any, _ bool) (*fErr, step) {
+	if !ac.users.hasRole(c.user, RoleAccountsUser, RoleAccountsManager, RoleSystemManager) {
 		return permissionDenied(c.userName(), "Account", "write"), nil
 	}
 	next := fromBody("Account", body, cur)
@@ -54,8 +54,8 @@ func (s *Site) updateAccount(c *call, cur *record, body map[string]any, _ bool) 
 	return nil, func() any {
 		next.f["account_type"] = typ
 		next.f["docstatus"] = cur.f["docstatus"]
-		s.touch(next, c.user)
-		s.put(next)
+		ac.db.touch(next, c.user)
+		ac.db.put(next)
 		return next.render(c.keepNulls())
 	}
 }
@@ -65,9 +65,9 @@ func (s *Site) updateAccount(c *call, cur *record, body map[string]any, _ bool) 
 // default site's clearing account the recorded site's. It returns an error for an unknown
 // account or a type that is not one of ERPNext's options.
 func (s *Site) SetAccountType(account, accountType string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.get("Account", account)
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	a := s.db.get("Account", account)
 	if a == nil {
 		return fmt.Errorf("erpnextsim: no Account %q", account)
 	}
@@ -76,7 +76,7 @@ func (s *Site) SetAccountType(account, accountType string) error {
 	}
 	next := a.clone()
 	next.f["account_type"] = accountType
-	s.touch(next, admin)
-	s.put(next)
+	s.db.touch(next, admin)
+	s.db.put(next)
 	return nil
 }

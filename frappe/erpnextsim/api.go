@@ -61,9 +61,9 @@ const admin = "Administrator"
 
 // run executes a handler directly (no HTTP, no faults) as Administrator.
 func (s *Site) run(h handler) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := &call{s: s, user: admin, args: map[string]any{}, seen: map[string]dec{}, status: 200, direct: true}
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	c := &call{users: s.users, user: admin, args: map[string]any{}, seen: map[string]dec{}, status: 200, direct: true}
 	e, st := h(c)
 	if e != nil {
 		return nil, fmt.Errorf("erpnextsim: %s", stripTags(e.Error()))
@@ -74,14 +74,14 @@ func (s *Site) run(h handler) (any, error) {
 // AddCustomer creates Customer name (customer_type Company). It fails if the
 // customer exists.
 func (s *Site) AddCustomer(name string) error {
-	s.mu.Lock()
-	exists := s.get("Customer", name) != nil
-	s.mu.Unlock()
+	s.db.mu.Lock()
+	exists := s.db.get("Customer", name) != nil
+	s.db.mu.Unlock()
 	if exists {
 		return fmt.Errorf("erpnextsim: customer %q already exists", name)
 	}
 	_, err := s.run(func(c *call) (*fErr, step) {
-		return s.insertCustomer(c, map[string]any{"customer_name": name})
+		return s.parties.insertCustomer(c, map[string]any{"customer_name": name})
 	})
 	return err
 }
@@ -117,16 +117,16 @@ func (s *Site) AddSalesInvoice(spec InvoiceSpec) (string, error) {
 		body["docstatus"] = json.Number("1")
 	}
 	if spec.Name != "" {
-		s.mu.Lock()
-		exists := s.get(siDT, spec.Name) != nil
-		s.mu.Unlock()
+		s.db.mu.Lock()
+		exists := s.db.get(siDT, spec.Name) != nil
+		s.db.mu.Unlock()
 		if exists {
 			return "", fmt.Errorf("erpnextsim: Sales Invoice %q already exists", spec.Name)
 		}
 	}
 	out, err := s.run(func(c *call) (*fErr, step) {
 		c.fixedName = spec.Name // a fixed name is kept on every version
-		return s.insertSalesInvoice(c, body)
+		return s.invoices.insertSalesInvoice(c, body)
 	})
 	if err != nil {
 		return "", err
@@ -134,7 +134,7 @@ func (s *Site) AddSalesInvoice(spec InvoiceSpec) (string, error) {
 	name, _ := out.(obj).get("name")
 	if spec.Cancel {
 		if _, err := s.run(func(c *call) (*fErr, step) {
-			return s.updateSalesInvoice(c, s.get(siDT, name.(string)), map[string]any{"docstatus": json.Number("2")})
+			return s.invoices.updateSalesInvoice(c, s.db.get(siDT, name.(string)), map[string]any{"docstatus": json.Number("2")})
 		}); err != nil {
 			return "", err
 		}
@@ -158,7 +158,7 @@ func (s *Site) Insert(doctype string, doc map[string]any) (map[string]any, error
 			body[k] = plainJSON(v)
 		}
 	}
-	out, err := s.run(func(c *call) (*fErr, step) { return s.insert(c, doctype, body) })
+	out, err := s.run(func(c *call) (*fErr, step) { return s.rest.insert(c, doctype, body) })
 	if err != nil {
 		return nil, err
 	}
@@ -246,10 +246,10 @@ func (s *Site) LoadSeed(r io.Reader) error {
 // Doc returns a copy of a document as GET /api/resource/{doctype}/{name}
 // would (nulls omitted, numbers as json.Number, child tables as []any).
 func (s *Site) Doc(doctype, name string) (map[string]any, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refreshStatuses()
-	r := s.get(doctype, name)
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	s.invoices.refreshStatuses()
+	r := s.db.get(doctype, name)
 	if r == nil {
 		return nil, false
 	}
@@ -258,11 +258,11 @@ func (s *Site) Doc(doctype, name string) (map[string]any, bool) {
 
 // Docs returns copies of all documents of a doctype, sorted by name.
 func (s *Site) Docs(doctype string) []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refreshStatuses()
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	s.invoices.refreshStatuses()
 	var out []map[string]any
-	for _, r := range s.all(doctype) {
+	for _, r := range s.db.all(doctype) {
 		out = append(out, toPlain(r.render(false)).(map[string]any))
 	}
 	return out

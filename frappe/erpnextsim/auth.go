@@ -29,16 +29,16 @@ func init() {
 	register(userPermissionDT, userPermissionDef, nil)
 	docPerms[userPermissionDT] = struct{ read, create []string }{read: []string{RoleSystemManager}, create: []string{RoleSystemManager}}
 	noPermission[userPermissionDT] = true
-	methodHooks[getLoggedUserCmd] = func(s *Site, _ *call) handler {
+	methodHooks[getLoggedUserCmd] = func(*Site) handler {
 		return func(c *call) (*fErr, step) { return nil, func() any { return c.user } }
 	}
-	methodHooks[hasPermissionCmd] = func(s *Site, _ *call) handler { return s.hasPermission }
+	methodHooks[hasPermissionCmd] = func(s *Site) handler { return s.users.hasPermission }
 	readOnlyMethods[hasPermissionCmd] = true
 }
 
 // hasPermission is frappe.client.has_permission: frappe.has_permission(doctype, perm_type,
 // docname) by the user's roles.
-func (s *Site) hasPermission(c *call) (*fErr, step) {
+func (us *users) hasPermission(c *call) (*fErr, step) {
 	dt, name := c.str("doctype"), c.str("docname")
 	if metas[dt] == nil {
 		if knownUnmodelled[dt] {
@@ -46,7 +46,7 @@ func (s *Site) hasPermission(c *call) (*fErr, step) {
 		}
 		return doctypeError(c, dt, "read"), nil
 	}
-	if name != "" && s.get(dt, name) == nil {
+	if name != "" && us.db.get(dt, name) == nil {
 		return notFound(dt, name), nil
 	}
 	action := "read"
@@ -54,6 +54,6 @@ func (s *Site) hasPermission(c *call) (*fErr, step) {
 	case "write", "create", "submit", "cancel", "delete", "amend":
 		action = "create"
 	}
-	ok := s.can(c.user, dt, action)
+	ok := us.can(c.user, dt, action)
 	return nil, func() any { return obj{{"has_permission", ok}} }
 }

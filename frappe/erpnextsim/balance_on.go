@@ -22,7 +22,7 @@ import "strings"
 //     "message".
 
 func init() {
-	methodHooks[getBalanceOnCmd] = func(s *Site, _ *call) handler { return s.getBalanceOn }
+	methodHooks[getBalanceOnCmd] = func(s *Site) handler { return s.ledger.getBalanceOn }
 }
 
 // balanceQuery is one get_balance_on call's filters.
@@ -35,7 +35,7 @@ type balanceQuery struct {
 	inAccountCurrency   bool
 }
 
-func (s *Site) getBalanceOn(c *call) (*fErr, step) {
+func (lg *ledger) getBalanceOn(c *call) (*fErr, step) {
 	q := balanceQuery{partyType: c.str("party_type"), party: c.str("party"), company: c.str("company"),
 		costCenter: c.str("cost_center"), accountType: c.str("account_type"), start: c.str("start_date"),
 		upto: c.str("date"), inAccountCurrency: true}
@@ -43,51 +43,51 @@ func (s *Site) getBalanceOn(c *call) (*fErr, step) {
 		q.inAccountCurrency = pyTruthy(v)
 	}
 	if name := c.str("account"); name != "" {
-		if q.account = s.get("Account", name); q.account == nil {
+		if q.account = lg.db.get("Account", name); q.account == nil {
 			return notFound("Account", name), nil
 		}
 	}
 	date := q.upto
 	if date == "" {
-		date = s.today()
+		date = lg.db.today()
 	}
-	if s.fiscalYear(date) == "" {
-		if date <= s.today() {
+	if lg.fiscalYear(date) == "" {
+		if date <= lg.db.today() {
 			return nil, func() any { return dec(0) }
 		}
-		if e := s.checkFiscalYear(s.today(), q.company); e != nil {
+		if e := lg.checkFiscalYear(lg.db.today(), q.company); e != nil {
 			return e, nil
 		}
 	}
-	if q.account != nil && !s.can(c.user, "Account", "read") {
+	if q.account != nil && !lg.users.can(c.user, "Account", "read") {
 		return permissionDenied(c.userName(), "Account", "read"), nil
 	}
 	if q.account == nil && (q.partyType == "" || q.party == "") && q.accountType == "" {
 		return nil, func() any { return noMessage{} }
 	}
 	if a := q.account; a != nil && a.int("is_group") == 1 {
-		if co := s.get("Company", a.str("company")); co != nil && a.str("account_currency") == co.str("default_currency") {
+		if co := lg.db.get("Company", a.str("company")); co != nil && a.str("account_currency") == co.str("default_currency") {
 			q.inAccountCurrency = false
 		}
 	}
-	return nil, func() any { return s.balanceOn(q) }
+	return nil, func() any { return lg.balanceOn(q) }
 }
 
 // balanceOn sums the live GL entries matching q: one non-group account or one party from the
 // running books (books.go), anything else by a scan of the ledger.
-func (s *Site) balanceOn(q balanceQuery) dec {
-	if sums, ok := s.booksBalance(q); ok {
+func (lg *ledger) balanceOn(q balanceQuery) dec {
+	if sums, ok := lg.booksBalance(q); ok {
 		if q.inAccountCurrency {
 			return sums.acc
 		}
 		return sums.base
 	}
 	var sum dec
-	for _, g := range s.docs[glDT] {
+	for _, g := range lg.db.docs[glDT] {
 		if g.int("is_cancelled") != 0 || (q.start != "" && g.str("posting_date") < q.start) || (q.upto != "" && g.str("posting_date") > q.upto) {
 			continue
 		}
-		if !s.balanceMatches(q, g) {
+		if !lg.balanceMatches(q, g) {
 			continue
 		}
 		if q.inAccountCurrency {
@@ -102,19 +102,19 @@ func (s *Site) balanceOn(q balanceQuery) dec {
 // booksBalance answers q from the books when it asks for exactly one non-group account (no
 // cost center on a Profit and Loss account) or one party, with no account type and the site's
 // company or none; ok false otherwise.
-func (s *Site) booksBalance(q balanceQuery) (bookSums, bool) {
-	if q.accountType != "" || (q.company != "" && !strings.EqualFold(q.company, s.company)) {
+func (lg *ledger) booksBalance(q balanceQuery) (bookSums, bool) {
+	if q.accountType != "" || (q.company != "" && !strings.EqualFold(q.company, lg.company)) {
 		return bookSums{}, false
 	}
 	hasParty := q.partyType != "" && q.party != ""
 	switch a := q.account; {
 	case a != nil && !hasParty && a.int("is_group") == 0 && (q.costCenter == "" || a.str("report_type") != "Profit and Loss"):
-		return s.books.byAccount[strings.ToLower(a.name())].upto(q.start, q.upto), true
+		return lg.db.books.byAccount[strings.ToLower(a.name())].upto(q.start, q.upto), true
 	case a == nil && hasParty:
-		if bk, ok := s.books.byParty[partyKey(q.partyType, q.party)]; ok {
+		if bk, ok := lg.db.books.byParty[partyKey(q.partyType, q.party)]; ok {
 			return bk.upto(q.start, q.upto), true
 		}
-		for k, bk := range s.books.byParty { // party_type in another case
+		for k, bk := range lg.db.books.byParty { // party_type in another case
 			if pt, p, _ := strings.Cut(k, "\x00"); strings.EqualFold(pt, q.partyType) && p == strings.ToLower(q.party) {
 				return bk.upto(q.start, q.upto), true
 			}
@@ -124,21 +124,21 @@ func (s *Site) booksBalance(q balanceQuery) (bookSums, bool) {
 	return bookSums{}, false
 }
 
-func (s *Site) balanceMatches(q balanceQuery, g *record) bool {
+func (lg *ledger) balanceMatches(q balanceQuery, g *record) bool {
 	if a := q.account; a != nil {
 		if a.int("is_group") == 1 {
-			if !s.underTree("Account", "parent_account", g.str("account"), a.name()) {
+			if !lg.underTree("Account", "parent_account", g.str("account"), a.name()) {
 				return false
 			}
 		} else if !strings.EqualFold(g.str("account"), a.name()) {
 			return false
 		}
-		if q.costCenter != "" && a.str("report_type") == "Profit and Loss" && !s.underTree("Cost Center", "parent_cost_center", g.str("cost_center"), q.costCenter) {
+		if q.costCenter != "" && a.str("report_type") == "Profit and Loss" && !lg.underTree("Cost Center", "parent_cost_center", g.str("cost_center"), q.costCenter) {
 			return false
 		}
 	}
 	if q.accountType != "" {
-		acct := s.get("Account", g.str("account"))
+		acct := lg.db.get("Account", g.str("account"))
 		if acct == nil || acct.str("account_type") != q.accountType || acct.int("is_group") == 1 || !strings.EqualFold(acct.str("company"), q.company) {
 			return false
 		}
@@ -152,12 +152,12 @@ func (s *Site) balanceMatches(q balanceQuery, g *record) bool {
 // underTree reports whether name is root or one of root's descendants in a tree doctype,
 // walking its parent field (Account: parent_account, Cost Center: parent_cost_center; the
 // simulator's lft/rgt are not nested).
-func (s *Site) underTree(doctype, parentField, name, root string) bool {
+func (lg *ledger) underTree(doctype, parentField, name, root string) bool {
 	for i := 0; name != "" && i < 64; i++ {
 		if strings.EqualFold(name, root) {
 			return true
 		}
-		r := s.get(doctype, name)
+		r := lg.db.get(doctype, name)
 		if r == nil {
 			return false
 		}

@@ -6,6 +6,12 @@ import (
 	"strings"
 )
 
+// bankAccounts is the Bank and Bank Account doctypes and the GL account of a bank account.
+type bankAccounts struct {
+	db    *store
+	links *links
+}
+
 // Bank and Bank Account (recordings 60-create-bank, 60-create-bank-account-doc,
 // 66-bank-account-list-by-gl-account), following erpnext v15 bank.py / bank_account.py as read
 // in the recorded 15.71.1 tree (not copied):
@@ -23,8 +29,8 @@ import (
 // (bank_reconciliation.go).
 
 func init() {
-	insertHooks[bankDT] = (*Site).insertBank
-	insertHooks[baDT] = (*Site).insertBankAccount
+	insertHooks[bankDT] = func(s *Site) insertHook { return s.bankAccounts.insertBank }
+	insertHooks[baDT] = func(s *Site) insertHook { return s.bankAccounts.insertBankAccount }
 }
 
 // uniqueViolation is the 417 of a unique column already taken (recording
@@ -39,11 +45,11 @@ func uniqueViolation(dt, name, label, field, value string) *fErr {
 
 // uniqueTaken returns a document of dt other than self whose field equals value under the
 // site's collation (case-insensitive, trailing spaces ignored), or nil.
-func (s *Site) uniqueTaken(dt, field, value, self string) *record {
+func (db *store) uniqueTaken(dt, field, value, self string) *record {
 	if strings.TrimSpace(value) == "" {
 		return nil
 	}
-	for _, r := range s.docs[dt] {
+	for _, r := range db.docs[dt] {
 		if r.name() != self && compareValues(r.f[field], value, ftData) == 0 {
 			return r
 		}
@@ -51,61 +57,61 @@ func (s *Site) uniqueTaken(dt, field, value, self string) *record {
 	return nil
 }
 
-func (s *Site) insertBank(c *call, body map[string]any) (*fErr, step) {
+func (bk *bankAccounts) insertBank(c *call, body map[string]any) (*fErr, step) {
 	b := fromBody(bankDT, body, nil)
 	name := strings.TrimSpace(b.str("bank_name"))
 	if e := validateMandatory(b, name, nil); e != nil {
 		return e, nil
 	}
-	if s.get(bankDT, name) != nil {
+	if bk.db.get(bankDT, name) != nil {
 		return duplicateName(bankDT, name), nil
 	}
-	if s.uniqueTaken(bankDT, "swift_number", b.str("swift_number"), "") != nil {
+	if bk.db.uniqueTaken(bankDT, "swift_number", b.str("swift_number"), "") != nil {
 		return uniqueViolation(bankDT, name, "SWIFT number", "swift_number", b.str("swift_number")), nil
 	}
 	return nil, func() any {
-		s.stampNew(b, name, c.user)
-		s.put(b)
+		bk.db.stampNew(b, name, c.user)
+		bk.db.put(b)
 		return b.render(c.keepNulls())
 	}
 }
 
-func (s *Site) insertBankAccount(c *call, body map[string]any) (*fErr, step) {
+func (bk *bankAccounts) insertBankAccount(c *call, body map[string]any) (*fErr, step) {
 	ba := fromBody(baDT, body, nil)
 	for _, k := range []string{"disabled", "is_default", "is_company_account"} {
 		setDefault(ba, k, int64(0))
 	}
-	if e := s.validateLinks(ba, false); e != nil {
+	if e := bk.links.validateLinks(ba, false); e != nil {
 		return e, nil
 	}
 	name := ba.str("account_name") + " - " + ba.str("bank")
-	if e := s.validateBankAccount(ba, name); e != nil {
+	if e := bk.validateBankAccount(ba, name); e != nil {
 		return e, nil
 	}
 	if e := validateMandatory(ba, name, nil); e != nil {
 		return e, nil
 	}
-	if s.get(baDT, name) != nil {
+	if bk.db.get(baDT, name) != nil {
 		return duplicateName(baDT, name), nil
 	}
 	return nil, func() any {
 		if ba.int("is_default") == 1 && ba.int("disabled") == 0 {
-			for _, other := range s.docs[baDT] {
+			for _, other := range bk.db.docs[baDT] {
 				if other.int("is_default") == 1 && other.int("disabled") == 0 && other.int("is_company_account") == ba.int("is_company_account") &&
 					other.str("party_type") == ba.str("party_type") && other.str("party") == ba.str("party") {
 					other.f["is_default"] = int64(0)
-					s.touch(other, c.user)
+					bk.db.touch(other, c.user)
 				}
 			}
 		}
-		s.stampNew(ba, name, c.user)
-		s.put(ba)
+		bk.db.stampNew(ba, name, c.user)
+		bk.db.put(ba)
 		return ba.render(c.keepNulls())
 	}
 }
 
 // validateBankAccount is bank_account.py validate: company, IBAN, GL account not shared.
-func (s *Site) validateBankAccount(ba *record, name string) *fErr {
+func (bk *bankAccounts) validateBankAccount(ba *record, name string) *fErr {
 	if ba.int("is_company_account") == 1 && ba.str("company") == "" {
 		return erpThrow("Company is manadatory for company account")
 	}
@@ -114,9 +120,9 @@ func (s *Site) validateBankAccount(ba *record, name string) *fErr {
 	}
 	if acct := ba.str("account"); acct != "" {
 		var used []string
-		for _, other := range s.all(baDT) {
+		for _, other := range bk.db.all(baDT) {
 			if other.name() != name && compareValues(other.f["account"], acct, ftData) == 0 {
-				used = append(used, "'"+s.formLink(baDT, other.name())+"'")
+				used = append(used, "'"+bk.links.formLink(baDT, other.name())+"'")
 			}
 		}
 		if len(used) > 0 {
@@ -157,8 +163,8 @@ func validIBAN(iban string) bool {
 
 // bankGLAccount is the GL account of a Bank Account document ("" when the document does not
 // exist or has none).
-func (s *Site) bankGLAccount(bankAccount string) string {
-	if ba := s.get(baDT, bankAccount); ba != nil {
+func (bk *bankAccounts) bankGLAccount(bankAccount string) string {
+	if ba := bk.db.get(baDT, bankAccount); ba != nil {
 		return ba.str("account")
 	}
 	return ""

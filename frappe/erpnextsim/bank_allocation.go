@@ -39,13 +39,13 @@ type clearance struct{ doctype, name, date string }
 // voucherBankGL is get_related_bank_gl_entries for one voucher: per account of type Bank, the
 // Σ|credit − debit| in account currency of the voucher's live GL entries. ERPNext keys the
 // result by the names as stored and looks it up with the names as given, so matching is exact.
-func (s *Site) voucherBankGL(doctype, name string) map[string]dec {
+func (bts *bankTransactions) voucherBankGL(doctype, name string) map[string]dec {
 	out := map[string]dec{}
-	for _, g := range s.voucherGL(doctype, name) {
+	for _, g := range bts.ledger.voucherGL(doctype, name) {
 		if g.int("is_cancelled") != 0 {
 			continue
 		}
-		if a := s.get("Account", g.str("account")); a == nil || a.str("account_type") != "Bank" {
+		if a := bts.db.get("Account", g.str("account")); a == nil || a.str("account_type") != "Bank" {
 			continue
 		}
 		out[g.str("account")] += (g.dec("credit_in_account_currency") - g.dec("debit_in_account_currency")).abs()
@@ -56,13 +56,13 @@ func (s *Site) voucherBankGL(doctype, name string) map[string]dec {
 // voucherAllocations is get_total_allocated_amount for one voucher: the rows of submitted Bank
 // Transactions allocating it, summed per GL account of their Bank Account ("" when the Bank
 // Account does not exist), with the latest transaction date.
-func (s *Site) voucherAllocations(doctype, name string) map[string]btAllocation {
+func (bts *bankTransactions) voucherAllocations(doctype, name string) map[string]btAllocation {
 	out := map[string]btAllocation{}
-	for _, bt := range s.docs[btDT] {
+	for _, bt := range bts.db.docs[btDT] {
 		if bt.docstatus() != 1 {
 			continue
 		}
-		acct := s.bankGLAccount(bt.str("bank_account"))
+		acct := bts.bankAccounts.bankGLAccount(bt.str("bank_account"))
 		for _, row := range bt.rows("payment_entries") {
 			if !strings.EqualFold(row.str("payment_document"), doctype) || !strings.EqualFold(row.str("payment_entry"), name) {
 				continue
@@ -92,20 +92,20 @@ type btLink struct {
 // allocateRows is allocate_payment_entries on bt (a private copy): it fills the rows at 0,
 // drops those with nothing to allocate, updates allocated/unallocated, and returns what to
 // apply to other documents.
-func (s *Site) allocateRows(bt *record) (allocation, *fErr) {
+func (bts *bankTransactions) allocateRows(bt *record) (allocation, *fErr) {
 	var out allocation
 	rows := bt.rows("payment_entries")
 	if len(rows) == 0 {
 		return out, nil
 	}
-	glAccount := s.bankGLAccount(bt.str("bank_account"))
+	glAccount := bts.bankAccounts.bankGLAccount(bt.str("bank_account"))
 	type pre struct {
 		gl    map[string]dec
 		alloc map[string]btAllocation
 	}
 	pres := make([]pre, len(rows))
 	for i, r := range rows {
-		pres[i] = pre{s.voucherBankGL(r.str("payment_document"), r.str("payment_entry")), s.voucherAllocations(r.str("payment_document"), r.str("payment_entry"))}
+		pres[i] = pre{bts.voucherBankGL(r.str("payment_document"), r.str("payment_entry")), bts.voucherAllocations(r.str("payment_document"), r.str("payment_entry"))}
 	}
 	remaining := bt.dec("unallocated_amount")
 	var kept []*record
@@ -114,7 +114,7 @@ func (s *Site) allocateRows(bt *record) (allocation, *fErr) {
 			kept = append(kept, r)
 			continue
 		}
-		allocable, clear, date, e := s.clearanceDetails(bt, r, pres[i].gl, pres[i].alloc, glAccount)
+		allocable, clear, date, e := bts.clearanceDetails(bt, r, pres[i].gl, pres[i].alloc, glAccount)
 		if e != nil {
 			return out, e
 		}
@@ -150,14 +150,14 @@ func (s *Site) allocateRows(bt *record) (allocation, *fErr) {
 
 // clearanceDetails is get_clearance_details for one row: what may still be allocated, whether
 // allocating it clears the voucher, and the clearance date.
-func (s *Site) clearanceDetails(bt, row *record, gl map[string]dec, alloc map[string]btAllocation, glAccount string) (dec, bool, string, *fErr) {
+func (bts *bankTransactions) clearanceDetails(bt, row *record, gl map[string]dec, alloc map[string]btAllocation, glAccount string) (dec, bool, string, *fErr) {
 	date := bt.str("date")
 	if date == "" {
-		date = s.today()
+		date = bts.db.today()
 	}
 	doctype, name := row.str("payment_document"), row.str("payment_entry")
 	if doctype == btDT {
-		other := s.get(btDT, name)
+		other := bts.db.get(btDT, name)
 		if other == nil {
 			return 0, false, "", serverError("AttributeError", "AttributeError: 'NoneType' object has no attribute 'bank_account'")
 		}
@@ -223,12 +223,12 @@ func setBTStatus(bt *record) {
 
 // applyClearances sets clearance_date on Payment Entries and Journal Entries (the reconcilable
 // doctypes the simulator models) with frappe.db.set_value semantics: modified bumped, by user.
-func (s *Site) applyClearances(c *call, clears []clearance) {
+func (bts *bankTransactions) applyClearances(c *call, clears []clearance) {
 	for _, cl := range clears {
 		if cl.doctype != peDT && cl.doctype != jeDT {
 			continue
 		}
-		doc := s.get(cl.doctype, cl.name)
+		doc := bts.db.get(cl.doctype, cl.name)
 		if doc == nil {
 			continue
 		}
@@ -237,39 +237,39 @@ func (s *Site) applyClearances(c *call, clears []clearance) {
 		} else {
 			doc.f["clearance_date"] = cl.date
 		}
-		s.touch(doc, c.user)
+		bts.db.touch(doc, c.user)
 	}
 }
 
 // applyLinks appends the rows of btLinks to their transactions (update_linked_bank_transaction).
-func (s *Site) applyLinks(c *call, links []btLink) {
+func (bts *bankTransactions) applyLinks(c *call, links []btLink) {
 	for _, l := range links {
-		other := s.get(btDT, l.bt)
+		other := bts.db.get(btDT, l.bt)
 		if other == nil {
 			continue
 		}
 		row := newRecord(btpDT)
 		row.f["payment_document"], row.f["payment_entry"], row.f["allocated_amount"] = btDT, l.from, l.amount
 		other.f["payment_entries"] = append(other.rows("payment_entries"), row)
-		s.resaveBT(c, other)
+		bts.resaveBT(c, other)
 	}
 }
 
 // resaveBT is a save of a stored transaction after its rows changed: totals, status,
 // timestamps.
-func (s *Site) resaveBT(c *call, bt *record) {
+func (bts *bankTransactions) resaveBT(c *call, bt *record) {
 	updateAllocated(bt)
 	setBTStatus(bt)
-	s.touch(bt, c.user)
-	s.stampRows(bt, bt.str("modified"), c.user)
+	bts.db.touch(bt, c.user)
+	bts.db.stampRows(bt, bt.str("modified"), c.user)
 }
 
 // removeFromBankTransactions is remove_from_bank_transaction, run when a Payment Entry or
 // Journal Entry is cancelled: its rows leave every transaction that is not cancelled, which is
 // saved again (back to Unreconciled, 64-bt-get-after-je-cancel); a submitted one delinks the
 // voucher (clearance_date cleared).
-func (s *Site) removeFromBankTransactions(c *call, doctype, name string) {
-	for _, bt := range s.all(btDT) {
+func (bts *bankTransactions) removeFromBankTransactions(c *call, doctype, name string) {
+	for _, bt := range bts.db.all(btDT) {
 		if bt.docstatus() == 2 {
 			continue
 		}
@@ -287,22 +287,22 @@ func (s *Site) removeFromBankTransactions(c *call, doctype, name string) {
 		}
 		bt.f["payment_entries"] = kept
 		if bt.docstatus() == 1 {
-			s.applyClearances(c, []clearance{{doctype, name, ""}})
+			bts.applyClearances(c, []clearance{{doctype, name, ""}})
 		}
-		s.resaveBT(c, bt)
+		bts.resaveBT(c, bt)
 	}
 }
 
 // delinkRows is delink_payment_entry for rows leaving a transaction (cancel, or rows removed on
 // an update after submit): vouchers lose their clearance date, a matched transaction loses its
 // row back to this one.
-func (s *Site) delinkRows(c *call, bt *record, rows []*record) {
+func (bts *bankTransactions) delinkRows(c *call, bt *record, rows []*record) {
 	for _, row := range rows {
 		if row.str("payment_document") != btDT {
-			s.applyClearances(c, []clearance{{row.str("payment_document"), row.str("payment_entry"), ""}})
+			bts.applyClearances(c, []clearance{{row.str("payment_document"), row.str("payment_entry"), ""}})
 			continue
 		}
-		other := s.get(btDT, row.str("payment_entry"))
+		other := bts.db.get(btDT, row.str("payment_entry"))
 		if other == nil {
 			continue
 		}
@@ -313,7 +313,7 @@ func (s *Site) delinkRows(c *call, bt *record, rows []*record) {
 			}
 		}
 		other.f["payment_entries"] = kept
-		s.resaveBT(c, other)
+		bts.resaveBT(c, other)
 	}
 }
 

@@ -7,6 +7,14 @@ import (
 	"strings"
 )
 
+// reconciliation is the Bank Reconciliation Tool's methods: get_linked_payments and
+// reconcile_vouchers.
+type reconciliation struct {
+	db       *store
+	users    *users
+	bankTxns *bankTransactions
+}
+
 // The bank reconciliation tool's whitelisted methods (recordings 68-*…76-*), following erpnext
 // 15.71.1 bank_reconciliation_tool.py as read in the recorded tree (not copied).
 //
@@ -48,8 +56,8 @@ import (
 // answers the same but Frappe rolls the writes back, so nothing is kept.
 
 func init() {
-	methodHooks[getLinkedPaymentsCmd] = func(s *Site, _ *call) handler { return s.getLinkedPayments }
-	methodHooks[reconcileVouchersCmd] = func(s *Site, _ *call) handler { return s.reconcileVouchers }
+	methodHooks[getLinkedPaymentsCmd] = func(s *Site) handler { return s.reconciliation.getLinkedPayments }
+	methodHooks[reconcileVouchersCmd] = func(s *Site) handler { return s.reconciliation.reconcileVouchers }
 }
 
 // linkedRow is one answer row of get_linked_payments, in the recorded key order.
@@ -77,12 +85,12 @@ func nullable(v string) any {
 	return v
 }
 
-func (s *Site) getLinkedPayments(c *call) (*fErr, step) {
-	bt := s.get(btDT, c.str("bank_transaction_name"))
+func (rc *reconciliation) getLinkedPayments(c *call) (*fErr, step) {
+	bt := rc.db.get(btDT, c.str("bank_transaction_name"))
 	if bt == nil {
 		return notFound(btDT, c.str("bank_transaction_name")), nil
 	}
-	ba := s.get(baDT, bt.str("bank_account"))
+	ba := rc.db.get(baDT, bt.str("bank_account"))
 	if ba == nil {
 		e := serverError("IndexError", "IndexError: list index out of range")
 		e.excSource = true
@@ -99,17 +107,17 @@ func (s *Site) getLinkedPayments(c *call) (*fErr, step) {
 	}
 	var rows []linkedRow
 	if has("payment_entry") {
-		rows = append(rows, s.matchPaymentEntries(q)...)
+		rows = append(rows, rc.matchPaymentEntries(q)...)
 	}
 	if has("journal_entry") {
-		rows = append(rows, s.matchJournalEntries(q)...)
+		rows = append(rows, rc.matchJournalEntries(q)...)
 	}
 	if has("bank_transaction") {
-		rows = append(rows, s.matchBankTransactions(q)...)
+		rows = append(rows, rc.matchBankTransactions(q)...)
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].rank > rows[j].rank })
 	for i := range rows {
-		if a := s.voucherAllocations(rows[i].doctype, rows[i].name)[q.account]; a.total != 0 {
+		if a := rc.bankTxns.voucherAllocations(rows[i].doctype, rows[i].name)[q.account]; a.total != 0 {
 			rows[i].amount -= a.total
 		}
 	}
@@ -170,13 +178,13 @@ func (q matchQuery) amountMatches(amount dec) (rank int, keep bool) {
 // same is a SQL equality of two texts (NULL never equals).
 func same(a, b string) bool { return a != "" && b != "" && compareValues(a, b, ftData) == 0 }
 
-func (s *Site) matchPaymentEntries(q matchQuery) []linkedRow {
+func (rc *reconciliation) matchPaymentEntries(q matchQuery) []linkedRow {
 	pt, side := "Pay", "paid_from"
 	if q.deposit() {
 		pt, side = "Receive", "paid_to"
 	}
 	var out []linkedRow
-	for _, pe := range s.docs[peDT] {
+	for _, pe := range rc.db.docs[peDT] {
 		if pe.docstatus() != 1 || (pe.str("payment_type") != pt && pe.str("payment_type") != "Internal Transfer") ||
 			pe.str("clearance_date") != "" || !same(pe.str(side), q.account) {
 			continue
@@ -201,13 +209,13 @@ func (s *Site) matchPaymentEntries(q matchQuery) []linkedRow {
 	return out
 }
 
-func (s *Site) matchJournalEntries(q matchQuery) []linkedRow {
+func (rc *reconciliation) matchJournalEntries(q matchQuery) []linkedRow {
 	field := "credit_in_account_currency"
 	if q.deposit() || q.bt.dec("withdrawal") <= 0 {
 		field = "debit_in_account_currency"
 	}
 	var out []linkedRow
-	for _, je := range s.docs[jeDT] {
+	for _, je := range rc.db.docs[jeDT] {
 		date := je.str("posting_date")
 		if q.byRef {
 			date = je.str("cheque_date")
@@ -240,13 +248,13 @@ func (s *Site) matchJournalEntries(q matchQuery) []linkedRow {
 	return out
 }
 
-func (s *Site) matchBankTransactions(q matchQuery) []linkedRow {
+func (rc *reconciliation) matchBankTransactions(q matchQuery) []linkedRow {
 	field := "withdrawal"
 	if q.bt.dec("withdrawal") > 0 {
 		field = "deposit"
 	}
 	var out []linkedRow
-	for _, o := range s.docs[btDT] {
+	for _, o := range rc.db.docs[btDT] {
 		if o.docstatus() != 1 || o.str("status") == "Reconciled" || o.name() == q.bt.name() || !same(o.str("bank_account"), q.bt.str("bank_account")) {
 			continue
 		}
@@ -277,12 +285,12 @@ func sortByPosting(rows []linkedRow) {
 	})
 }
 
-func (s *Site) reconcileVouchers(c *call) (*fErr, step) {
+func (rc *reconciliation) reconcileVouchers(c *call) (*fErr, step) {
 	vouchers, e := voucherList(c.args["vouchers"])
 	if e != nil {
 		return e, nil
 	}
-	cur := s.get(btDT, c.str("bank_transaction_name"))
+	cur := rc.db.get(btDT, c.str("bank_transaction_name"))
 	if cur == nil {
 		return notFound(btDT, c.str("bank_transaction_name")), nil
 	}
@@ -300,7 +308,7 @@ func (s *Site) reconcileVouchers(c *call) (*fErr, step) {
 	if e := duplicateReferences(next); e != nil {
 		return e, nil
 	}
-	res, e := s.allocateRows(next)
+	res, e := rc.bankTxns.allocateRows(next)
 	if e != nil {
 		return e, nil
 	}
@@ -308,19 +316,19 @@ func (s *Site) reconcileVouchers(c *call) (*fErr, step) {
 	if next.docstatus() == 2 {
 		return silent(http.StatusExpectationFailed, "ValidationError", "Cannot edit cancelled document"), nil
 	}
-	if !s.can(c.user, btDT, "write") {
+	if !rc.users.can(c.user, btDT, "write") {
 		return permissionDenied(c.userName(), btDT, "create"), nil
 	}
 	return nil, func() any {
 		if c.method == http.MethodGet {
-			next.f["modified"] = s.peekStamp()
+			next.f["modified"] = rc.db.peekStamp()
 		} else {
-			s.applyClearances(c, res.clears)
-			s.applyLinks(c, res.links)
-			s.touch(next, c.user)
-			s.put(next)
+			rc.bankTxns.applyClearances(c, res.clears)
+			rc.bankTxns.applyLinks(c, res.links)
+			rc.db.touch(next, c.user)
+			rc.db.put(next)
 		}
-		s.stampRows(next, next.str("modified"), c.user)
+		rc.db.stampRows(next, next.str("modified"), c.user)
 		out := next.clone()
 		for i, row := range next.rows("payment_entries") {
 			for _, a := range added {

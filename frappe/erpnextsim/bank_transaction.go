@@ -2,6 +2,17 @@ package erpnextsim
 
 import "fmt"
 
+// bankTransactions is the Bank Transaction doctype: validation, allocation of its payment
+// entries, and the clearance dates those set on vouchers.
+type bankTransactions struct {
+	db           *store
+	users        *users
+	ledger       *ledger
+	links        *links
+	bankAccounts *bankAccounts
+	company      string
+}
+
 // Bank Transaction: a line of the bank statement, as a user's statement import creates it
 // (recordings 66-*, 67-*, 72-bt-*), following erpnext v15 bank_transaction.py as read in the
 // recorded 15.71.1 tree (not copied):
@@ -24,36 +35,36 @@ import "fmt"
 //     (72-je-get-after-bt-cancel).
 
 func init() {
-	insertHooks[btDT] = (*Site).insertBankTransaction
-	updateHooks[btDT] = (*Site).updateBankTransaction
+	insertHooks[btDT] = func(s *Site) insertHook { return s.bankTxns.insertBankTransaction }
+	updateHooks[btDT] = func(s *Site) updateHook { return s.bankTxns.updateBankTransaction }
 }
 
-func (s *Site) insertBankTransaction(c *call, body map[string]any) (*fErr, step) {
+func (bts *bankTransactions) insertBankTransaction(c *call, body map[string]any) (*fErr, step) {
 	bt := fromBody(btDT, body, nil)
 	ds, e := insertDocstatus(bt)
 	if e != nil {
 		return e, nil
 	}
-	name, display := s.newDocName(body, "ACC-BTN-")
+	name, display := bts.db.newDocName(body, "ACC-BTN-")
 	setDefault(bt, "naming_series", "ACC-BTN-.YYYY.-")
 	setDefault(bt, "status", "Pending")
-	setDefault(bt, "company", s.company)
+	setDefault(bt, "company", bts.company)
 	bt.f["docstatus"] = ds
-	res, e := s.validateBT(bt, display, "")
+	res, e := bts.validateBT(bt, display, "")
 	if e != nil {
 		return e, nil
 	}
-	if name != "" && s.get(btDT, name) != nil {
+	if name != "" && bts.db.get(btDT, name) != nil {
 		return duplicateName(btDT, name), nil
 	}
 	return nil, func() any {
-		s.stampNew(bt, s.takeDocName(name, "ACC-BTN-"), c.user)
+		bts.db.stampNew(bt, bts.db.takeDocName(name, "ACC-BTN-"), c.user)
 		if ds == 1 {
-			s.touch(bt, c.user) // set_status's db_set moves modified past creation (66-bt-insert-submitted)
+			bts.db.touch(bt, c.user) // set_status's db_set moves modified past creation (66-bt-insert-submitted)
 		}
-		s.put(bt)
-		s.applyClearances(c, res.clears)
-		s.applyLinks(c, res.links)
+		bts.db.put(bt)
+		bts.applyClearances(c, res.clears)
+		bts.applyLinks(c, res.links)
 		return bt.render(c.keepNulls())
 	}
 }
@@ -61,15 +72,15 @@ func (s *Site) insertBankTransaction(c *call, body map[string]any) (*fErr, step)
 // validateBT runs a save of bt (a private copy) up to the database write: links (bank_account
 // exempt, company fetched from it), before_validate, validate, before_submit when docstatus is 1,
 // mandatory fields, and the unique transaction_id (self = the stored name, "" when new).
-func (s *Site) validateBT(bt *record, name, self string) (allocation, *fErr) {
+func (bts *bankTransactions) validateBT(bt *record, name, self string) (allocation, *fErr) {
 	var res allocation
 	for _, k := range []string{"deposit", "withdrawal"} {
 		setDefault(bt, k, dec(0))
 	}
-	if e := s.validateLinks(bt, false); e != nil {
+	if e := bts.links.validateLinks(bt, false); e != nil {
 		return res, e
 	}
-	ba := s.get(baDT, bt.str("bank_account"))
+	ba := bts.db.get(baDT, bt.str("bank_account"))
 	if ba != nil && ba.str("company") != "" {
 		bt.f["company"] = ba.str("company")
 	}
@@ -77,12 +88,12 @@ func (s *Site) validateBT(bt *record, name, self string) (allocation, *fErr) {
 	if e := duplicateReferences(bt); e != nil {
 		return res, e
 	}
-	if e := s.btCurrency(bt, ba); e != nil {
+	if e := bts.btCurrency(bt, ba); e != nil {
 		return res, e
 	}
 	if bt.docstatus() == 1 {
 		var e *fErr
-		if res, e = s.allocateRows(bt); e != nil {
+		if res, e = bts.allocateRows(bt); e != nil {
 			return res, e
 		}
 		setBTStatus(bt)
@@ -90,7 +101,7 @@ func (s *Site) validateBT(bt *record, name, self string) (allocation, *fErr) {
 	if e := validateMandatory(bt, name, nil); e != nil {
 		return res, e
 	}
-	if id := bt.str("transaction_id"); s.uniqueTaken(btDT, "transaction_id", id, self) != nil {
+	if id := bt.str("transaction_id"); bts.db.uniqueTaken(btDT, "transaction_id", id, self) != nil {
 		return res, uniqueViolation(btDT, name, "Transaction ID", "transaction_id", id)
 	}
 	return res, nil
@@ -98,11 +109,11 @@ func (s *Site) validateBT(bt *record, name, self string) (allocation, *fErr) {
 
 // btCurrency is validate_currency: the transaction's currency must be its Bank Account's GL
 // account currency.
-func (s *Site) btCurrency(bt, ba *record) *fErr {
+func (bts *bankTransactions) btCurrency(bt, ba *record) *fErr {
 	if bt.str("currency") == "" || ba == nil || ba.str("account") == "" {
 		return nil
 	}
-	acct := s.get("Account", ba.str("account"))
+	acct := bts.db.get("Account", ba.str("account"))
 	if acct == nil || acct.str("account_currency") == bt.str("currency") {
 		return nil
 	}
@@ -113,50 +124,50 @@ func (s *Site) btCurrency(bt, ba *record) *fErr {
 // updateBankTransaction is PUT /api/resource/Bank Transaction/{name} and the frappe.client
 // helpers: save or submit a draft, cancel, or an update after submit (reference_number, party
 // and payment_entries may change: removed rows are delinked, rows at 0 allocated).
-func (s *Site) updateBankTransaction(c *call, cur *record, body map[string]any, viaPut bool) (*fErr, step) {
+func (bts *bankTransactions) updateBankTransaction(c *call, cur *record, body map[string]any, viaPut bool) (*fErr, step) {
 	to, action, e := transition(cur, body)
 	if e != nil {
 		return e, nil
 	}
 	switch action {
 	case "cancel":
-		if !s.canCancel(c.user, btDT) {
+		if !bts.users.canCancel(c.user, btDT) {
 			return cancelDenied(c.userName(), btDT), nil
 		}
 		return nil, func() any {
-			s.delinkRows(c, cur, cur.rows("payment_entries"))
+			bts.delinkRows(c, cur, cur.rows("payment_entries"))
 			cur.f["docstatus"] = int64(2)
 			setBTStatus(cur)
-			s.touch(cur, c.user)
-			s.stampRows(cur, cur.str("modified"), c.user)
+			bts.db.touch(cur, c.user)
+			bts.db.stampRows(cur, cur.str("modified"), c.user)
 			return cur.render(c.keepNulls())
 		}
 	case "update_after_submit":
-		return s.btAfterSubmit(c, cur, body)
+		return bts.btAfterSubmit(c, cur, body)
 	}
 	next := fromBody(btDT, body, cur)
 	next.f["docstatus"] = to
-	res, e := s.validateBT(next, cur.name(), cur.name())
+	res, e := bts.validateBT(next, cur.name(), cur.name())
 	if e != nil {
 		return e, nil
 	}
-	return nil, func() any { return s.storeBT(c, next, res) }
+	return nil, func() any { return bts.storeBT(c, next, res) }
 }
 
 // storeBT stores next, a saved copy of a stored transaction, and applies what its allocation
 // decided to the other documents.
-func (s *Site) storeBT(c *call, next *record, res allocation) any {
-	s.touch(next, c.user)
-	s.stampRows(next, next.str("modified"), c.user)
-	s.put(next)
-	s.applyClearances(c, res.clears)
-	s.applyLinks(c, res.links)
+func (bts *bankTransactions) storeBT(c *call, next *record, res allocation) any {
+	bts.db.touch(next, c.user)
+	bts.db.stampRows(next, next.str("modified"), c.user)
+	bts.db.put(next)
+	bts.applyClearances(c, res.clears)
+	bts.applyLinks(c, res.links)
 	return next.render(c.keepNulls())
 }
 
 // btAfterSubmit is an update after submit: only allow_on_submit fields may differ (the computed
 // totals and status aside), then before_update_after_submit.
-func (s *Site) btAfterSubmit(c *call, cur *record, body map[string]any) (*fErr, step) {
+func (bts *bankTransactions) btAfterSubmit(c *call, cur *record, body map[string]any) (*fErr, step) {
 	next := fromBody(btDT, body, cur)
 	probe := next.clone()
 	for _, k := range []string{"allocated_amount", "unallocated_amount", "status"} {
@@ -179,13 +190,13 @@ func (s *Site) btAfterSubmit(c *call, cur *record, body map[string]any) (*fErr, 
 			gone = append(gone, r)
 		}
 	}
-	res, e := s.allocateRows(next)
+	res, e := bts.allocateRows(next)
 	if e != nil {
 		return e, nil
 	}
 	setBTStatus(next)
 	return nil, func() any {
-		s.delinkRows(c, cur, gone)
-		return s.storeBT(c, next, res)
+		bts.delinkRows(c, cur, gone)
+		return bts.storeBT(c, next, res)
 	}
 }

@@ -59,7 +59,7 @@ func buildBenchSite(b *testing.B, n int) *Site {
 		if i%10 == 0 {
 			out, err := s.run(func(c *call) (*fErr, step) {
 				c.args = map[string]any{"dt": siDT, "dn": inv, "submit_doc": json.Number("1"), "mute_email": json.Number("1")}
-				return s.makePaymentRequest(c)
+				return s.requests.makePaymentRequest(c)
 			})
 			if err != nil {
 				b.Fatal(err)
@@ -67,7 +67,9 @@ func buildBenchSite(b *testing.B, n int) *Site {
 			v, _ := out.(obj).get("name")
 			pr, _ = v.(string)
 		}
-		if _, err := s.run(func(c *call) (*fErr, step) { return s.insertPaymentEntry(c, benchEntry(i, benchRef(i), inv, pr)) }); err != nil {
+		if _, err := s.run(func(c *call) (*fErr, step) {
+			return s.entries.insertPaymentEntry(c, benchEntry(i, benchRef(i), inv, pr))
+		}); err != nil {
 			b.Fatalf("seed entry %d: %v", i, err)
 		}
 	}
@@ -197,7 +199,7 @@ func BenchmarkInsertSubmitPaymentEntry(b *testing.B) {
 			}
 			bodies := make([]string, b.N)
 			for i := range bodies {
-				raw, _ := json.Marshal(benchEntry(i, fmt.Sprintf("pay_I%s_%09d", b.Name()[len(b.Name())-3:], len(s.docs[peDT])+i), invs[i], ""))
+				raw, _ := json.Marshal(benchEntry(i, fmt.Sprintf("pay_I%s_%09d", b.Name()[len(b.Name())-3:], len(s.db.docs[peDT])+i), invs[i], ""))
 				bodies[i] = string(raw)
 			}
 			runtime.GC()

@@ -1,6 +1,20 @@
 package erpnextsim
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
+
+// accounts is the chart of accounts, Company and Account over REST, Accounts Settings and
+// System Settings, and the default site New seeds.
+type accounts struct {
+	db      *store
+	users   *users
+	links   *links
+	opt     Options
+	now     func() time.Time
+	company string
+}
 
 // chart is the recorded site's chart of accounts in tree order (recording
 // 03-list-limit-page-length-0-account), plus GSTInputAccount, with one change:
@@ -98,11 +112,11 @@ Source of Funds (Liabilities)|G|Liability|
 
 // addChart creates the chart for company (account names "… - abbr"), numbering lft/rgt after
 // the accounts already on the site.
-func (s *Site) addChart(add func(dt, name string, fields map[string]any) *record, company, abbr string) {
+func (ac *accounts) addChart(add func(dt, name string, fields map[string]any) *record, company, abbr string) {
 	var parents []string
 	var roots []string
 	lft := int64(1)
-	for _, a := range s.docs["Account"] {
+	for _, a := range ac.db.docs["Account"] {
 		lft = max(lft, a.int("rgt")+1)
 	}
 	for _, line := range strings.Split(strings.Trim(chart, "\n"), "\n") {

@@ -57,7 +57,7 @@ func docParam(c *call) (map[string]any, *fErr) {
 }
 
 // clientSave is frappe.client.save (submit false) and frappe.client.submit (submit true).
-func (s *Site) clientSave(c *call, submit bool) (*fErr, step) {
+func (rs *rest) clientSave(c *call, submit bool) (*fErr, step) {
 	doc, e := docParam(c)
 	if e != nil {
 		return e, nil
@@ -80,18 +80,18 @@ func (s *Site) clientSave(c *call, submit bool) (*fErr, step) {
 				body[k] = v
 			}
 		}
-		return s.insert(c, dt, body)
+		return rs.insert(c, dt, body)
 	}
 	if e := doctypeError(c, dt, "write"); e != nil {
 		return e, nil
 	}
 	m := metas[dt]
-	cur := s.get(dt, name)
+	cur := rs.db.get(dt, name)
 	if cur == nil || m.child {
 		return throw("Record does not exist"), nil
 	}
 	if mod := str(doc["modified"]); mod != cur.str("modified") {
-		return timestampMismatch(cur.str("modified"), s.peekStamp()), nil
+		return timestampMismatch(cur.str("modified"), rs.db.peekStamp()), nil
 	}
 	body := map[string]any{}
 	for _, f := range m.fields {
@@ -110,11 +110,11 @@ func (s *Site) clientSave(c *call, submit bool) (*fErr, step) {
 	} else {
 		body["docstatus"] = json.Number("0") // get_doc(dict) defaults docstatus to 0
 	}
-	return s.update(c, dt, cur.name(), body, false)
+	return rs.update(c, dt, cur.name(), body, false)
 }
 
 // clientSetValue is frappe.client.set_value(doctype, name, fieldname, value=None).
-func (s *Site) clientSetValue(c *call) (*fErr, step) {
+func (rs *rest) clientSetValue(c *call) (*fErr, step) {
 	dt, name := c.str("doctype"), c.str("name")
 	if e := doctypeError(c, dt, "write"); e != nil {
 		return e, nil
@@ -148,7 +148,7 @@ func (s *Site) clientSetValue(c *call) (*fErr, step) {
 	if metas[dt].child {
 		return notModelled("frappe.client.set_value on a child doctype"), nil
 	}
-	cur := s.get(dt, name)
+	cur := rs.db.get(dt, name)
 	if cur == nil {
 		return notFound(dt, name), nil
 	}
@@ -158,7 +158,7 @@ func (s *Site) clientSetValue(c *call) (*fErr, step) {
 			body[k] = v
 		}
 	}
-	return s.update(c, dt, cur.name(), body, false)
+	return rs.update(c, dt, cur.name(), body, false)
 }
 
 // pyTruthy is Python truthiness of a JSON/form value.
@@ -181,12 +181,12 @@ func pyTruthy(v any) bool {
 }
 
 // clientDelete is frappe.client.delete(doctype, name): as DELETE /api/resource, but 200 {}.
-func (s *Site) clientDelete(c *call) (*fErr, step) {
+func (rs *rest) clientDelete(c *call) (*fErr, step) {
 	dt, name := c.str("doctype"), c.str("name")
 	if e := doctypeError(c, dt, "delete"); e != nil {
 		return e, nil
 	}
-	e, st := s.deleteDoc(c, dt, name)
+	e, st := rs.deleteDoc(c, dt, name)
 	if e != nil {
 		return e, nil
 	}

@@ -5,6 +5,13 @@ import (
 	"strings"
 )
 
+// comments is the Comment doctype and add_comment.
+type comments struct {
+	db    *store
+	users *users
+	links *links
+}
+
 // Comment (recordings 51-*). The Comment doctype is readable and creatable by System Manager
 // only: for the API user POST /api/resource/Comment is the create denial (403, "No permission
 // for Comment", no exception/exc keys) and GET /api/resource/Comment the list denial (403 with
@@ -40,7 +47,7 @@ func init() {
 // must exist (404) and be readable by the user (403); the answer is the new Comment with nulls
 // omitted: comment_type "Comment", published 0, seen 0, a random 10-character name.
 // The content is stored as sent (Frappe's HTML sanitising is not modelled).
-func (s *Site) addComment(c *call) (*fErr, step) {
+func (cms *comments) addComment(c *call) (*fErr, step) {
 	params := []string{"reference_doctype", "reference_name", "content", "comment_email", "comment_by"}
 	var missing []string
 	for _, p := range params {
@@ -57,11 +64,11 @@ func (s *Site) addComment(c *call) (*fErr, step) {
 			return e, nil
 		}
 	}
-	ref := s.get(dt, dn)
+	ref := cms.db.get(dt, dn)
 	if ref == nil {
 		return notFound(dt, dn), nil
 	}
-	if !s.can(c.user, dt, "read") {
+	if !cms.users.can(c.user, dt, "read") {
 		// Document.check_permission → raise_no_permission_to("read"); the exact 15.72 body is unrecorded.
 		e := permissionDenied(c.userName(), dt, "read")
 		e.errMsg = "No permission for " + dt
@@ -76,8 +83,8 @@ func (s *Site) addComment(c *call) (*fErr, step) {
 		}
 	}
 	return nil, func() any {
-		s.stampNew(cm, hashName(), c.user)
-		s.put(cm)
+		cms.db.stampNew(cm, hashName(), c.user)
+		cms.db.put(cm)
 		return cm.render(false)
 	}
 }
@@ -93,18 +100,18 @@ func pyArgList(names []string) string {
 
 // insertComment is POST /api/resource/Comment for a user allowed to create comments
 // (System Manager): comment_type defaults to "Comment", comment_email to the user.
-func (s *Site) insertComment(c *call, body map[string]any) (*fErr, step) {
+func (cms *comments) insertComment(c *call, body map[string]any) (*fErr, step) {
 	cm := fromBody(commentDT, body, nil)
 	setDefault(cm, "comment_type", "Comment")
 	setDefault(cm, "comment_email", c.user)
 	setDefault(cm, "published", int64(0))
 	setDefault(cm, "seen", int64(0))
-	if e := s.validateLinks(cm, false); e != nil {
+	if e := cms.links.validateLinks(cm, false); e != nil {
 		return e, nil
 	}
 	return nil, func() any {
-		s.stampNew(cm, hashName(), c.user)
-		s.put(cm)
+		cms.db.stampNew(cm, hashName(), c.user)
+		cms.db.put(cm)
 		return cm.render(c.keepNulls())
 	}
 }
@@ -114,10 +121,10 @@ func (s *Site) insertComment(c *call, body map[string]any) (*fErr, step) {
 // first: those added by frappe.desk.form.utils.add_comment (recording 51-add-comment-whitelisted-method)
 // or by a System Manager over REST.
 func (s *Site) Comments(doctype, name string) []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
 	var rs []*record
-	for _, r := range s.docs[commentDT] {
+	for _, r := range s.db.docs[commentDT] {
 		if r.str("reference_doctype") == doctype && strings.EqualFold(r.str("reference_name"), name) {
 			rs = append(rs, r)
 		}

@@ -38,27 +38,27 @@ func lockWaitError() *fErr {
 // claimName is called by an insert with a client-supplied name before it validates. During a
 // request's first pass it registers the name as being inserted by c, and refuses with the
 // deadlock when another request in flight is inserting the same name. Called with s.mu held.
-func (s *Site) claimName(c *call, dt, name string) *fErr {
+func (db *store) claimName(c *call, dt, name string) *fErr {
 	if name == "" || c.direct {
 		return nil
 	}
 	key := dt + "\x00" + strings.ToLower(name)
-	if owner, busy := s.inserting[key]; busy && owner != c {
+	if owner, busy := db.inserting[key]; busy && owner != c {
 		return deadlockError()
 	}
-	if s.inserting == nil {
-		s.inserting = map[string]*call{}
+	if db.inserting == nil {
+		db.inserting = map[string]*call{}
 	}
-	s.inserting[key] = c
+	db.inserting[key] = c
 	c.claims = append(c.claims, key)
 	return nil
 }
 
 // releaseNames drops c's name claims when its request ends. Called with s.mu held.
-func (s *Site) releaseNames(c *call) {
+func (db *store) releaseNames(c *call) {
 	for _, k := range c.claims {
-		if s.inserting[k] == c {
-			delete(s.inserting, k)
+		if db.inserting[k] == c {
+			delete(db.inserting, k)
 		}
 	}
 	c.claims = nil
@@ -69,36 +69,33 @@ func (c *call) touchRow(doctype, name string) {
 	c.rows = append(c.rows, doctype+"\x00"+strings.ToLower(name))
 }
 
-// HoldRowLock holds the row of document (doctype, name) FOR UPDATE for d, as another
-// connection (a report, a console session) would: writes that update it wait, and those that
-// wait longer than Options.LockWaitTimeout fail with 500 QueryTimeoutError and commit nothing
-// (erpnext-recorded-connector/R05). A Payment Entry updates the Sales Invoices it references.
-func (s *Site) HoldRowLock(doctype, name string, d time.Duration) {
-	s.fmu.Lock()
-	if s.rowLocks == nil {
-		s.rowLocks = map[string]time.Time{}
+// HoldRowLock is Site.HoldRowLock.
+func (ft *faults) HoldRowLock(doctype, name string, d time.Duration) {
+	ft.fmu.Lock()
+	if ft.rowLocks == nil {
+		ft.rowLocks = map[string]time.Time{}
 	}
-	s.rowLocks[doctype+"\x00"+strings.ToLower(name)] = time.Now().Add(d)
-	s.fmu.Unlock()
+	ft.rowLocks[doctype+"\x00"+strings.ToLower(name)] = time.Now().Add(d)
+	ft.fmu.Unlock()
 }
 
 // waitRowLocks waits until no row c touches is held, by the wall clock; it returns the lock
 // wait error when that takes longer than the site's lock wait timeout.
-func (s *Site) waitRowLocks(c *call) *fErr {
-	limit := s.opt.LockWaitTimeout
+func (ft *faults) waitRowLocks(c *call) *fErr {
+	limit := ft.opt.LockWaitTimeout
 	if limit <= 0 {
 		limit = DefaultLockWaitTimeout
 	}
 	deadline := time.Now().Add(limit)
 	for {
-		s.fmu.Lock()
+		ft.fmu.Lock()
 		var until time.Time
 		for _, k := range c.rows {
-			if t := s.rowLocks[k]; t.After(until) {
+			if t := ft.rowLocks[k]; t.After(until) {
 				until = t
 			}
 		}
-		s.fmu.Unlock()
+		ft.fmu.Unlock()
 		now := time.Now()
 		if !until.After(now) {
 			return nil

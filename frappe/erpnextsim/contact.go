@@ -140,16 +140,16 @@ func (s *Site) AddContact(spec ContactSpec) (string, error) {
 	body["email_ids"], body["phone_nos"], body["links"] = emails, phones, links
 	body["is_primary_contact"] = json.Number(fmt.Sprint(b2i(spec.PrimaryFor)))
 	if spec.Name != "" {
-		s.mu.Lock()
-		exists := s.get(contactDT, spec.Name) != nil
-		s.mu.Unlock()
+		s.db.mu.Lock()
+		exists := s.db.get(contactDT, spec.Name) != nil
+		s.db.mu.Unlock()
 		if exists {
 			return "", fmt.Errorf("erpnextsim: Contact %q already exists", spec.Name)
 		}
 	}
 	out, err := s.run(func(c *call) (*fErr, step) {
 		c.fixedName = spec.Name
-		return s.insertContact(c, body)
+		return s.parties.insertContact(c, body)
 	})
 	if err != nil {
 		return "", err
@@ -160,17 +160,17 @@ func (s *Site) AddContact(spec ContactSpec) (string, error) {
 		return "", errors.New("erpnextsim: contact without a name")
 	}
 	if spec.PrimaryFor {
-		s.mu.Lock()
-		ct := s.get(contactDT, name)
+		s.db.mu.Lock()
+		ct := s.db.get(contactDT, name)
 		for _, cu := range spec.Customers {
-			if r := s.get("Customer", cu); r != nil {
+			if r := s.db.get("Customer", cu); r != nil {
 				r.f["customer_primary_contact"] = ct.name()
 				setOrDelete(r, "email_id", ct.str("email_id"))
 				setOrDelete(r, "mobile_no", ct.str("mobile_no"))
-				s.touch(r, admin)
+				s.db.touch(r, admin)
 			}
 		}
-		s.mu.Unlock()
+		s.db.mu.Unlock()
 	}
 	return name, nil
 }
@@ -185,26 +185,26 @@ func setOrDelete(r *record, k, v string) {
 
 // insertContact is POST /api/resource/Contact: link check, contact validate, mandatory
 // child fields, naming.
-func (s *Site) insertContact(c *call, body map[string]any) (*fErr, step) {
+func (pa *parties) insertContact(c *call, body map[string]any) (*fErr, step) {
 	ct := fromBody(contactDT, body, nil)
 	setDefault(ct, "status", "Passive")
 	for _, k := range []string{"is_primary_contact", "unsubscribed", "pulled_from_google_contacts", "sync_with_google_contacts"} {
 		setDefault(ct, k, int64(0))
 	}
-	if e := s.validateLinks(ct, false); e != nil {
+	if e := pa.links.validateLinks(ct, false); e != nil {
 		return e, nil
 	}
-	if e := s.validateContact(ct); e != nil {
+	if e := pa.validateContact(ct); e != nil {
 		return e, nil
 	}
 	name := c.fixedName
 	if name == "" {
-		name = s.clientName(body)
+		name = pa.db.clientName(body)
 	}
 	if e := validateMandatory(ct, name, nil); e != nil {
 		return e, nil
 	}
-	if name != "" && s.get(contactDT, name) != nil {
+	if name != "" && pa.db.get(contactDT, name) != nil {
 		return duplicateName(contactDT, name), nil
 	}
 	base := ct.str("full_name")
@@ -219,18 +219,18 @@ func (s *Site) insertContact(c *call, body map[string]any) (*fErr, step) {
 		n := name
 		if n == "" {
 			n = base
-			for i := 1; s.get(contactDT, n) != nil; i++ {
+			for i := 1; pa.db.get(contactDT, n) != nil; i++ {
 				n = base + "-" + itoa(i)
 			}
 		}
-		s.stampNew(ct, n, c.user)
-		s.put(ct)
+		pa.db.stampNew(ct, n, c.user)
+		pa.db.put(ct)
 		return ct.render(c.keepNulls())
 	}
 }
 
 // validateContact is Contact.validate: full name, primary mirrors, link titles, duplicate links.
-func (s *Site) validateContact(ct *record) *fErr {
+func (pa *parties) validateContact(ct *record) *fErr {
 	var parts []string
 	for _, k := range []string{"first_name", "middle_name", "last_name"} {
 		if v := strings.TrimSpace(ct.str(k)); v != "" {
@@ -282,7 +282,7 @@ func (s *Site) validateContact(ct *record) *fErr {
 		}
 		seen[key] = true
 		if l.str("link_doctype") == "Customer" {
-			if cu := s.get("Customer", l.str("link_name")); cu != nil {
+			if cu := pa.db.get("Customer", l.str("link_name")); cu != nil {
 				l.f["link_title"] = cu.str("customer_name")
 			}
 		}
@@ -306,7 +306,7 @@ func plausibleEmail(e string) bool {
 // customer_primary_contact gets a Contact (company_name = customer_name for a Company,
 // first/middle/last name for an Individual) linked to it, which becomes its primary contact.
 // Called in the commit step of the Customer insert.
-func (s *Site) customerPrimaryContact(c *call, cu *record) {
+func (pa *parties) customerPrimaryContact(c *call, cu *record) {
 	if cu.str("customer_primary_contact") != "" || (cu.str("email_id") == "" && cu.str("mobile_no") == "") {
 		return
 	}
@@ -331,14 +331,14 @@ func (s *Site) customerPrimaryContact(c *call, cu *record) {
 	if m := cu.str("mobile_no"); m != "" {
 		body["phone_nos"] = []any{map[string]any{"phone": m, "is_primary_mobile_no": json.Number("1")}}
 	}
-	sub := &call{s: s, user: c.user, args: map[string]any{}, seen: map[string]dec{}, status: 200}
-	e, st := s.insertContact(sub, body)
+	sub := &call{users: c.users, user: c.user, args: map[string]any{}, seen: map[string]dec{}, status: 200}
+	e, st := pa.insertContact(sub, body)
 	if e != nil {
 		return // ERPNext would fail the whole insert; an invalid address is the likely cause
 	}
 	v, _ := st().(obj).get("name")
 	cu.f["customer_primary_contact"] = v
-	if ct := s.get(contactDT, str(v)); ct != nil {
+	if ct := pa.db.get(contactDT, str(v)); ct != nil {
 		setOrDelete(cu, "email_id", ct.str("email_id"))
 		setOrDelete(cu, "mobile_no", ct.str("mobile_no"))
 	}

@@ -87,7 +87,7 @@ func (s *Site) control(w http.ResponseWriter, r *http.Request) {
 		}
 		reply(http.StatusOK, out)
 	case "/__sim/requests":
-		reply(http.StatusOK, map[string]any{"total": s.RequestCount(), "requests": s.Requests()})
+		reply(http.StatusOK, map[string]any{"total": s.faults.RequestCount(), "requests": s.faults.Requests()})
 	case "/__sim/faults":
 		if r.Method == http.MethodPost {
 			var fs FaultSettings
@@ -96,15 +96,15 @@ func (s *Site) control(w http.ResponseWriter, r *http.Request) {
 				reply(http.StatusBadRequest, map[string]string{"error": err.Error()})
 				return
 			}
-			s.applyFaults(fs)
+			s.faults.applyFaults(fs)
 		}
-		reply(http.StatusOK, s.faultSettings())
+		reply(http.StatusOK, s.faults.faultSettings())
 	default:
 		reply(http.StatusNotFound, map[string]string{"error": "unknown control endpoint"})
 	}
 }
 
-func (s *Site) applyFaults(fs FaultSettings) {
+func (ft *faults) applyFaults(fs FaultSettings) {
 	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 	if fs.LatencyMS != nil || fs.LatencyMaxMS != nil {
 		var lo, hi int64
@@ -114,62 +114,62 @@ func (s *Site) applyFaults(fs FaultSettings) {
 		if fs.LatencyMaxMS != nil {
 			hi = *fs.LatencyMaxMS
 		}
-		s.SetLatencyRange(ms(lo), ms(hi))
+		ft.SetLatencyRange(ms(lo), ms(hi))
 	}
 	if fs.FailNext != nil {
 		if fs.Fault != "" {
-			s.FailNextWith(*fs.FailNext, fs.Fault)
+			ft.FailNextWith(*fs.FailNext, fs.Fault)
 		} else {
-			s.FailNext(*fs.FailNext, fs.Status)
+			ft.FailNext(*fs.FailNext, fs.Status)
 		}
 	}
 	if fs.DropAfterCommit != nil {
-		s.GatewayErrorAfterCommit(*fs.DropAfterCommit, fs.DropStatus, ms(fs.DropDelayMS))
+		ft.GatewayErrorAfterCommit(*fs.DropAfterCommit, fs.DropStatus, ms(fs.DropDelayMS))
 	}
 	if fs.CommitLate != nil {
-		s.CommitLate(*fs.CommitLate, ms(fs.CommitLateMS))
+		ft.CommitLate(*fs.CommitLate, ms(fs.CommitLateMS))
 	}
 	if rl := fs.RateLimit; rl != nil {
-		s.SetRateLimit(ms(rl.BudgetMS), ms(rl.WindowMS), ms(rl.CostMS))
+		ft.SetRateLimit(ms(rl.BudgetMS), ms(rl.WindowMS), ms(rl.CostMS))
 	}
 }
 
-func (s *Site) faultSettings() FaultSettings {
-	s.fmu.Lock()
-	defer s.fmu.Unlock()
-	lo, hi := s.latency.Milliseconds(), s.latencyMax.Milliseconds()
-	fail, drop, late := s.failN, s.dropN, s.lateN
-	return FaultSettings{LatencyMS: &lo, LatencyMaxMS: &hi, FailNext: &fail, Status: s.failSt, Fault: s.failKind,
-		DropAfterCommit: &drop, DropStatus: s.dropSt, DropDelayMS: s.dropD.Milliseconds(), CommitLate: &late, CommitLateMS: s.lateD.Milliseconds(),
-		RateLimit: &RateLimitJSON{BudgetMS: s.rl.budget.Milliseconds(), WindowMS: s.rl.window.Milliseconds(), CostMS: s.rl.cost.Milliseconds()}}
+func (ft *faults) faultSettings() FaultSettings {
+	ft.fmu.Lock()
+	defer ft.fmu.Unlock()
+	lo, hi := ft.latency.Milliseconds(), ft.latencyMax.Milliseconds()
+	fail, drop, late := ft.failN, ft.dropN, ft.lateN
+	return FaultSettings{LatencyMS: &lo, LatencyMaxMS: &hi, FailNext: &fail, Status: ft.failSt, Fault: ft.failKind,
+		DropAfterCommit: &drop, DropStatus: ft.dropSt, DropDelayMS: ft.dropD.Milliseconds(), CommitLate: &late, CommitLateMS: ft.lateD.Milliseconds(),
+		RateLimit: &RateLimitJSON{BudgetMS: ft.rl.budget.Milliseconds(), WindowMS: ft.rl.window.Milliseconds(), CostMS: ft.rl.cost.Milliseconds()}}
 }
 
 // State returns the ground truth /__sim/state serves (see the control endpoint comment).
 func (s *Site) State() map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refreshStatuses()
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	s.invoices.refreshStatuses()
 	pes := []any{}
-	for _, r := range s.all(peDT) {
+	for _, r := range s.db.all(peDT) {
 		pes = append(pes, toPlain(r.render(false)))
 	}
 	sis := []any{}
-	for _, r := range s.all(siDT) {
+	for _, r := range s.db.all(siDT) {
 		sis = append(sis, map[string]any{"name": r.name(), "customer": r.str("customer"), "docstatus": r.docstatus(),
 			"is_return": r.int("is_return"), "grand_total": r.dec("grand_total").num(), "outstanding_amount": r.dec("outstanding_amount").num(),
 			"status": r.str("status"), "modified": r.str("modified")})
 	}
 	prs := []any{}
-	for _, r := range s.all(prDT) {
+	for _, r := range s.db.all(prDT) {
 		prs = append(prs, map[string]any{"name": r.name(), "reference_name": r.str("reference_name"), "docstatus": r.docstatus(),
 			"outstanding_amount": r.dec("outstanding_amount").num(), "status": r.str("status")})
 	}
 	jes := []string{}
-	for _, r := range s.all(jeDT) {
+	for _, r := range s.db.all(jeDT) {
 		jes = append(jes, r.name())
 	}
 	cms := []any{}
-	for _, r := range s.all(commentDT) {
+	for _, r := range s.db.all(commentDT) {
 		cms = append(cms, toPlain(r.render(false)))
 	}
 	return map[string]any{"payment_entries": pes, "sales_invoices": sis, "payment_requests": prs, "journal_entries": jes, "comments": cms}
@@ -178,18 +178,22 @@ func (s *Site) State() map[string]any {
 // Reset drops every document and series counter and rebuilds the default site, as New did.
 // Fault settings and the request log are cleared too.
 func (s *Site) Reset() {
-	s.mu.Lock()
-	s.clearDocs()
-	s.series = map[string]int{}
-	s.setupDefaults()
-	s.mu.Unlock()
-	s.fmu.Lock()
-	s.latency, s.latencyMax, s.failN, s.failSt, s.failKind, s.dropN, s.lateN, s.lateD = 0, 0, 0, 0, "", 0, 0, 0
-	s.rl = rateLimit{}
-	s.meet, s.lastMeet = nil, nil
-	s.rowLocks = nil
-	s.reqLog, s.reqTotal = nil, 0
-	s.fmu.Unlock()
+	s.db.mu.Lock()
+	s.db.reset()
+	s.accounts.setupDefaults()
+	s.db.mu.Unlock()
+	s.faults.reset()
+}
+
+// reset clears every fault, the rate limiter, held row locks and the request log.
+func (ft *faults) reset() {
+	ft.fmu.Lock()
+	ft.latency, ft.latencyMax, ft.failN, ft.failSt, ft.failKind, ft.dropN, ft.lateN, ft.lateD = 0, 0, 0, 0, "", 0, 0, 0
+	ft.rl = rateLimit{}
+	ft.meet, ft.lastMeet = nil, nil
+	ft.rowLocks = nil
+	ft.reqLog, ft.reqTotal = nil, 0
+	ft.fmu.Unlock()
 }
 
 // rateLimit is Frappe's site-wide limiter (spec §8.1, recordings 31-*): every request spends
@@ -200,25 +204,22 @@ type rateLimit struct {
 	used                 time.Duration
 }
 
-// SetRateLimit turns on the site-wide rate limiter: a budget of request time per window, each
-// request costing cost (Frappe measures the real duration; the simulator charges a fixed cost
-// so tests are deterministic). budget 0 turns it off. Headers as recorded: X-RateLimit-Limit,
-// X-RateLimit-Remaining (µs), X-RateLimit-Reset (s) on every answer; Retry-After on a 429.
-func (s *Site) SetRateLimit(budget, window, cost time.Duration) {
-	s.fmu.Lock()
-	s.rl = rateLimit{budget: budget, window: window, cost: cost}
-	s.fmu.Unlock()
+// SetRateLimit is Site.SetRateLimit.
+func (ft *faults) SetRateLimit(budget, window, cost time.Duration) {
+	ft.fmu.Lock()
+	ft.rl = rateLimit{budget: budget, window: window, cost: cost}
+	ft.fmu.Unlock()
 }
 
 // rateCheck charges one request and returns the headers to send and whether to refuse it.
-func (s *Site) rateCheck() (map[string]string, bool) {
-	s.fmu.Lock()
-	defer s.fmu.Unlock()
-	rl := &s.rl
+func (ft *faults) rateCheck() (map[string]string, bool) {
+	ft.fmu.Lock()
+	defer ft.fmu.Unlock()
+	rl := &ft.rl
 	if rl.budget <= 0 || rl.window <= 0 {
 		return nil, false
 	}
-	now := s.now()
+	now := ft.now()
 	id := now.UnixNano() / int64(rl.window)
 	if id != rl.windowID {
 		rl.windowID, rl.used = id, 0

@@ -8,6 +8,32 @@ import (
 	"time"
 )
 
+// faults holds the injected faults (latency, failures, dropped and late commits,
+// CommitTogether's rendezvous, held row locks, the rate limiter) and the request log, under
+// their own lock fmu so that a test may set them while calls are served.
+type faults struct {
+	opt Options
+	now func() time.Time
+
+	fmu        sync.Mutex
+	latency    time.Duration
+	latencyMax time.Duration
+	failN      int
+	failSt     int
+	failKind   Fault
+	dropN      int
+	dropSt     int
+	dropD      time.Duration
+	lateN      int
+	lateD      time.Duration
+	meet       *meeting // CommitTogether's rendezvous for the writes still to be planned
+	lastMeet   *meeting // the latest CommitTogether's, for HeldToCommit
+	reqLog     []RequestLog
+	reqTotal   int
+	rowLocks   map[string]time.Time // HoldRowLock: row → held until
+	rl         rateLimit
+}
+
 // RequestLog is one request the site handled, for assertions.
 type RequestLog struct {
 	Method string     `json:"method"`          // HTTP method
@@ -23,22 +49,18 @@ type RequestLog struct {
 // DefaultRequestLogLimit is how many requests the log keeps when Options.RequestLogLimit is 0.
 const DefaultRequestLogLimit = 100_000
 
-// SetLatency makes every request wait d before it is handled (the wait holds
-// no lock). 0 turns it off.
-func (s *Site) SetLatency(d time.Duration) {
-	s.fmu.Lock()
-	s.latency = d
-	s.fmu.Unlock()
+// SetLatency is Site.SetLatency.
+func (ft *faults) SetLatency(d time.Duration) {
+	ft.fmu.Lock()
+	ft.latency = d
+	ft.fmu.Unlock()
 }
 
-// FailNext makes the next n requests fail with status without touching the
-// site: a Frappe JSON error for 4xx and 500 (429 TooManyRequestsError with
-// Retry-After: 1; 500 QueryDeadlockError, which spec §8.2 says to retry), the
-// HTML page of a proxy for 502, 503 and 504.
-func (s *Site) FailNext(n int, status int) {
-	s.fmu.Lock()
-	s.failN, s.failSt, s.failKind = n, status, ""
-	s.fmu.Unlock()
+// FailNext is Site.FailNext.
+func (ft *faults) FailNext(n int, status int) {
+	ft.fmu.Lock()
+	ft.failN, ft.failSt, ft.failKind = n, status, ""
+	ft.fmu.Unlock()
 }
 
 // Fault is a named failure for FailNextWith.
@@ -57,83 +79,70 @@ const (
 var faultStatus = map[Fault]int{FaultDeadlock: 500, FaultQueryTimeout: 500, FaultMaintenance: 503, FaultRateLimited: 429,
 	FaultBadGateway: 502, FaultGatewayTimeout: 504}
 
-// FailNextWith makes the next n requests fail with the named fault without touching the site.
-func (s *Site) FailNextWith(n int, f Fault) {
-	s.fmu.Lock()
-	s.failN, s.failSt, s.failKind = n, faultStatus[f], f
-	s.fmu.Unlock()
+// FailNextWith is Site.FailNextWith.
+func (ft *faults) FailNextWith(n int, f Fault) {
+	ft.fmu.Lock()
+	ft.failN, ft.failSt, ft.failKind = n, faultStatus[f], f
+	ft.fmu.Unlock()
 }
 
-// SetLatencyRange makes every request wait a random time in [min, max] before it is handled.
-func (s *Site) SetLatencyRange(min, max time.Duration) {
-	s.fmu.Lock()
-	s.latency, s.latencyMax = min, max
-	s.fmu.Unlock()
+// SetLatencyRange is Site.SetLatencyRange.
+func (ft *faults) SetLatencyRange(min, max time.Duration) {
+	ft.fmu.Lock()
+	ft.latency, ft.latencyMax = min, max
+	ft.fmu.Unlock()
 }
 
-// DropResponseAfterCommit makes the next n writes (POST, PUT, DELETE; not read-only methods such
-// as get_payment_entry) run and
-// commit normally, then answer a 504 HTML gateway page instead of the result:
-// the ambiguous write of DESIGN.md §4 step 7.
-func (s *Site) DropResponseAfterCommit(n int) {
-	s.GatewayErrorAfterCommit(n, http.StatusGatewayTimeout, 0)
+// DropResponseAfterCommit is Site.DropResponseAfterCommit.
+func (ft *faults) DropResponseAfterCommit(n int) {
+	ft.GatewayErrorAfterCommit(n, http.StatusGatewayTimeout, 0)
 }
 
-// GatewayErrorAfterCommit is the delayed variant of DropResponseAfterCommit: the next n
-// writes run and commit normally, then the client waits delay (holding no lock: the
-// write is already visible to other requests) and gets the HTML page of the proxy in
-// front of gunicorn with status (502 Bad Gateway or 504 Gateway Timeout; any other
-// status is taken as 504), as when nginx gives up on, or loses, a worker that has
-// committed. The client cannot tell from the answer whether anything was written.
-func (s *Site) GatewayErrorAfterCommit(n int, status int, delay time.Duration) {
+// GatewayErrorAfterCommit is Site.GatewayErrorAfterCommit.
+func (ft *faults) GatewayErrorAfterCommit(n int, status int, delay time.Duration) {
 	if status != http.StatusBadGateway {
 		status = http.StatusGatewayTimeout
 	}
-	s.fmu.Lock()
-	s.dropN, s.dropSt, s.dropD = n, status, delay
-	s.fmu.Unlock()
+	ft.fmu.Lock()
+	ft.dropN, ft.dropSt, ft.dropD = n, status, delay
+	ft.fmu.Unlock()
 }
 
-// CommitLate makes the next n writes validate, wait delay, then commit (even
-// if the client has gone away) and answer, like a slow Frappe worker that
-// keeps running after the client's timeout (spec §2.1 step 3, §8.2). With
-// Options.NoInvoiceLock (default) the commit uses the outstanding amounts read
-// before the wait (§3.7).
-func (s *Site) CommitLate(n int, delay time.Duration) {
-	s.fmu.Lock()
-	s.lateN, s.lateD = n, delay
-	s.fmu.Unlock()
+// CommitLate is Site.CommitLate.
+func (ft *faults) CommitLate(n int, delay time.Duration) {
+	ft.fmu.Lock()
+	ft.lateN, ft.lateD = n, delay
+	ft.fmu.Unlock()
 }
 
-// Requests returns a copy of the log of the requests handled so far, oldest first: every one,
-// or the last Options.RequestLogLimit of them (DefaultRequestLogLimit when 0).
-func (s *Site) Requests() []RequestLog {
-	s.fmu.Lock()
-	defer s.fmu.Unlock()
-	return append([]RequestLog(nil), s.reqLog...)
+// Requests is Site.Requests.
+func (ft *faults) Requests() []RequestLog {
+	ft.fmu.Lock()
+	defer ft.fmu.Unlock()
+	return append([]RequestLog(nil), ft.reqLog...)
 }
 
-// RequestCount is how many requests the site has handled since New or Reset, logged or not.
-func (s *Site) RequestCount() int {
-	s.fmu.Lock()
-	defer s.fmu.Unlock()
-	return s.reqTotal
+// RequestCount is Site.RequestCount.
+func (ft *faults) RequestCount() int {
+	ft.fmu.Lock()
+	defer ft.fmu.Unlock()
+	return ft.reqTotal
 }
 
-func (s *Site) logRequest(l RequestLog) {
-	limit := s.opt.RequestLogLimit
+func (ft *faults) logRequest(l RequestLog) {
+	limit := ft.opt.RequestLogLimit
 	if limit == 0 {
 		limit = DefaultRequestLogLimit
 	}
-	s.fmu.Lock()
-	s.reqTotal++
+	ft.fmu.Lock()
+	ft.reqTotal++
 	if limit > 0 {
-		s.reqLog = append(s.reqLog, l)
-		if len(s.reqLog) >= 2*limit {
-			s.reqLog = append(s.reqLog[:0:0], s.reqLog[len(s.reqLog)-limit:]...)
+		ft.reqLog = append(ft.reqLog, l)
+		if len(ft.reqLog) >= 2*limit {
+			ft.reqLog = append(ft.reqLog[:0:0], ft.reqLog[len(ft.reqLog)-limit:]...)
 		}
 	}
-	s.fmu.Unlock()
+	ft.fmu.Unlock()
 }
 
 // faultPlan is what the fault settings decided for one request.
@@ -148,57 +157,51 @@ type faultPlan struct {
 	meet    *meeting // CommitTogether: wait here after validating, before committing
 }
 
-func (s *Site) planFaults(write bool) faultPlan {
-	s.fmu.Lock()
-	defer s.fmu.Unlock()
-	p := faultPlan{latency: s.latency}
-	if s.latencyMax > s.latency {
-		p.latency += time.Duration(mrand.Int64N(int64(s.latencyMax - s.latency + 1)))
+func (ft *faults) planFaults(write bool) faultPlan {
+	ft.fmu.Lock()
+	defer ft.fmu.Unlock()
+	p := faultPlan{latency: ft.latency}
+	if ft.latencyMax > ft.latency {
+		p.latency += time.Duration(mrand.Int64N(int64(ft.latencyMax - ft.latency + 1)))
 	}
-	if s.failN > 0 {
-		s.failN--
-		p.fail, p.kind = s.failSt, s.failKind
+	if ft.failN > 0 {
+		ft.failN--
+		p.fail, p.kind = ft.failSt, ft.failKind
 		return p
 	}
-	if write && s.dropN > 0 {
-		s.dropN--
-		p.drop, p.dropSt, p.dropD = true, s.dropSt, s.dropD
+	if write && ft.dropN > 0 {
+		ft.dropN--
+		p.drop, p.dropSt, p.dropD = true, ft.dropSt, ft.dropD
 	}
-	if write && s.lateN > 0 {
-		s.lateN--
-		p.late = s.lateD
+	if write && ft.lateN > 0 {
+		ft.lateN--
+		p.late = ft.lateD
 	}
-	if write && s.meet != nil {
-		p.meet = s.meet
-		if s.meet.planned++; s.meet.planned == s.meet.n {
-			s.meet = nil
+	if write && ft.meet != nil {
+		p.meet = ft.meet
+		if ft.meet.planned++; ft.meet.planned == ft.meet.n {
+			ft.meet = nil
 		}
 	}
 	return p
 }
 
-// CommitTogether makes the next n writes validate, then wait until all n have validated (or
-// bound has passed since the first arrived), then commit one by one and answer: the
-// deterministic form of "two requests saved at once" (spec/erpnext.md §3.7, with
-// Options.NoInvoiceLock each commits against the outstanding it validated), which CommitLate
-// gives only when both requests arrive within its delay — not on a busy machine. A write that
-// fails validation still counts as arrived, so the others are never held for the whole bound.
-func (s *Site) CommitTogether(n int, bound time.Duration) {
+// CommitTogether is Site.CommitTogether.
+func (ft *faults) CommitTogether(n int, bound time.Duration) {
 	if n < 1 {
 		return
 	}
-	s.fmu.Lock()
-	s.meet = &meeting{n: n, bound: bound, all: make(chan struct{})}
-	s.lastMeet = s.meet
-	s.fmu.Unlock()
+	ft.fmu.Lock()
+	ft.meet = &meeting{n: n, bound: bound, all: make(chan struct{})}
+	ft.lastMeet = ft.meet
+	ft.fmu.Unlock()
 }
 
-// HeldToCommit is how many writes of the latest CommitTogether have validated and are held
-// waiting for the others (0 when none is held).
-func (s *Site) HeldToCommit() int {
-	s.fmu.Lock()
-	m := s.lastMeet
-	s.fmu.Unlock()
+// HeldToCommit is Site.HeldToCommit.
+func (ft *faults) HeldToCommit() int {
+	ft.fmu.Lock()
+	m := ft.lastMeet
+	ft.fmu.Unlock()
 	if m == nil {
 		return 0
 	}

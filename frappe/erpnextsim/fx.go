@@ -53,17 +53,17 @@ func baseAllocated(pe, row *record, companyCur string) dec {
 // bookExchangeGainLoss makes the submitted Journal Entry for the rows' exchange_gain_loss
 // (recording 49-usd-je-accounts-after) and queues ERPNext's message naming it
 // (49-usd-pe-submitted).
-func (s *Site) bookExchangeGainLoss(c *call, pe *record) {
-	company := s.get("Company", pe.str("company"))
+func (pes *paymentEntries) bookExchangeGainLoss(c *call, pe *record) {
+	company := pes.db.get("Company", pe.str("company"))
 	gainAcct := company.str("exchange_gain_loss_account")
 	for _, row := range pe.rows("references") {
 		gain := row.dec("exchange_gain_loss")
 		if gain == 0 {
 			continue
 		}
-		inv := s.get(row.str("reference_doctype"), row.str("reference_name"))
+		inv := pes.db.get(row.str("reference_doctype"), row.str("reference_name"))
 		partyAcct := row.str("account")
-		acc := s.get("Account", partyAcct)
+		acc := pes.db.get("Account", partyAcct)
 		je := newRecord(jeDT)
 		party := jeRow(partyAcct, acc.str("account_currency"), row.dec("exchange_rate"), row.str("reference_doctype"), row.str("reference_name"))
 		party.f["party_type"], party.f["party"] = pe.str("party_type"), pe.str("party")
@@ -84,10 +84,10 @@ func (s *Site) bookExchangeGainLoss(c *call, pe *record) {
 			"accounts": []*record{party, other}} {
 			je.f[k] = v
 		}
-		s.stampNew(je, s.seriesName("ACC-JV-", true), c.user)
+		pes.db.stampNew(je, pes.db.seriesName("ACC-JV-", true), c.user)
 		je.f["docstatus"] = int64(1)
-		s.stampRows(je, je.str("modified"), c.user)
-		s.put(je)
+		pes.db.stampRows(je, je.str("modified"), c.user)
+		pes.db.put(je)
 		var lines []glLine
 		for _, r := range je.rows("accounts") {
 			l := glLine{account: r.str("account"), debit: r.dec("debit"), credit: r.dec("credit"), partyType: r.str("party_type"), party: r.str("party")}
@@ -96,8 +96,8 @@ func (s *Site) bookExchangeGainLoss(c *call, pe *record) {
 			}
 			lines = append(lines, l)
 		}
-		s.postGL(jeDT, je, je.str("posting_date"), lines, c.user)
-		c.info("Exchange Gain/Loss amount has been booked through " + s.formLink(jeDT, je.name()))
+		pes.ledger.postGL(jeDT, je, je.str("posting_date"), lines, c.user)
+		c.info("Exchange Gain/Loss amount has been booked through " + pes.links.formLink(jeDT, je.name()))
 	}
 }
 
@@ -112,8 +112,8 @@ func jeRow(account, currency string, rate dec, refType, refName string) *record 
 }
 
 // cancelExchangeGainLoss cancels the journals booked for a Payment Entry (§3.5).
-func (s *Site) cancelExchangeGainLoss(c *call, pe *record) {
-	jes := append([]*record(nil), s.lookup(jeDT, "accounts.reference_name", indexKey(pe.name()))...)
+func (pes *paymentEntries) cancelExchangeGainLoss(c *call, pe *record) {
+	jes := append([]*record(nil), pes.db.lookup(jeDT, "accounts.reference_name", indexKey(pe.name()))...)
 	sort.Slice(jes, func(i, j int) bool { return jes[i].name() < jes[j].name() })
 	for _, je := range jes {
 		if je.docstatus() != 1 || je.str("voucher_type") != "Exchange Gain Or Loss" {
@@ -122,8 +122,8 @@ func (s *Site) cancelExchangeGainLoss(c *call, pe *record) {
 		for _, r := range je.rows("accounts") {
 			if r.str("reference_type") == peDT && strings.EqualFold(r.str("reference_name"), pe.name()) {
 				je.f["docstatus"] = int64(2)
-				s.touch(je, c.user)
-				s.cancelGL(jeDT, je.name())
+				pes.db.touch(je, c.user)
+				pes.ledger.cancelGL(jeDT, je.name())
 				break
 			}
 		}
@@ -143,9 +143,9 @@ type CustomerSpec struct {
 // AddCustomerSpec creates a customer with a billing currency and its own receivable account
 // (accounts row for the company), like recording 48-usd-invoice's "USD Customer".
 func (s *Site) AddCustomerSpec(spec CustomerSpec) error {
-	s.mu.Lock()
-	exists := s.get("Customer", spec.Name) != nil
-	s.mu.Unlock()
+	s.db.mu.Lock()
+	exists := s.db.get("Customer", spec.Name) != nil
+	s.db.mu.Unlock()
 	if exists {
 		return fmt.Errorf("erpnextsim: customer %q already exists", spec.Name)
 	}
@@ -161,14 +161,14 @@ func (s *Site) AddCustomerSpec(spec CustomerSpec) error {
 			body[k] = v
 		}
 	}
-	_, err := s.run(func(c *call) (*fErr, step) { return s.insertCustomer(c, body) })
+	_, err := s.run(func(c *call) (*fErr, step) { return s.parties.insertCustomer(c, body) })
 	return err
 }
 
 // partyAccount is get_party_account: the customer's accounts row for the company, else the
 // company's default receivable account.
-func (s *Site) partyAccount(customer string, company *record) string {
-	if cu := s.get("Customer", customer); cu != nil {
+func (pa *parties) partyAccount(customer string, company *record) string {
+	if cu := pa.db.get("Customer", customer); cu != nil {
 		for _, row := range cu.rows("accounts") {
 			if strings.EqualFold(row.str("company"), company.name()) && row.str("account") != "" {
 				return row.str("account")

@@ -21,27 +21,27 @@ import "strings"
 //     "{voucher_type} {voucher_no}: Account {account} does not belong to Company {company}".
 //
 // All are frappe.throw: 417 ValidationError raised from ERPNext code.
-func (s *Site) checkGL(c *call, voucherType, voucherNo, company, postingDate string, deductionAccounts []string, lines []glLine) *fErr {
-	if e := s.checkFiscalYear(postingDate, company); e != nil {
+func (lg *ledger) checkGL(c *call, voucherType, voucherNo, company, postingDate string, deductionAccounts []string, lines []glLine) *fErr {
+	if e := lg.checkFiscalYear(postingDate, company); e != nil {
 		return e
 	}
 	companyCur := DefaultCurrency
-	if co := s.get("Company", company); co != nil && co.str("default_currency") != "" {
+	if co := lg.db.get("Company", company); co != nil && co.str("default_currency") != "" {
 		companyCur = co.str("default_currency")
 	}
 	for _, name := range deductionAccounts {
-		if a := s.get("Account", name); a != nil && a.str("account_currency") != "" && a.str("account_currency") != companyCur {
+		if a := lg.db.get("Account", name); a != nil && a.str("account_currency") != "" && a.str("account_currency") != companyCur {
 			return erpThrow("Currency for " + a.name() + " must be " + companyCur)
 		}
 	}
-	if e := s.checkFrozen(c, postingDate); e != nil {
+	if e := lg.checkFrozen(c, postingDate); e != nil {
 		return e
 	}
 	for _, l := range lines {
 		if l.debit.round(2) == 0 && l.credit.round(2) == 0 {
 			continue // general_ledger.py merge_similar_entries drops zero lines
 		}
-		a := s.get("Account", l.account)
+		a := lg.db.get("Account", l.account)
 		if a == nil {
 			continue
 		}

@@ -13,7 +13,7 @@ import (
 
 // call is one request being handled.
 type call struct {
-	s        *Site
+	users    *users // whose roles decide what the call may do
 	method   string
 	user     string         // "" for Guest
 	args     map[string]any // Frappe's form_dict (§1.3)
@@ -60,7 +60,7 @@ type handler func(c *call) (*fErr, step)
 
 // authenticate applies §1.2: token key:secret or Basic; a header that is not
 // two words is ignored (Guest); two words without a valid user are 401.
-func (s *Site) authenticate(h string) (string, *fErr) {
+func (sv *server) authenticate(h string) (string, *fErr) {
 	unauthorized := &fErr{status: http.StatusUnauthorized, excType: "AuthenticationError", bare: true}
 	parts := strings.Fields(h)
 	if len(parts) != 2 {
@@ -86,7 +86,7 @@ func (s *Site) authenticate(h string) (string, *fErr) {
 	default:
 		return "", unauthorized
 	}
-	user := s.lookupUser(key, secret)
+	user := sv.users.lookupUser(key, secret)
 	if user == "" {
 		return "", unauthorized
 	}
@@ -158,14 +158,14 @@ func jsonDecodeError(text string, err error) *fErr {
 }
 
 // route picks the handler and the success envelope key ("data" or "message").
-func (s *Site) route(c *call, path string) (handler, string) {
+func (rs *rest) route(c *call, path string) (handler, string) {
 	switch {
 	case strings.HasPrefix(path, "/api/resource/"):
 		rest := strings.TrimPrefix(path, "/api/resource/")
 		dt, name, hasName := strings.Cut(rest, "/")
-		return s.resourceHandler(c, dt, name, hasName), "data"
+		return rs.resourceHandler(c, dt, name, hasName), "data"
 	case strings.HasPrefix(path, "/api/method/"):
-		return s.methodHandler(c, strings.TrimPrefix(path, "/api/method/")), "message"
+		return rs.methodHandler(c, strings.TrimPrefix(path, "/api/method/")), "message"
 	case strings.HasPrefix(path, "/api/v2/"):
 		return fail(notModelled("REST API v2")), "data"
 	}
@@ -206,8 +206,8 @@ func readOnlyMethod(path string) bool {
 // unknownSite reports the site name a request asks for and whether this server is that site
 // (spec §9 item 34: an unknown Host or X-Frappe-Site-Name is an HTML 404, not JSON). The
 // header wins over Host, as in Frappe's init_request.
-func (s *Site) unknownSite(r *http.Request) (string, bool) {
-	if len(s.opt.SiteNames) == 0 {
+func (sv *server) unknownSite(r *http.Request) (string, bool) {
+	if len(sv.opt.SiteNames) == 0 {
 		return "", true
 	}
 	name := r.Header.Get("X-Frappe-Site-Name")
@@ -217,7 +217,7 @@ func (s *Site) unknownSite(r *http.Request) (string, bool) {
 			name = h
 		}
 	}
-	for _, n := range s.opt.SiteNames {
+	for _, n := range sv.opt.SiteNames {
 		if strings.EqualFold(n, name) {
 			return name, true
 		}

@@ -81,15 +81,15 @@ func containsString(list []string, s string) bool {
 }
 
 // index adds r to its doctype's index and remembers the keys on r (for unindex).
-func (s *Site) index(r *record) {
+func (db *store) index(r *record) {
 	cols := indexSpec[r.dt]
 	if len(cols) == 0 {
 		return
 	}
-	ix := s.idx[r.dt]
+	ix := db.idx[r.dt]
 	if ix == nil {
 		ix = &docIndex{buckets: map[ikey][]*record{}, distinct: map[string]map[string]int{}, sorted: map[string][]string{}}
-		s.idx[r.dt] = ix
+		db.idx[r.dt] = ix
 	}
 	for _, col := range cols {
 		for _, v := range indexValues(r, col) {
@@ -110,8 +110,8 @@ func (s *Site) index(r *record) {
 }
 
 // unindex removes r from its doctype's index.
-func (s *Site) unindex(r *record) {
-	ix := s.idx[r.dt]
+func (db *store) unindex(r *record) {
+	ix := db.idx[r.dt]
 	if ix == nil {
 		r.ikeys = nil
 		return
@@ -144,8 +144,8 @@ func (s *Site) unindex(r *record) {
 func indexed(dt, col string) bool { return containsString(indexSpec[dt], col) }
 
 // lookup returns the documents whose col holds value key k (shared slice: do not modify).
-func (s *Site) lookup(dt, col, k string) []*record {
-	if ix := s.idx[dt]; ix != nil {
+func (db *store) lookup(dt, col, k string) []*record {
+	if ix := db.idx[dt]; ix != nil {
 		return ix.buckets[ikey{col, k}]
 	}
 	return nil
@@ -153,8 +153,8 @@ func (s *Site) lookup(dt, col, k string) []*record {
 
 // keysFrom returns the sorted distinct value keys of col that are ≥ lo (> lo when strict) and
 // ≤ hi (hi "" = no upper bound).
-func (s *Site) keysFrom(dt, col, lo string, strict bool, hi string) []string {
-	ix := s.idx[dt]
+func (db *store) keysFrom(dt, col, lo string, strict bool, hi string) []string {
+	ix := db.idx[dt]
 	if ix == nil {
 		return nil
 	}
@@ -183,7 +183,7 @@ func (s *Site) keysFrom(dt, col, lo string, strict bool, hi string) []string {
 
 // candidates returns the documents of q's doctype an index narrows the AND filters to, and
 // whether any filter could use an index. It picks the filter with the fewest candidates.
-func (s *Site) candidates(q *query) ([]*record, bool) {
+func (db *store) candidates(q *query) ([]*record, bool) {
 	var best [][]*record
 	bestN, found := 0, false
 	for _, cd := range q.filters {
@@ -194,7 +194,7 @@ func (s *Site) candidates(q *query) ([]*record, bool) {
 		if !indexed(q.m.name, col) && col != "name" {
 			continue
 		}
-		buckets, ok := s.condBuckets(q.m.name, col, cd)
+		buckets, ok := db.condBuckets(q.m.name, col, cd)
 		if !ok {
 			continue
 		}
@@ -227,15 +227,15 @@ func (s *Site) candidates(q *query) ([]*record, bool) {
 
 // condBuckets answers one condition from the index: "=" and "in" on any indexed column (and
 // on name, from the document map), lower bounds and between on dates.
-func (s *Site) condBuckets(dt, col string, cd cond) ([][]*record, bool) {
+func (db *store) condBuckets(dt, col string, cd cond) ([][]*record, bool) {
 	byKey := func(k string) []*record {
 		if col == "name" {
-			if r := s.docs[dt][k]; r != nil {
+			if r := db.docs[dt][k]; r != nil {
 				return []*record{r}
 			}
 			return nil
 		}
-		return s.lookup(dt, col, k)
+		return db.lookup(dt, col, k)
 	}
 	switch cd.op {
 	case "=":
@@ -274,8 +274,8 @@ func (s *Site) condBuckets(dt, col string, cd cond) ([][]*record, bool) {
 			return nil, false
 		}
 		var out [][]*record
-		for _, k := range s.keysFrom(dt, col, lo, cd.op == ">", hi) {
-			out = append(out, s.lookup(dt, col, k))
+		for _, k := range db.keysFrom(dt, col, lo, cd.op == ">", hi) {
+			out = append(out, db.lookup(dt, col, k))
 		}
 		return out, true
 	}

@@ -64,17 +64,17 @@ func (s *Site) AddIntegrationRequest(spec IntegrationRequestSpec) (string, error
 	if !ok && spec.Data != nil {
 		data = pyJSON(spec.Data, true)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
 	name := spec.Name
 	if name == "" {
 		name = hashName()
 	}
-	if s.get(irDT, name) != nil {
+	if s.db.get(irDT, name) != nil {
 		return "", fmt.Errorf("erpnextsim: Integration Request %q already exists", name)
 	}
 	if spec.ReferenceDoctype == prDT {
-		if pr := s.get(prDT, spec.ReferenceDocname); pr != nil && pr.str("status") == "Paid" {
+		if pr := s.db.get(prDT, spec.ReferenceDocname); pr != nil && pr.str("status") == "Paid" {
 			return "", errors.New("erpnextsim: The Payment Request " + pr.name() + " is already paid, cannot process payment twice")
 		}
 	}
@@ -87,7 +87,7 @@ func (s *Site) AddIntegrationRequest(spec IntegrationRequestSpec) (string, error
 		}
 	}
 	r.f["is_remote_request"] = int64(b2i(spec.IsRemoteRequest))
-	s.stampNew(r, name, admin)
-	s.put(r)
+	s.db.stampNew(r, name, admin)
+	s.db.put(r)
 	return name, nil
 }

@@ -25,7 +25,7 @@ import "fmt"
 //   - GL (75-*): Cr paid_from base_paid, Dr paid_to base_received (against each other, cost
 //     center the entry's), Dr each deduction against paid_from with its cost center.
 
-func (s *Site) validateInternalTransfer(c *call, pe, company *record, name string) *fErr {
+func (pes *paymentEntries) validateInternalTransfer(c *call, pe, company *record, name string) *fErr {
 	for _, k := range []string{"party_type", "party", "party_name"} {
 		delete(pe.f, k)
 	}
@@ -33,7 +33,7 @@ func (s *Site) validateInternalTransfer(c *call, pe, company *record, name strin
 	pe.f["party_balance"], pe.f["total_allocated_amount"], pe.f["base_total_allocated_amount"], pe.f["unallocated_amount"] = dec(0), dec(0), dec(0), dec(0)
 	companyCur := company.str("default_currency")
 	for _, side := range []string{"paid_from", "paid_to"} {
-		if e := s.transferAccount(pe, side, companyCur); e != nil {
+		if e := pes.transferAccount(pe, side, companyCur); e != nil {
 			return e
 		}
 	}
@@ -59,7 +59,7 @@ func (s *Site) validateInternalTransfer(c *call, pe, company *record, name strin
 			return erpThrow(k.label + " is mandatory")
 		}
 	}
-	s.transferAmounts(c, pe, company)
+	pes.transferAmounts(c, pe, company)
 	if fromCur == toCur && pe.dec("paid_amount") < pe.dec("received_amount") {
 		return erpThrow("Received Amount cannot be greater than Paid Amount")
 	}
@@ -76,12 +76,12 @@ func (s *Site) validateInternalTransfer(c *call, pe, company *record, name strin
 
 // transferAccount is set_missing_values for one side: the account must be readable under
 // Payment Entry; its currency, type and balance on the posting date are copied.
-func (s *Site) transferAccount(pe *record, side, companyCur string) *fErr {
+func (pes *paymentEntries) transferAccount(pe *record, side, companyCur string) *fErr {
 	name := pe.str(side)
 	if name == "" {
 		return nil
 	}
-	a := s.get("Account", name)
+	a := pes.db.get("Account", name)
 	if a == nil || a.int("disabled") == 1 {
 		return erpThrow("Account: " + name + " is not permitted under Payment Entry")
 	}
@@ -94,17 +94,17 @@ func (s *Site) transferAccount(pe *record, side, companyCur string) *fErr {
 	if t := a.str("account_type"); t != "" {
 		pe.f[side+"_account_type"] = t
 	}
-	pe.f[side+"_account_balance"] = s.balance(a.name(), "", "", pe.str("posting_date"))
+	pe.f[side+"_account_balance"] = pes.ledger.balance(a.name(), "", "", pe.str("posting_date"))
 	return nil
 }
 
 // transferAmounts is set_amounts and set_amounts_after_tax for an Internal Transfer, with the
 // automatic exchange gain/loss deduction.
-func (s *Site) transferAmounts(c *call, pe, company *record) {
+func (pes *paymentEntries) transferAmounts(c *call, pe, company *record) {
 	paid, received := pe.dec("paid_amount"), pe.dec("received_amount")
 	basePaid, baseReceived := paid.mul(pe.dec("source_exchange_rate")).round(2), received.mul(pe.dec("target_exchange_rate")).round(2)
 	pe.f["base_paid_amount"], pe.f["base_received_amount"] = basePaid, baseReceived
-	s.exchangeGainLossRow(c, pe, company, (basePaid - baseReceived).round(2))
+	pes.exchangeGainLossRow(c, pe, company, (basePaid - baseReceived).round(2))
 	var deducted dec
 	for _, d := range pe.rows("deductions") {
 		setDefault(d, "is_exchange_gain_loss", int64(0))
@@ -120,7 +120,7 @@ func (s *Site) transferAmounts(c *call, pe, company *record) {
 // exchangeGainLossRow is set_exchange_gain_loss: one is_exchange_gain_loss deduction carrying
 // amount, or none when amount is 0. A company without exchange_gain_loss_account or
 // cost_center gets the warning ERPNext prints (a refusal once submitted).
-func (s *Site) exchangeGainLossRow(c *call, pe, company *record, amount dec) {
+func (pes *paymentEntries) exchangeGainLossRow(c *call, pe, company *record, amount dec) {
 	var rows []*record
 	var egl *record
 	for _, d := range pe.rows("deductions") {
@@ -146,7 +146,7 @@ func (s *Site) exchangeGainLossRow(c *call, pe, company *record, amount dec) {
 		for _, f := range []struct{ field, label string }{{"exchange_gain_loss_account", "Exchange Gain / Loss Account"}, {"cost_center", "Default Cost Center"}} {
 			if company.str(f.field) == "" {
 				c.infos = append(c.infos, srvMsg{message: fmt.Sprintf("Please set %s in Company %s to account for Exchange Gain / Loss",
-					f.label, s.formLink("Company", company.name())), title: "Missing Default in Company", indicator: "yellow"})
+					f.label, pes.links.formLink("Company", company.name())), title: "Missing Default in Company", indicator: "yellow"})
 				pe.f["deductions"] = rows
 				return
 			}

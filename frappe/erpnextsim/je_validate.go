@@ -13,13 +13,13 @@ import (
 // (63-je-receivable-without-party), cheque_no without cheque_date (MandatoryError "Please enter
 // Reference date", 62-je-bank-entry-no-cheque-date). Balance, Bank Entry reference and ledger
 // checks wait for submit (journal_entry.go). name is the entry's (future) name.
-func (s *Site) validateJE(je *record, name string, isNew bool) *fErr {
+func (jes *journalEntries) validateJE(je *record, name string, isNew bool) *fErr {
 	if je.str("voucher_type") == "Opening Entry" {
 		je.f["is_opening"] = "Yes"
 	}
 	setDefault(je, "is_opening", "No")
 	delete(je.f, "clearance_date")
-	co := s.get("Company", je.str("company"))
+	co := jes.db.get("Company", je.str("company"))
 	if co == nil {
 		return nil // link validation reported it
 	}
@@ -30,10 +30,10 @@ func (s *Site) validateJE(je *record, name string, isNew bool) *fErr {
 			return notModelled("Journal Entry rows with a reference (reference_type " + r.str("reference_type") + ")")
 		}
 	}
-	if e := s.jeParties(rows); e != nil {
+	if e := jes.jeParties(rows); e != nil {
 		return e
 	}
-	if e := s.jeCurrencies(je, co.str("default_currency")); e != nil {
+	if e := jes.jeCurrencies(je, co.str("default_currency")); e != nil {
 		return e
 	}
 	if e := jeAmounts(je); e != nil {
@@ -45,7 +45,7 @@ func (s *Site) validateJE(je *record, name string, isNew bool) *fErr {
 	if e := jeRemark(je); e != nil {
 		return e
 	}
-	s.jePrintFields(je)
+	jes.jePrintFields(je)
 	if len(rows) == 0 {
 		return erpThrow("Accounts table cannot be blank.")
 	}
@@ -67,10 +67,10 @@ func (s *Site) validateJE(je *record, name string, isNew bool) *fErr {
 var partyAccountType = map[string]string{"Customer": "Receivable", "Supplier": "Payable", "Employee": "Payable", "Shareholder": "Payable"}
 
 // jeParties is validate_party and validate_entries_for_advance.
-func (s *Site) jeParties(rows []*record) *fErr {
+func (jes *journalEntries) jeParties(rows []*record) *fErr {
 	for _, r := range rows {
 		idx := r.int("idx")
-		acct := s.get("Account", r.str("account"))
+		acct := jes.db.get("Account", r.str("account"))
 		t := ""
 		if acct != nil {
 			t = acct.str("account_type")
@@ -98,10 +98,10 @@ func (s *Site) jeParties(rows []*record) *fErr {
 // jeCurrencies is validate_multi_currency and set_exchange_rate: each row takes its account's
 // currency and type; a row in another currency needs multi_currency and an exchange_rate (the
 // Currency Exchange lookup ERPNext would make is not modelled).
-func (s *Site) jeCurrencies(je *record, companyCur string) *fErr {
+func (jes *journalEntries) jeCurrencies(je *record, companyCur string) *fErr {
 	foreign := false
 	for _, r := range je.rows("accounts") {
-		if a := s.get("Account", r.str("account")); a != nil {
+		if a := jes.db.get("Account", r.str("account")); a != nil {
 			r.f["account_currency"], r.f["account_type"] = a.str("account_currency"), a.str("account_type")
 		}
 		if r.str("account_currency") == "" {
@@ -210,7 +210,7 @@ func jeRemark(je *record) *fErr {
 // jePrintFields is set_print_format_fields: with a Customer/Supplier row, pay_to_recd_from is
 // that party's name and total_amount the Bank/Cash rows' amount (else the party's); without
 // one total_amount is 0 and its words "INR Zero only." (61-je-get-submitted).
-func (s *Site) jePrintFields(je *record) {
+func (jes *journalEntries) jePrintFields(je *record) {
 	var bank, party dec
 	var partyName, partyType, bankCur, partyCur string
 	for _, r := range je.rows("accounts") {
@@ -236,7 +236,7 @@ func (s *Site) jePrintFields(je *record) {
 	var total dec
 	var currency string
 	if partyType != "" && partyName != "" {
-		if p := s.get(partyType, partyName); p != nil && p.str("customer_name") != "" {
+		if p := jes.db.get(partyType, partyName); p != nil && p.str("customer_name") != "" {
 			je.f["pay_to_recd_from"] = p.str("customer_name")
 		} else {
 			je.f["pay_to_recd_from"] = partyName

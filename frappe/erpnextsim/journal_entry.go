@@ -5,6 +5,17 @@ import (
 	"strings"
 )
 
+// journalEntries is the Journal Entry doctype: defaults, validation, submit and cancel with
+// their GL, and the Bank Transactions a cancel unlinks.
+type journalEntries struct {
+	db       *store
+	users    *users
+	ledger   *ledger
+	links    *links
+	bankTxns *bankTransactions
+	company  string
+}
+
 // Journal Entry over REST (recordings 61-*…65-*), following erpnext v15 journal_entry.py as
 // read in the recorded 15.71.1 tree (nateabowman/frappe-bench, apps/erpnext; not copied). An
 // insert runs, in Frappe's order: link validation (LinkValidationError "Could not find Row
@@ -24,25 +35,25 @@ import (
 // rows without an exchange_rate; merge_similar_account_heads does not merge GL rows.
 
 func init() {
-	insertHooks[jeDT] = (*Site).insertJournalEntry
-	updateHooks[jeDT] = (*Site).updateJournalEntry
+	insertHooks[jeDT] = func(s *Site) insertHook { return s.journals.insertJournalEntry }
+	updateHooks[jeDT] = func(s *Site) updateHook { return s.journals.updateJournalEntry }
 }
 
-func (s *Site) insertJournalEntry(c *call, body map[string]any) (*fErr, step) {
+func (jes *journalEntries) insertJournalEntry(c *call, body map[string]any) (*fErr, step) {
 	je := fromBody(jeDT, body, nil)
 	ds, e := insertDocstatus(je)
 	if e != nil {
 		return e, nil
 	}
-	name, display := s.newDocName(body, "ACC-JV-")
-	if e := s.claimName(c, jeDT, name); e != nil {
+	name, display := jes.db.newDocName(body, "ACC-JV-")
+	if e := jes.db.claimName(c, jeDT, name); e != nil {
 		return e, nil
 	}
-	s.jeDefaults(je)
-	if e := s.validateLinks(je, false); e != nil {
+	jes.jeDefaults(je)
+	if e := jes.links.validateLinks(je, false); e != nil {
 		return e, nil
 	}
-	if e := s.validateJE(je, display, true); e != nil {
+	if e := jes.validateJE(je, display, true); e != nil {
 		return e, nil
 	}
 	if ds == 1 {
@@ -50,19 +61,19 @@ func (s *Site) insertJournalEntry(c *call, body map[string]any) (*fErr, step) {
 			return e, nil
 		}
 	}
-	if name != "" && s.get(jeDT, name) != nil {
+	if name != "" && jes.db.get(jeDT, name) != nil {
 		return duplicateName(jeDT, name), nil
 	}
 	if ds == 1 {
-		if e := s.checkSubmitJE(c, je, display); e != nil {
+		if e := jes.checkSubmitJE(c, je, display); e != nil {
 			return e, nil
 		}
 	}
 	return nil, func() any {
-		s.stampNew(je, s.takeDocName(name, "ACC-JV-"), c.user)
-		s.put(je)
+		jes.db.stampNew(je, jes.db.takeDocName(name, "ACC-JV-"), c.user)
+		jes.db.put(je)
 		if ds == 1 {
-			s.postGL(jeDT, je, je.str("posting_date"), jeGLLines(je), c.user)
+			jes.ledger.postGL(jeDT, je, je.str("posting_date"), jeGLLines(je), c.user)
 		}
 		return renderUnsaved(je, c.keepNulls(), "accounts")
 	}
@@ -91,18 +102,18 @@ func renderUnsaved(r *record, keepNulls bool, tables ...string) obj {
 // jeDefaults are the doctype defaults frappe.new_doc gives a Journal Entry and its rows; the
 // row cost_center default ":Company" is the default company's cost center (61-je-get-submitted:
 // every row has "Main - EC").
-func (s *Site) jeDefaults(je *record) {
+func (jes *journalEntries) jeDefaults(je *record) {
 	setDefault(je, "voucher_type", "Journal Entry")
 	setDefault(je, "naming_series", "ACC-JV-.YYYY.-")
-	setDefault(je, "company", s.company)
-	setDefault(je, "posting_date", s.today())
+	setDefault(je, "company", jes.company)
+	setDefault(je, "posting_date", jes.db.today())
 	setDefault(je, "write_off_based_on", "Accounts Receivable")
 	for _, k := range []string{"apply_tds", "multi_currency", "is_system_generated"} {
 		setDefault(je, k, int64(0))
 	}
 	setDefault(je, "write_off_amount", dec(0))
 	costCenter := ""
-	if co := s.get("Company", s.company); co != nil {
+	if co := jes.db.get("Company", jes.company); co != nil {
 		costCenter = co.str("cost_center")
 	}
 	for _, row := range je.rows("accounts") {
@@ -123,14 +134,14 @@ func jeBalanced(je *record) *fErr {
 
 // checkSubmitJE is on_submit: validate_cheque_info (62-je-bank-entry-no-cheque-no), then the
 // ledger checks of make_gl_entries (63-je-account-of-other-company, 63-je-group-account).
-func (s *Site) checkSubmitJE(c *call, je *record, name string) *fErr {
+func (jes *journalEntries) checkSubmitJE(c *call, je *record, name string) *fErr {
 	if je.str("voucher_type") == "Bank Entry" && (je.str("cheque_no") == "" || je.str("cheque_date") == "") {
 		return erpThrow("Reference No & Reference Date is required for Bank Entry")
 	}
 	if je.str("cheque_date") != "" && je.str("cheque_no") == "" {
 		return erpThrow("Reference No is mandatory if you entered Reference Date")
 	}
-	return s.checkGL(c, jeDT, name, je.str("company"), je.str("posting_date"), nil, jeGLLines(je))
+	return jes.ledger.checkGL(c, jeDT, name, je.str("company"), je.str("posting_date"), nil, jeGLLines(je))
 }
 
 // jeGLLines is build_gl_map: one line per row with an amount, against = the row's
@@ -159,7 +170,7 @@ func jeGLLines(je *record) []glLine {
 // updateJournalEntry is PUT /api/resource/Journal Entry/{name} and the frappe.client
 // save/submit/cancel helpers (§1.7): save or submit a draft (64-je-submit-draft-put-docstatus-1),
 // cancel (64-je-cancel-frappe-client-cancel), no-op update after submit.
-func (s *Site) updateJournalEntry(c *call, cur *record, body map[string]any, viaPut bool) (*fErr, step) {
+func (jes *journalEntries) updateJournalEntry(c *call, cur *record, body map[string]any, viaPut bool) (*fErr, step) {
 	to, action, e := transition(cur, body)
 	if e != nil {
 		// frappe.client.cancel runs JournalEntry.cancel, ERPNext's own override, so its
@@ -170,11 +181,11 @@ func (s *Site) updateJournalEntry(c *call, cur *record, body map[string]any, via
 	}
 	switch action {
 	case "cancel":
-		if !s.canCancel(c.user, jeDT) {
+		if !jes.users.canCancel(c.user, jeDT) {
 			return cancelDenied(c.userName(), jeDT), nil
 		}
 		return nil, func() any {
-			s.cancelJournalEntry(c, cur)
+			jes.cancelJournalEntry(c, cur)
 			return cur.render(c.keepNulls())
 		}
 	case "update_after_submit":
@@ -183,35 +194,35 @@ func (s *Site) updateJournalEntry(c *call, cur *record, body map[string]any, via
 			return e, nil
 		}
 		return nil, func() any {
-			s.touch(next, c.user)
-			s.stampRows(next, next.str("modified"), c.user)
-			s.put(next)
+			jes.db.touch(next, c.user)
+			jes.db.stampRows(next, next.str("modified"), c.user)
+			jes.db.put(next)
 			return next.render(c.keepNulls())
 		}
 	}
 	next := fromBody(jeDT, body, cur)
 	next.f["docstatus"] = to
-	s.jeDefaults(next)
-	if e := s.validateLinks(next, false); e != nil {
+	jes.jeDefaults(next)
+	if e := jes.links.validateLinks(next, false); e != nil {
 		return e, nil
 	}
-	if e := s.validateJE(next, cur.name(), false); e != nil {
+	if e := jes.validateJE(next, cur.name(), false); e != nil {
 		return e, nil
 	}
 	if to == 1 {
 		if e := jeBalanced(next); e != nil {
 			return e, nil
 		}
-		if e := s.checkSubmitJE(c, next, cur.name()); e != nil {
+		if e := jes.checkSubmitJE(c, next, cur.name()); e != nil {
 			return e, nil
 		}
 	}
 	return nil, func() any {
-		s.touch(next, c.user)
-		s.stampRows(next, next.str("modified"), c.user)
-		s.put(next)
+		jes.db.touch(next, c.user)
+		jes.db.stampRows(next, next.str("modified"), c.user)
+		jes.db.put(next)
 		if to == 1 {
-			s.postGL(jeDT, next, next.str("posting_date"), jeGLLines(next), c.user)
+			jes.ledger.postGL(jeDT, next, next.str("posting_date"), jeGLLines(next), c.user)
 		}
 		c.status = http.StatusOK
 		return next.render(c.keepNulls())
@@ -220,10 +231,10 @@ func (s *Site) updateJournalEntry(c *call, cur *record, body map[string]any, via
 
 // cancelJournalEntry is on_cancel: docstatus 2, reversing GL entries, and the entry removed
 // from the Bank Transactions that allocated it (remove_from_bank_transaction).
-func (s *Site) cancelJournalEntry(c *call, je *record) {
+func (jes *journalEntries) cancelJournalEntry(c *call, je *record) {
 	je.f["docstatus"] = int64(2)
-	s.touch(je, c.user)
-	s.stampRows(je, je.str("modified"), c.user)
-	s.cancelGL(jeDT, je.name())
-	s.removeFromBankTransactions(c, jeDT, je.name())
+	jes.db.touch(je, c.user)
+	jes.db.stampRows(je, je.str("modified"), c.user)
+	jes.ledger.cancelGL(jeDT, je.name())
+	jes.bankTxns.removeFromBankTransactions(c, jeDT, je.name())
 }

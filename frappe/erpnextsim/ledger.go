@@ -5,6 +5,14 @@ import (
 	"strings"
 )
 
+// ledger posts and cancels GL Entries against the running books, answers balances and
+// get_balance_on, and checks a posting's fiscal year, frozen date and accounts (§3.2 S2).
+type ledger struct {
+	db      *store
+	users   *users
+	company string
+}
+
 // glLine is one ledger posting before it becomes a GL Entry document.
 type glLine struct {
 	account, partyType, party string
@@ -19,15 +27,15 @@ type glLine struct {
 // debit or credit is posted on the other side, as ERPNext's toggle_debit_credit_if_negative does
 // (a −0.35 round-off deduction credits Round Off 0.35; a rounded-down invoice debits it:
 // erpnext-recorded-connector/81-*-gl-entries).
-func (s *Site) postGL(voucherType string, voucher *record, postingDate string, lines []glLine, user string) {
-	fy := s.fiscalYear(postingDate)
+func (lg *ledger) postGL(voucherType string, voucher *record, postingDate string, lines []glLine, user string) {
+	fy := lg.fiscalYear(postingDate)
 	for _, l := range lines {
 		if l.debit < 0 || l.credit < 0 {
 			l.debit, l.credit = max(l.debit, 0)-min(l.credit, 0), max(l.credit, 0)-min(l.debit, 0)
 			l.debitAcc, l.creditAcc = max(l.debitAcc, 0)-min(l.creditAcc, 0), max(l.creditAcc, 0)-min(l.debitAcc, 0)
 		}
 		g := newRecord(glDT)
-		acc := s.get("Account", l.account)
+		acc := lg.db.get("Account", l.account)
 		cur := DefaultCurrency
 		if acc != nil && acc.str("account_currency") != "" {
 			cur = acc.str("account_currency")
@@ -36,7 +44,7 @@ func (s *Site) postGL(voucherType string, voucher *record, postingDate string, l
 		f["posting_date"], f["transaction_date"], f["account"] = postingDate, postingDate, l.account
 		f["debit"], f["credit"], f["account_currency"] = l.debit.round(2), l.credit.round(2), cur
 		f["debit_in_account_currency"], f["credit_in_account_currency"] = l.debitAcc, l.creditAcc
-		f["voucher_type"], f["voucher_no"], f["company"] = voucherType, voucher.name(), s.company
+		f["voucher_type"], f["voucher_no"], f["company"] = voucherType, voucher.name(), lg.company
 		f["is_opening"], f["is_advance"], f["is_cancelled"], f["docstatus"] = "No", "No", int64(0), int64(1)
 		f["fiscal_year"] = fy
 		if l.partyType != "" {
@@ -54,17 +62,17 @@ func (s *Site) postGL(voucherType string, voucher *record, postingDate string, l
 		if l.remarks != "" {
 			g.f["remarks"] = l.remarks
 		}
-		s.stampNew(g, hashName(), user)
+		lg.db.stampNew(g, hashName(), user)
 		g.f["docstatus"] = int64(1)
-		s.put(g)
-		s.books.add(g, 1)
+		lg.db.put(g)
+		lg.db.books.add(g, 1)
 	}
 }
 
 // voucherGL returns the GL entries of a voucher (any state), from the voucher_no index.
-func (s *Site) voucherGL(voucherType, voucherNo string) []*record {
+func (lg *ledger) voucherGL(voucherType, voucherNo string) []*record {
 	var out []*record
-	for _, g := range s.lookup(glDT, "voucher_no", indexKey(voucherNo)) {
+	for _, g := range lg.db.lookup(glDT, "voucher_no", indexKey(voucherNo)) {
 		if g.str("voucher_type") == voucherType && g.str("voucher_no") == voucherNo {
 			out = append(out, g)
 		}
@@ -76,9 +84,9 @@ func (s *Site) voucherGL(voucherType, voucherNo string) []*record {
 // erpnext-recorded-settlement/64-je-gl-entries-after-cancel): every live entry of the voucher
 // gets a reversing entry (debit and credit swapped, remarks "On cancellation of {voucher}"),
 // and originals and reversals are all is_cancelled 1, so balances leave both out.
-func (s *Site) cancelGL(voucherType, voucherNo string) {
+func (lg *ledger) cancelGL(voucherType, voucherNo string) {
 	var live []*record
-	for _, g := range s.voucherGL(voucherType, voucherNo) {
+	for _, g := range lg.voucherGL(voucherType, voucherNo) {
 		if g.int("is_cancelled") == 0 {
 			live = append(live, g)
 		}
@@ -86,15 +94,15 @@ func (s *Site) cancelGL(voucherType, voucherNo string) {
 	sort.Slice(live, func(i, j int) bool { return live[i].str("creation") < live[j].str("creation") })
 	for _, g := range live {
 		g.f["is_cancelled"] = int64(1)
-		s.books.add(g, -1)
+		lg.db.books.add(g, -1)
 		rev := g.clone()
 		for _, pair := range [][2]string{{"debit", "credit"}, {"debit_in_account_currency", "credit_in_account_currency"}} {
 			rev.f[pair[0]], rev.f[pair[1]] = g.f[pair[1]], g.f[pair[0]]
 		}
 		rev.f["remarks"] = "On cancellation of " + voucherNo
-		ts := s.stamp()
+		ts := lg.db.stamp()
 		rev.f["name"], rev.f["creation"], rev.f["modified"] = hashName(), ts, ts
-		s.put(rev)
+		lg.db.put(rev)
 	}
 }
 
@@ -112,15 +120,15 @@ func (s *Site) cancelGL(voucherType, voucherNo string) {
 // moves the balances of 57-get-payment-entry-* by 10.13.
 //
 // One account or one party is answered from the running books (books.go), not a scan.
-func (s *Site) balance(account, partyType, party, date string) dec {
+func (lg *ledger) balance(account, partyType, party, date string) dec {
 	switch {
 	case account != "" && party == "":
-		return s.books.accountBalance(account, date).acc
+		return lg.db.books.accountBalance(account, date).acc
 	case account == "" && party != "":
-		return s.books.partyBalance(partyType, party, date).acc
+		return lg.db.books.partyBalance(partyType, party, date).acc
 	}
 	var sum dec
-	for _, g := range s.docs[glDT] {
+	for _, g := range lg.db.docs[glDT] {
 		if g.int("is_cancelled") == 1 || g.str("posting_date") > date {
 			continue
 		}
@@ -136,8 +144,8 @@ func (s *Site) balance(account, partyType, party, date string) dec {
 }
 
 // fiscalYear names the enabled Fiscal Year containing date, "" if none.
-func (s *Site) fiscalYear(date string) string {
-	for _, fy := range s.all("Fiscal Year") {
+func (lg *ledger) fiscalYear(date string) string {
+	for _, fy := range lg.db.all("Fiscal Year") {
 		if fy.int("disabled") == 0 && fy.str("year_start_date") <= date && date <= fy.str("year_end_date") {
 			return fy.name()
 		}
@@ -147,8 +155,8 @@ func (s *Site) fiscalYear(date string) string {
 
 // checkFiscalYear is §3.2 S2 (recording 53-*): FiscalYearError, raised in
 // erpnext.accounts.utils, message without indicator.
-func (s *Site) checkFiscalYear(date, company string) *fErr {
-	if s.fiscalYear(date) != "" {
+func (lg *ledger) checkFiscalYear(date, company string) *fErr {
+	if lg.fiscalYear(date) != "" {
 		return nil
 	}
 	dmy := date

@@ -2,6 +2,13 @@ package erpnextsim
 
 import "strings"
 
+// links validates a document's Link fields and renders the links ERPNext puts in messages
+// (get_link_to_form, under Options.SiteURL).
+type links struct {
+	db  *store
+	opt Options
+}
+
 // validateLinks is Frappe's _validate_links (§1.7, §3.2 first paragraph):
 // every Link / Dynamic Link value must name an existing document; values are
 // replaced by the stored name (the lookup is case-insensitive); links to
@@ -9,7 +16,7 @@ import "strings"
 // cancelled. All failures are reported in one message, missing ones first.
 // Links with fetch-from dependents are skipped when missing (README
 // difference 2: ERPNext then fails later with its own message).
-func (s *Site) validateLinks(r *record, cancelling bool) *fErr {
+func (lk *links) validateLinks(r *record, cancelling bool) *fErr {
 	var invalid, cancelled []string
 	var setFirst *fErr
 	check := func(rec *record, prefix string) *fErr {
@@ -31,7 +38,7 @@ func (s *Site) validateLinks(r *record, cancelling bool) *fErr {
 				}
 			}
 			if target == "DocType" {
-				if metas[v] == nil && !knownUnmodelled[v] && s.get("DocType", v) == nil {
+				if metas[v] == nil && !knownUnmodelled[v] && lk.db.get("DocType", v) == nil {
 					invalid = append(invalid, prefix+f.label+": "+v)
 				}
 				continue
@@ -39,7 +46,7 @@ func (s *Site) validateLinks(r *record, cancelling bool) *fErr {
 			if metas[target] == nil {
 				return notModelled("links to " + target + " (" + f.name + ")")
 			}
-			doc := s.get(target, v)
+			doc := lk.db.get(target, v)
 			if doc == nil {
 				if !f.fetchDeps {
 					invalid = append(invalid, prefix+f.label+": "+v)

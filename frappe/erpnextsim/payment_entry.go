@@ -5,49 +5,64 @@ import (
 	"strings"
 )
 
+// paymentEntries is the Payment Entry doctype: missing values and validation (V1-V14,
+// internal transfers), submit and cancel with their GL, exchange gain or loss, and the
+// outstanding, schedules and Payment Requests of the invoices they pay.
+type paymentEntries struct {
+	db       *store
+	ledger   *ledger
+	links    *links
+	parties  *parties
+	invoices *salesInvoices
+	terms    *paymentTerms
+	requests *paymentRequests
+	bankTxns *bankTransactions
+	company  string
+}
+
 const peDT = "Payment Entry"
 
 // insertPaymentEntry is POST /api/resource/Payment Entry (items 7, 8): link
 // check, validate (§3.2 V1–V16), framework mandatory, duplicate name, and with
 // "docstatus": 1 the submit checks S1, S2 and effects (§3.4) in one call.
-func (s *Site) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
+func (pes *paymentEntries) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
 	pe := fromBody(peDT, body, nil)
 	ds := pe.docstatus()
 	if ds == 2 {
 		_, e := docstatusTransition(0, 2)
 		return e, nil
 	}
-	name := s.clientName(body)
-	if e := s.claimName(c, peDT, name); e != nil {
+	name := pes.db.clientName(body)
+	if e := pes.db.claimName(c, peDT, name); e != nil {
 		return e, nil
 	}
 	display := name
 	if display == "" {
-		display = s.seriesName("ACC-PAY-", false)
+		display = pes.db.seriesName("ACC-PAY-", false)
 	}
 	pe.f["docstatus"] = ds
-	if e := s.validatePE(c, pe, display, true); e != nil {
+	if e := pes.validatePE(c, pe, display, true); e != nil {
 		return e, nil
 	}
-	if name != "" && s.get(peDT, name) != nil {
+	if name != "" && pes.db.get(peDT, name) != nil {
 		return duplicateName(peDT, name), nil
 	}
 	if ds == 1 {
-		if e := s.checkSubmitPE(c, pe, display); e != nil {
+		if e := pes.checkSubmitPE(c, pe, display); e != nil {
 			return e, nil
 		}
 	}
 	return nil, func() any {
 		n := name
 		if n == "" {
-			n = s.seriesName("ACC-PAY-", true)
+			n = pes.db.seriesName("ACC-PAY-", true)
 		} else {
-			s.noteName("ACC-PAY-", n)
+			pes.db.noteName("ACC-PAY-", n)
 		}
-		s.stampNew(pe, n, c.user)
-		s.put(pe)
+		pes.db.stampNew(pe, n, c.user)
+		pes.db.put(pe)
 		if ds == 1 {
-			s.applySubmitPE(c, pe)
+			pes.applySubmitPE(c, pe)
 		}
 		return renderUnsaved(pe, c.keepNulls(), "references", "deductions")
 	}
@@ -55,7 +70,7 @@ func (s *Site) insertPaymentEntry(c *call, body map[string]any) (*fErr, step) {
 
 // updatePaymentEntry is PUT /api/resource/Payment Entry/{name} (§1.7):
 // save, submit ({"docstatus":1}), cancel ({"docstatus":2}), update after submit.
-func (s *Site) updatePaymentEntry(c *call, cur *record, body map[string]any) (*fErr, step) {
+func (pes *paymentEntries) updatePaymentEntry(c *call, cur *record, body map[string]any) (*fErr, step) {
 	to := cur.docstatus()
 	if v, ok := body["docstatus"]; ok {
 		to = int64(cint(v))
@@ -68,7 +83,7 @@ func (s *Site) updatePaymentEntry(c *call, cur *record, body map[string]any) (*f
 	case "cancel":
 		touchInvoices(c, cur)
 		return nil, func() any {
-			s.applyCancelPE(c, cur)
+			pes.applyCancelPE(c, cur)
 			return cur.render(c.keepNulls())
 		}
 	case "update_after_submit":
@@ -77,28 +92,28 @@ func (s *Site) updatePaymentEntry(c *call, cur *record, body map[string]any) (*f
 			return e, nil
 		}
 		return nil, func() any {
-			s.touch(pe, c.user)
-			s.stampRows(pe, pe.str("modified"), c.user)
-			s.put(pe)
+			pes.db.touch(pe, c.user)
+			pes.db.stampRows(pe, pe.str("modified"), c.user)
+			pes.db.put(pe)
 			return pe.render(c.keepNulls())
 		}
 	}
 	pe := fromBody(peDT, body, cur)
 	pe.f["docstatus"] = to
-	if e := s.validatePE(c, pe, cur.name(), false); e != nil {
+	if e := pes.validatePE(c, pe, cur.name(), false); e != nil {
 		return e, nil
 	}
 	if to == 1 {
-		if e := s.checkSubmitPE(c, pe, cur.name()); e != nil {
+		if e := pes.checkSubmitPE(c, pe, cur.name()); e != nil {
 			return e, nil
 		}
 	}
 	return nil, func() any {
-		s.touch(pe, c.user)
-		s.stampRows(pe, pe.str("modified"), c.user)
-		s.put(pe)
+		pes.db.touch(pe, c.user)
+		pes.db.stampRows(pe, pe.str("modified"), c.user)
+		pes.db.put(pe)
 		if to == 1 {
-			s.applySubmitPE(c, pe)
+			pes.applySubmitPE(c, pe)
 		}
 		return pe.render(c.keepNulls())
 	}
@@ -150,7 +165,7 @@ func (c *call) keepNulls() bool { return c.nulls }
 // checkSubmitPE are the on_submit checks of §3.2 in ERPNext's order: S1
 // difference, then S2 (checkGL) on the ledger lines the entry would post.
 // name is the entry's (future) name, shown in the GL Entry messages.
-func (s *Site) checkSubmitPE(c *call, pe *record, name string) *fErr {
+func (pes *paymentEntries) checkSubmitPE(c *call, pe *record, name string) *fErr {
 	touchInvoices(c, pe)
 	if pe.dec("difference_amount") != 0 {
 		return erpThrow("Difference Amount must be zero")
@@ -161,19 +176,19 @@ func (s *Site) checkSubmitPE(c *call, pe *record, name string) *fErr {
 			deductions = append(deductions, d.str("account"))
 		}
 	}
-	return s.checkGL(c, peDT, name, pe.str("company"), pe.str("posting_date"), deductions, peGLLines(pe))
+	return pes.ledger.checkGL(c, peDT, name, pe.str("company"), pe.str("posting_date"), deductions, peGLLines(pe))
 }
 
 // applySubmitPE is §3.4: invoice outstanding −= allocated (rounded to the
 // ledger's 2 decimals), invoice modified bumped and status recomputed, ledger
 // posted, status Submitted. Rows show the invoice outstanding afterwards.
-func (s *Site) applySubmitPE(c *call, pe *record) {
-	s.moveOutstanding(c, pe, -1)
-	s.moveSchedule(pe, -1)
-	s.movePaymentRequests(c, pe, -1)
+func (pes *paymentEntries) applySubmitPE(c *call, pe *record) {
+	pes.moveOutstanding(c, pe, -1)
+	pes.terms.moveSchedule(pe, -1)
+	pes.requests.movePaymentRequests(c, pe, -1)
 	lines := peGLLines(pe)
-	s.postGL(peDT, pe, pe.str("posting_date"), lines, c.user)
-	s.bookExchangeGainLoss(c, pe)
+	pes.ledger.postGL(peDT, pe, pe.str("posting_date"), lines, c.user)
+	pes.bookExchangeGainLoss(c, pe)
 	pe.f["status"] = "Submitted"
 }
 
@@ -226,17 +241,17 @@ func peGLLines(pe *record) []glLine {
 
 // applyCancelPE is §3.5: outstanding and status restored, invoice modified
 // bumped, ledger entries cancelled, status Cancelled.
-func (s *Site) applyCancelPE(c *call, pe *record) {
+func (pes *paymentEntries) applyCancelPE(c *call, pe *record) {
 	pe.f["docstatus"] = int64(2)
 	pe.f["status"] = "Cancelled"
-	s.touch(pe, c.user)
-	s.stampRows(pe, pe.str("modified"), c.user)
-	s.moveOutstanding(c, pe, +1)
-	s.moveSchedule(pe, +1)
-	s.movePaymentRequests(c, pe, +1)
-	s.cancelGL(peDT, pe.name())
-	s.cancelExchangeGainLoss(c, pe)
-	s.removeFromBankTransactions(c, peDT, pe.name()) // bank_transaction.go
+	pes.db.touch(pe, c.user)
+	pes.db.stampRows(pe, pe.str("modified"), c.user)
+	pes.moveOutstanding(c, pe, +1)
+	pes.terms.moveSchedule(pe, +1)
+	pes.requests.movePaymentRequests(c, pe, +1)
+	pes.ledger.cancelGL(peDT, pe.name())
+	pes.cancelExchangeGainLoss(c, pe)
+	pes.bankTxns.removeFromBankTransactions(c, peDT, pe.name()) // bank_transaction.go
 }
 
 // touchInvoices records the Sales Invoices a submit or cancel of pe updates (their outstanding).
@@ -257,9 +272,9 @@ func nz(d dec) dec {
 
 // moveOutstanding adds sign × allocated to every referenced invoice's live
 // outstanding (never to a stale copy: concurrent entries both apply).
-func (s *Site) moveOutstanding(c *call, pe *record, sign dec) {
+func (pes *paymentEntries) moveOutstanding(c *call, pe *record, sign dec) {
 	for _, row := range pe.rows("references") {
-		inv := s.get(row.str("reference_doctype"), row.str("reference_name"))
+		inv := pes.db.get(row.str("reference_doctype"), row.str("reference_name"))
 		if inv == nil || row.str("reference_doctype") != "Sales Invoice" {
 			continue
 		}
@@ -268,8 +283,8 @@ func (s *Site) moveOutstanding(c *call, pe *record, sign dec) {
 			delta = row.dec("allocated_amount").round(2)
 		}
 		inv.f["outstanding_amount"] = inv.dec("outstanding_amount") + sign*delta
-		s.touch(inv, c.user)
-		inv.f["status"] = s.siStatus(inv)
+		pes.db.touch(inv, c.user)
+		inv.f["status"] = pes.invoices.siStatus(inv)
 		if inv.str("party_account_currency") == DefaultCurrency {
 			row.f["outstanding_amount"] = inv.dec("outstanding_amount") // a foreign row keeps what it read (recording 49-usd-pe-submitted)
 		}

@@ -6,6 +6,13 @@ import (
 	"strings"
 )
 
+// paymentRequests is the Payment Request doctype: make_payment_request, the open requests of
+// an invoice, and their outstanding moved by a Payment Entry.
+type paymentRequests struct {
+	db    *store
+	links *links
+}
+
 // Payment Request (spec §3.9, recordings 44-*, 46-*, 47-*). Behaviour followed: erpnext v15
 // payment_request.py make_payment_request, update_payment_requests_as_per_pe_references and
 // payment_entry.py validate_allocated_amount_as_per_payment_request (read, not copied).
@@ -80,7 +87,7 @@ func (s *Site) AddPaymentRequest(invoice string, spec PaymentRequestSpec) (strin
 		if spec.RecipientID != "" {
 			c.args["recipient_id"] = spec.RecipientID
 		}
-		return s.makePaymentRequest(c)
+		return s.requests.makePaymentRequest(c)
 	})
 	if err != nil {
 		return "", err
@@ -92,17 +99,17 @@ func (s *Site) AddPaymentRequest(invoice string, spec PaymentRequestSpec) (strin
 // makePaymentRequest is make_payment_request for a Sales Invoice. Its answer is as_dict with
 // nulls kept (recording 44-make-payment-request-submit). No Payment Gateway Account is modelled,
 // so payment_gateway_account, payment_account and payment_url stay null.
-func (s *Site) makePaymentRequest(c *call) (*fErr, step) {
+func (preq *paymentRequests) makePaymentRequest(c *call) (*fErr, step) {
 	dt, dn := c.str("dt"), c.str("dn")
 	if dt != siDT {
 		return notModelled("make_payment_request for " + dt), nil
 	}
-	inv := s.get(siDT, dn)
+	inv := preq.db.get(siDT, dn)
 	if inv == nil {
 		return notFound(dt, dn), nil
 	}
 	amount := inv.dec("outstanding_amount")
-	for _, pr := range s.openPaymentRequests(inv.name()) {
+	for _, pr := range preq.openPaymentRequests(inv.name()) {
 		amount -= pr.dec("outstanding_amount")
 	}
 	if amount <= 0 {
@@ -129,21 +136,21 @@ func (s *Site) makePaymentRequest(c *call) (*fErr, step) {
 		} {
 			pr.f[k] = v
 		}
-		s.stampNew(pr, s.seriesName("ACC-PRQ-", true), c.user)
+		preq.db.stampNew(pr, preq.db.seriesName("ACC-PRQ-", true), c.user)
 		if submit {
 			pr.f["docstatus"], pr.f["status"] = int64(1), "Requested"
-			s.touch(pr, c.user)
+			preq.db.touch(pr, c.user)
 		}
-		s.put(pr)
+		preq.db.put(pr)
 		c.nulls = true
 		return pr.render(true)
 	}
 }
 
 // openPaymentRequests are the submitted, not fully paid requests of an invoice, oldest first.
-func (s *Site) openPaymentRequests(invoice string) []*record {
+func (preq *paymentRequests) openPaymentRequests(invoice string) []*record {
 	var out []*record
-	for _, pr := range s.lookup(prDT, "reference_name", indexKey(invoice)) {
+	for _, pr := range preq.db.lookup(prDT, "reference_name", indexKey(invoice)) {
 		if pr.docstatus() == 1 && strings.EqualFold(pr.str("reference_name"), invoice) && pr.dec("outstanding_amount") > 0 &&
 			pr.str("status") != "Paid" && pr.str("status") != "Cancelled" {
 			out = append(out, pr)
@@ -155,19 +162,19 @@ func (s *Site) openPaymentRequests(invoice string) []*record {
 
 // checkPaymentRequests is §3.2 V13: a row may not allocate more than its Payment Request's
 // outstanding.
-func (s *Site) checkPaymentRequests(pe *record) *fErr {
+func (preq *paymentRequests) checkPaymentRequests(pe *record) *fErr {
 	for i, row := range pe.rows("references") {
 		name := row.str("payment_request")
 		if name == "" {
 			continue
 		}
-		pr := s.get(prDT, name)
+		pr := preq.db.get(prDT, name)
 		if pr == nil {
 			continue
 		}
 		if row.dec("allocated_amount") > pr.dec("outstanding_amount") {
 			return erpThrow(fmt.Sprintf("Row #%d: Allocated Amount cannot be greater than Outstanding Amount of Payment Request %s",
-				i+1, s.formLink(prDT, pr.name())))
+				i+1, preq.links.formLink(prDT, pr.name())))
 		}
 	}
 	return nil
@@ -175,9 +182,9 @@ func (s *Site) checkPaymentRequests(pe *record) *fErr {
 
 // movePaymentRequests applies a submit (sign −1) or cancel (+1) to the rows' Payment Requests
 // (§3.4 step 1, §3.5): outstanding, status Paid / Partially Paid / Requested, modified bumped.
-func (s *Site) movePaymentRequests(c *call, pe *record, sign dec) {
+func (preq *paymentRequests) movePaymentRequests(c *call, pe *record, sign dec) {
 	for _, row := range pe.rows("references") {
-		pr := s.get(prDT, row.str("payment_request"))
+		pr := preq.db.get(prDT, row.str("payment_request"))
 		if pr == nil || row.str("payment_request") == "" {
 			continue
 		}
@@ -191,7 +198,7 @@ func (s *Site) movePaymentRequests(c *call, pe *record, sign dec) {
 		default:
 			pr.f["status"] = "Partially Paid"
 		}
-		s.touch(pr, c.user)
+		preq.db.touch(pr, c.user)
 		row.f["payment_request_outstanding"] = out
 	}
 }
@@ -230,8 +237,8 @@ func formatMoney(d dec, currency string) string {
 // the requests, oldest first, are spent over the rows in order (one per term when the
 // invoice allocates by payment term); a row larger than the request it gets is split, the
 // rest going to the next request or, when none is left, to a row without a request.
-func (s *Site) splitByPaymentRequests(rows []*record, inv *record, pt string) []*record {
-	prs := s.openPaymentRequests(inv.name())
+func (preq *paymentRequests) splitByPaymentRequests(rows []*record, inv *record, pt string) []*record {
+	prs := preq.openPaymentRequests(inv.name())
 	if pt != "Receive" || len(prs) == 0 {
 		for i, r := range rows {
 			r.f["idx"] = int64(i + 1)

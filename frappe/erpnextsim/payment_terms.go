@@ -9,6 +9,13 @@ import (
 	"time"
 )
 
+// paymentTerms is Payment Term and Payment Terms Template: the schedule an invoice takes from
+// its template, term-wise allocation, and the paid amounts a Payment Entry moves.
+type paymentTerms struct {
+	db    *store
+	links *links
+}
+
 // Payment terms (spec §3.1 references[].payment_term, §3.4 item 2, §3.8, §4),
 // following erpnext v15 as read in the recorded 15.71.1 tree:
 //   - controllers/accounts_controller.py set_payment_schedule / set_due_date: an invoice
@@ -66,9 +73,9 @@ func (s *Site) AddPaymentTermsTemplate(spec PaymentTermsTemplateSpec) error {
 	if sum != units(100) {
 		return fmt.Errorf("erpnextsim: payment terms of %q add up to %s%%, not 100%%", spec.Name, sum.plain())
 	}
-	s.mu.Lock()
-	exists := s.get(pttDT, spec.Name) != nil
-	s.mu.Unlock()
+	s.db.mu.Lock()
+	exists := s.db.get(pttDT, spec.Name) != nil
+	s.db.mu.Unlock()
 	if exists {
 		return fmt.Errorf("erpnextsim: Payment Terms Template %q already exists", spec.Name)
 	}
@@ -76,11 +83,11 @@ func (s *Site) AddPaymentTermsTemplate(spec PaymentTermsTemplateSpec) error {
 	for _, t := range spec.Terms {
 		term := map[string]any{"payment_term_name": t.Name, "invoice_portion": t.InvoicePortion, "description": t.Description,
 			"due_date_based_on": "Day(s) after invoice date", "credit_days": json.Number(strconv.Itoa(t.CreditDays))}
-		s.mu.Lock()
-		missing := s.get("Payment Term", t.Name) == nil
-		s.mu.Unlock()
+		s.db.mu.Lock()
+		missing := s.db.get("Payment Term", t.Name) == nil
+		s.db.mu.Unlock()
 		if missing {
-			if _, err := s.run(func(c *call) (*fErr, step) { return s.insertPaymentTerm(c, term) }); err != nil {
+			if _, err := s.run(func(c *call) (*fErr, step) { return s.terms.insertPaymentTerm(c, term) }); err != nil {
 				return err
 			}
 		}
@@ -94,7 +101,7 @@ func (s *Site) AddPaymentTermsTemplate(spec PaymentTermsTemplateSpec) error {
 	}
 	body := map[string]any{"template_name": spec.Name, "allocate_payment_based_on_payment_terms": json.Number(strconv.Itoa(b2i(spec.AllocateByTerms))),
 		"terms": rows}
-	_, err := s.run(func(c *call) (*fErr, step) { return s.insertPaymentTermsTemplate(c, body) })
+	_, err := s.run(func(c *call) (*fErr, step) { return s.terms.insertPaymentTermsTemplate(c, body) })
 	return err
 }
 
@@ -102,8 +109,8 @@ const pttDT = "Payment Terms Template"
 
 // templateSchedule builds an invoice's Payment Schedule from its template:
 // amount = total × portion / 100 (rounded), the last row takes the rest.
-func (s *Site) templateSchedule(si *record, total, rate dec) []*record {
-	tmpl := s.get(pttDT, si.str("payment_terms_template"))
+func (tm *paymentTerms) templateSchedule(si *record, total, rate dec) []*record {
+	tmpl := tm.db.get(pttDT, si.str("payment_terms_template"))
 	if tmpl == nil {
 		return nil
 	}
@@ -134,8 +141,8 @@ func (s *Site) templateSchedule(si *record, total, rate dec) []*record {
 }
 
 // termBased reports whether an invoice's template allocates payments by term.
-func (s *Site) termBased(inv *record) bool {
-	t := s.get(pttDT, inv.str("payment_terms_template"))
+func (tm *paymentTerms) termBased(inv *record) bool {
+	t := tm.db.get(pttDT, inv.str("payment_terms_template"))
 	return t != nil && t.int("allocate_payment_based_on_payment_terms") == 1
 }
 
@@ -169,9 +176,9 @@ func (c *call) termOutstanding(inv *record, term string) dec {
 
 // moveSchedule is update_payment_schedule: sign × allocated on the paid amount of
 // every row's term (−1 on submit takes it off the outstanding, +1 on cancel).
-func (s *Site) moveSchedule(pe *record, sign dec) {
+func (tm *paymentTerms) moveSchedule(pe *record, sign dec) {
 	for _, row := range pe.rows("references") {
-		inv := s.get(siDT, row.str("reference_name"))
+		inv := tm.db.get(siDT, row.str("reference_name"))
 		if inv == nil || row.str("reference_doctype") != siDT {
 			continue
 		}
@@ -219,11 +226,11 @@ func overdue(si *record, total, out dec, today string) bool {
 // latest outstanding of an invoice that allocates by payment term: get_outstanding_reference_
 // documents splits it into one row per term with an outstanding and says so, once per
 // referenced invoice (erpnext-recorded-connector/R09).
-func (s *Site) splitNotice(c *call, pe *record) {
+func (tm *paymentTerms) splitNotice(c *call, pe *record) {
 	seen := map[string]bool{}
 	for _, row := range pe.rows("references") {
-		inv := s.get(siDT, row.str("reference_name"))
-		if inv == nil || row.str("reference_doctype") != siDT || seen[inv.name()] || !s.termBased(inv) {
+		inv := tm.db.get(siDT, row.str("reference_name"))
+		if inv == nil || row.str("reference_doctype") != siDT || seen[inv.name()] || !tm.termBased(inv) {
 			continue
 		}
 		seen[inv.name()] = true

@@ -13,48 +13,46 @@ import "fmt"
 // days, months and basis are refused ("The Payment Term at row {idx} is possibly a duplicate.").
 
 func init() {
-	insertHooks["Payment Term"] = func(s *Site, c *call, body map[string]any) (*fErr, step) { return s.insertPaymentTerm(c, body) }
-	insertHooks[pttDT] = func(s *Site, c *call, body map[string]any) (*fErr, step) {
-		return s.insertPaymentTermsTemplate(c, body)
-	}
+	insertHooks["Payment Term"] = func(s *Site) insertHook { return s.terms.insertPaymentTerm }
+	insertHooks[pttDT] = func(s *Site) insertHook { return s.terms.insertPaymentTermsTemplate }
 }
 
 // termDefaults are the doctype defaults of Payment Term and of a template row.
 var termDefaults = map[string]any{"due_date_based_on": "Day(s) after invoice date", "credit_days": int64(0),
 	"credit_months": int64(0), "discount_type": "Percentage", "discount": dec(0)}
 
-func (s *Site) insertPaymentTerm(c *call, body map[string]any) (*fErr, step) {
+func (tm *paymentTerms) insertPaymentTerm(c *call, body map[string]any) (*fErr, step) {
 	pt := fromBody("Payment Term", body, nil)
 	for k, v := range termDefaults {
 		setDefault(pt, k, v)
 	}
 	setDefault(pt, "invoice_portion", dec(0))
 	name := pt.str("payment_term_name")
-	if e := s.validateLinks(pt, false); e != nil {
+	if e := tm.links.validateLinks(pt, false); e != nil {
 		return e, nil
 	}
 	if e := validateMandatory(pt, name, extraIf(name == "", "Payment Term Name|payment_term_name")); e != nil {
 		return e, nil
 	}
-	if s.get("Payment Term", name) != nil {
+	if tm.db.get("Payment Term", name) != nil {
 		return duplicateName("Payment Term", name), nil
 	}
 	return nil, func() any {
-		s.stampNew(pt, name, c.user)
-		s.put(pt)
+		tm.db.stampNew(pt, name, c.user)
+		tm.db.put(pt)
 		return pt.render(c.keepNulls())
 	}
 }
 
-func (s *Site) insertPaymentTermsTemplate(c *call, body map[string]any) (*fErr, step) {
+func (tm *paymentTerms) insertPaymentTermsTemplate(c *call, body map[string]any) (*fErr, step) {
 	tmpl := fromBody(pttDT, body, nil)
 	setDefault(tmpl, "allocate_payment_based_on_payment_terms", int64(0))
 	name := tmpl.str("template_name")
-	if e := s.validateLinks(tmpl, false); e != nil {
+	if e := tm.links.validateLinks(tmpl, false); e != nil {
 		return e, nil
 	}
 	for _, row := range tmpl.rows("terms") {
-		if pt := s.get("Payment Term", row.str("payment_term")); pt != nil {
+		if pt := tm.db.get("Payment Term", row.str("payment_term")); pt != nil {
 			for _, k := range []string{"description", "invoice_portion", "mode_of_payment", "due_date_based_on", "credit_days", "credit_months", "discount_type", "discount"} {
 				if row.f[k] == nil || row.f[k] == "" {
 					if v, ok := pt.f[k]; ok {
@@ -77,12 +75,12 @@ func (s *Site) insertPaymentTermsTemplate(c *call, body map[string]any) (*fErr, 
 	if e := validateMandatory(tmpl, name, extra); e != nil {
 		return e, nil
 	}
-	if s.get(pttDT, name) != nil {
+	if tm.db.get(pttDT, name) != nil {
 		return duplicateName(pttDT, name), nil
 	}
 	return nil, func() any {
-		s.stampNew(tmpl, name, c.user)
-		s.put(tmpl)
+		tm.db.stampNew(tmpl, name, c.user)
+		tm.db.put(tmpl)
 		return renderUnsaved(tmpl, c.keepNulls(), "terms")
 	}
 }

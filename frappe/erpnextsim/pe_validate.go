@@ -8,27 +8,27 @@ import (
 // validatePE runs the insert/save pipeline of §3.2 on pe (a private copy),
 // filling computed fields (§3.3). name is the document's (future) name, used
 // in MandatoryError. The order of the steps decides which error comes first.
-func (s *Site) validatePE(c *call, pe *record, name string, isNew bool) *fErr {
-	if e := s.validateLinks(pe, false); e != nil {
+func (pes *paymentEntries) validatePE(c *call, pe *record, name string, isNew bool) *fErr {
+	if e := pes.links.validateLinks(pe, false); e != nil {
 		return e
 	}
-	setDefault(pe, "company", s.company)
-	setDefault(pe, "posting_date", s.today())
+	setDefault(pe, "company", pes.company)
+	setDefault(pe, "posting_date", pes.db.today())
 	setDefault(pe, "naming_series", "ACC-PAY-.YYYY.-")
 	setDefault(pe, "payment_order_status", "Initiated")
 	setDefault(pe, "is_opening", "No")
 	for _, k := range []string{"book_advance_payments_in_separate_party_account", "reconcile_on_advance_payment_date", "apply_tax_withholding_amount", "custom_remarks"} {
 		setDefault(pe, k, int64(0))
 	}
-	company := s.get("Company", pe.str("company"))
+	company := pes.db.get("Company", pe.str("company"))
 	if company == nil {
 		return throw("Could not find Company: " + pe.str("company")).as("LinkValidationError")
 	}
 	pe.f["company"] = company.name()
 	if pe.str("payment_type") == "Internal Transfer" {
-		return s.validateInternalTransfer(c, pe, company, name) // internal_transfer.go
+		return pes.validateInternalTransfer(c, pe, company, name) // internal_transfer.go
 	}
-	firstInv, e := s.peMissingValues(c, pe, company, isNew)
+	firstInv, e := pes.peMissingValues(c, pe, company, isNew)
 	if e != nil {
 		return e
 	}
@@ -36,7 +36,7 @@ func (s *Site) validatePE(c *call, pe *record, name string, isNew bool) *fErr {
 	if e := peRates(pe, companyCur, firstInv); e != nil {
 		return e
 	}
-	if e := s.peReferenceDocs(pe); e != nil {
+	if e := pes.peReferenceDocs(pe); e != nil {
 		return e
 	}
 	// V7 set_amounts (received overwritten for same-currency after the mandatory check)
@@ -50,7 +50,7 @@ func (s *Site) validatePE(c *call, pe *record, name string, isNew bool) *fErr {
 		}
 	}
 	pe.f["references"] = kept
-	if e := s.peChecks(c, pe, companyCur); e != nil {
+	if e := pes.peChecks(c, pe, companyCur); e != nil {
 		return e
 	}
 	peFinish(pe, companyCur)
@@ -105,7 +105,7 @@ func peRates(pe *record, companyCur string, firstInv *record) *fErr {
 
 // peReferenceDocs is V6: each allocated row must reference a submitted
 // Sales Invoice of the party, booked on the party account.
-func (s *Site) peReferenceDocs(pe *record) *fErr {
+func (pes *paymentEntries) peReferenceDocs(pe *record) *fErr {
 	partyField, _ := peSides(pe.str("payment_type"))
 	partyAccount := pe.str(partyField)
 	for _, row := range pe.rows("references") {
@@ -120,7 +120,7 @@ func (s *Site) peReferenceDocs(pe *record) *fErr {
 		default:
 			return erpThrow("Reference Doctype must be one of 'Sales Order', 'Sales Invoice', 'Journal Entry', 'Dunning' or 'Payment Entry'")
 		}
-		inv := s.get(dt, dn)
+		inv := pes.db.get(dt, dn)
 		if inv == nil {
 			return erpThrow(dt + " " + dn + " does not exist")
 		}
@@ -139,7 +139,7 @@ func (s *Site) peReferenceDocs(pe *record) *fErr {
 
 // peChecks are V9 (bank reference), V10 (title, remarks), V11 (duplicate
 // rows), V12 (negative outstanding) and V14 (latest outstanding, §3.7 view).
-func (s *Site) peChecks(c *call, pe *record, companyCur string) *fErr {
+func (pes *paymentEntries) peChecks(c *call, pe *record, companyCur string) *fErr {
 	pt := pe.str("payment_type")
 	_, bankField := peSides(pt)
 	if pe.str(bankField+"_account_type") == "Bank" && (pe.str("reference_no") == "" || pe.str("reference_date") == "") {
@@ -164,18 +164,18 @@ func (s *Site) peChecks(c *call, pe *record, companyCur string) *fErr {
 	if sumAlloc < 0 && pt == "Receive" {
 		return erpThrow("Cannot receive from customer against negative outstanding").withTitle("Incorrect Payment Type")
 	}
-	if e := s.checkPaymentRequests(pe); e != nil {
+	if e := pes.requests.checkPaymentRequests(pe); e != nil {
 		return e
 	}
-	s.splitNotice(c, pe)
+	pes.terms.splitNotice(c, pe)
 	for i, row := range pe.rows("references") {
-		inv := s.get("Sales Invoice", row.str("reference_name"))
+		inv := pes.db.get("Sales Invoice", row.str("reference_name"))
 		if inv == nil {
 			continue
 		}
 		latest := c.outstanding(inv)
 		alloc := row.dec("allocated_amount")
-		if s.termBased(inv) {
+		if pes.terms.termBased(inv) {
 			// validate_allocated_amount_with_latest_data compares a term-based invoice term by term
 			if row.str("payment_term") == "" {
 				return erpThrow(fmt.Sprintf("<strong>%s</strong> has Payment Term based allocation enabled. Select a Payment Term for Row #<strong>%d</strong> in Payment References section",
@@ -225,7 +225,7 @@ func setDefault(r *record, k string, v any) {
 
 // refDetails overwrites a reference row from its invoice (§3.1: values a
 // client sends for these are ignored).
-func (s *Site) refDetails(c *call, row, inv *record) {
+func (pes *paymentEntries) refDetails(c *call, row, inv *record) {
 	total := inv.dec("rounded_total")
 	if total == 0 {
 		total = inv.dec("grand_total")
@@ -247,7 +247,7 @@ func (s *Site) refDetails(c *call, row, inv *record) {
 	for _, k := range []string{"payment_term_outstanding", "exchange_gain_loss", "payment_request_outstanding"} {
 		setDefault(row, k, dec(0))
 	}
-	if pr := s.get(prDT, row.str("payment_request")); pr != nil && row.str("payment_request") != "" {
+	if pr := pes.db.get(prDT, row.str("payment_request")); pr != nil && row.str("payment_request") != "" {
 		row.f["payment_request_outstanding"] = pr.dec("outstanding_amount")
 	}
 }

@@ -101,10 +101,10 @@ func profileCall(c *call, path string) Call {
 
 // worker takes one of the profile's workers, waiting for a free one; the returned func gives
 // it back. Without a profile or a worker limit it does nothing.
-func (s *Site) worker() func() {
-	if s.workers == nil {
+func (sv *server) worker() func() {
+	if sv.workers == nil {
 		return func() {}
 	}
-	s.workers <- struct{}{}
-	return func() { <-s.workers }
+	sv.workers <- struct{}{}
+	return func() { <-sv.workers }
 }

@@ -6,6 +6,12 @@ import (
 	"strings"
 )
 
+// queries is the list and query engine: filters, fields, order and paging of
+// GET /api/resource, frappe.client.get_list, get_count and get_value.
+type queries struct {
+	db *store
+}
+
 // col is a resolved column reference: a parent column, or a column of the
 // child table held in parent field table.
 type col struct {
@@ -131,7 +137,7 @@ func resolve(m *meta, ref string) (col, bool) {
 
 // parseQuery reads get_list arguments. limitKeys are the argument names that
 // set the page size, first found wins (v1: limit, limit_page_length).
-func (s *Site) parseQuery(c *call, m *meta, limitKeys []string) (*query, *fErr) {
+func (qs *queries) parseQuery(c *call, m *meta, limitKeys []string) (*query, *fErr) {
 	q := &query{m: m, limit: 20, asDict: true}
 	fields, e := queryFields(c, m)
 	if e != nil {
@@ -246,40 +252,40 @@ func cint(v any) int {
 }
 
 // listResource is GET /api/resource/{dt} and frappe.client.get_list.
-func (s *Site) listResource(c *call, dt string, viaMethod bool) (*fErr, step) {
+func (qs *queries) listResource(c *call, dt string, viaMethod bool) (*fErr, step) {
 	m := metas[dt]
 	keys := []string{"limit", "limit_page_length"}
 	if viaMethod {
 		keys = []string{"limit_page_length"} // frappe.client.get_list drops limit (§1.4)
 	}
-	q, e := s.parseQuery(c, m, keys)
+	q, e := qs.parseQuery(c, m, keys)
 	if e != nil {
 		return e, nil
 	}
 	if q.ambiguous != nil {
 		return q.ambiguous, nil
 	}
-	docs := s.queryDocs(c, q)
+	docs := qs.queryDocs(c, q)
 	return nil, func() any { return q.output(q.run(docs)) }
 }
 
 // queryDocs returns the documents a list runs over, in no particular order: those an index
 // narrows the filters to (index.go), else every document of the doctype; a child doctype
 // (listed with parent=…) yields its rows.
-func (s *Site) queryDocs(c *call, q *query) []*record {
+func (qs *queries) queryDocs(c *call, q *query) []*record {
 	m := q.m
 	if !m.child {
-		if docs, ok := s.candidates(q); ok {
+		if docs, ok := qs.db.candidates(q); ok {
 			return docs
 		}
-		out := make([]*record, 0, len(s.docs[m.name]))
-		for _, r := range s.docs[m.name] {
+		out := make([]*record, 0, len(qs.db.docs[m.name]))
+		for _, r := range qs.db.docs[m.name] {
 			out = append(out, r)
 		}
 		return out
 	}
 	var out []*record
-	for _, p := range s.docs[c.str("parent")] {
+	for _, p := range qs.db.docs[c.str("parent")] {
 		for _, f := range p.meta().fields {
 			if f.typ == ftTable && f.options == m.name {
 				out = append(out, p.rows(f.name)...)

@@ -7,6 +7,40 @@ import (
 	"strings"
 )
 
+// rest routes /api/resource and /api/method calls to the part of the site that owns the
+// doctype or method, and holds the frappe.client helpers.
+type rest struct {
+	db       *store
+	users    *users
+	ledger   *ledger
+	accounts *accounts
+	comments *comments
+	drafts   *entryDrafts
+	parties  *parties
+	entries  *paymentEntries
+	requests *paymentRequests
+	queries  *queries
+	invoices *salesInvoices
+	// inserts, updates and methods are the hooks bound to this site (bindHooks).
+	inserts map[string]insertHook
+	updates map[string]updateHook
+	methods map[string]handler
+}
+
+// bindHooks binds insertHooks, updateHooks and methodHooks to the parts of s.
+func (rs *rest) bindHooks(s *Site) {
+	rs.inserts, rs.updates, rs.methods = map[string]insertHook{}, map[string]updateHook{}, map[string]handler{}
+	for dt, bind := range insertHooks {
+		rs.inserts[dt] = bind(s)
+	}
+	for dt, bind := range updateHooks {
+		rs.updates[dt] = bind(s)
+	}
+	for cmd, bind := range methodHooks {
+		rs.methods[cmd] = bind(s)
+	}
+}
+
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // doctypeError answers a doctype the simulator cannot serve: no permission
@@ -14,9 +48,9 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // unknown one (500 ImportError, recording 05-get-unknown-doctype).
 func doctypeError(c *call, dt, action string) *fErr {
 	switch {
-	case noPermission[dt] && !(metas[dt] != nil && c.s.can(c.user, dt, action)):
+	case noPermission[dt] && !(metas[dt] != nil && c.users.can(c.user, dt, action)):
 		return permissionDenied(c.userName(), dt, action)
-	case metas[dt] != nil && !c.s.can(c.user, dt, action):
+	case metas[dt] != nil && !c.users.can(c.user, dt, action):
 		return permissionDenied(c.userName(), dt, action)
 	case knownUnmodelled[dt]:
 		return notModelled("doctype " + dt)
@@ -35,7 +69,7 @@ func (c *call) userName() string {
 }
 
 // resourceHandler dispatches /api/resource/{dt}[/{name}] (§1.1).
-func (s *Site) resourceHandler(c *call, dt, name string, hasName bool) handler {
+func (rs *rest) resourceHandler(c *call, dt, name string, hasName bool) handler {
 	action := map[bool]map[string]string{
 		false: {http.MethodGet: "list", http.MethodPost: "create"},
 		true:  {http.MethodGet: "read", http.MethodPut: "write", http.MethodDelete: "delete"},
@@ -45,7 +79,7 @@ func (s *Site) resourceHandler(c *call, dt, name string, hasName bool) handler {
 	}
 	if c.user == "" {
 		if metas[dt] != nil || knownUnmodelled[dt] || noPermission[dt] {
-			return fail(s.guestDenied(dt, action))
+			return fail(rs.guestDenied(dt, action))
 		}
 	}
 	if e := doctypeError(c, dt, action); e != nil {
@@ -57,10 +91,10 @@ func (s *Site) resourceHandler(c *call, dt, name string, hasName bool) handler {
 	}
 	switch action {
 	case "list":
-		return func(c *call) (*fErr, step) { return s.listResource(c, dt, false) }
+		return func(c *call) (*fErr, step) { return rs.queries.listResource(c, dt, false) }
 	case "read":
 		return func(c *call) (*fErr, step) {
-			r := s.get(dt, name)
+			r := rs.db.get(dt, name)
 			if r == nil || m.child {
 				return notFound(dt, name), nil
 			}
@@ -72,7 +106,7 @@ func (s *Site) resourceHandler(c *call, dt, name string, hasName bool) handler {
 			if e != nil {
 				return e, nil
 			}
-			return s.insert(c, dt, doc)
+			return rs.insert(c, dt, doc)
 		}
 	case "write":
 		return func(c *call) (*fErr, step) {
@@ -81,15 +115,15 @@ func (s *Site) resourceHandler(c *call, dt, name string, hasName bool) handler {
 				return e, nil
 			}
 			delete(doc, "flags")
-			return s.update(c, dt, name, doc, true)
+			return rs.update(c, dt, name, doc, true)
 		}
 	default:
-		return func(c *call) (*fErr, step) { return s.deleteDoc(c, dt, name) }
+		return func(c *call) (*fErr, step) { return rs.deleteDoc(c, dt, name) }
 	}
 }
 
 // guestDenied is the 403 a request without credentials gets (recordings 01-*).
-func (s *Site) guestDenied(dt, action string) *fErr {
+func (rs *rest) guestDenied(dt, action string) *fErr {
 	switch action {
 	case "list", "read", "create":
 		return permissionDenied("Guest", dt, action)
@@ -183,60 +217,60 @@ func fromBody(dt string, body map[string]any, base *record) *record {
 
 // clientName is the string "name" a POST body carries, kept on Frappe 15.72+
 // (README difference 1) and discarded on 15.44 (§1.3).
-func (s *Site) clientName(body map[string]any) string {
-	if s.legacy {
+func (db *store) clientName(body map[string]any) string {
+	if db.legacy {
 		return ""
 	}
 	n, _ := body["name"].(string)
 	return strings.TrimSpace(n)
 }
 
-func (s *Site) insert(c *call, dt string, body map[string]any) (*fErr, step) {
+func (rs *rest) insert(c *call, dt string, body map[string]any) (*fErr, step) {
 	switch dt {
 	case "Payment Entry":
-		return s.insertPaymentEntry(c, body)
+		return rs.entries.insertPaymentEntry(c, body)
 	case "Sales Invoice":
-		return s.insertSalesInvoice(c, body)
+		return rs.invoices.insertSalesInvoice(c, body)
 	case "Customer":
-		return s.insertCustomer(c, body)
+		return rs.parties.insertCustomer(c, body)
 	case contactDT:
-		return s.insertContact(c, body)
+		return rs.parties.insertContact(c, body)
 	case commentDT:
-		return s.insertComment(c, body)
+		return rs.comments.insertComment(c, body)
 	}
-	if h := insertHooks[dt]; h != nil {
-		return h(s, c, body)
+	if h := rs.inserts[dt]; h != nil {
+		return h(c, body)
 	}
 	return notModelled("creating " + dt), nil
 }
 
-func (s *Site) update(c *call, dt, name string, body map[string]any, viaPut bool) (*fErr, step) {
-	cur := s.get(dt, name)
+func (rs *rest) update(c *call, dt, name string, body map[string]any, viaPut bool) (*fErr, step) {
+	cur := rs.db.get(dt, name)
 	if cur == nil {
 		return notFound(dt, name), nil
 	}
 	if m, ok := body["modified"].(string); ok && m != cur.str("modified") {
-		return timestampMismatch(cur.str("modified"), s.peekStamp()), nil
+		return timestampMismatch(cur.str("modified"), rs.db.peekStamp()), nil
 	}
 	switch dt {
 	case accountsSettings:
-		return s.updateSettings(c, cur, body)
+		return rs.accounts.updateSettings(c, cur, body)
 	case "Payment Entry":
-		return s.updatePaymentEntry(c, cur, body)
+		return rs.entries.updatePaymentEntry(c, cur, body)
 	case "Sales Invoice":
-		return s.updateSalesInvoice(c, cur, body)
+		return rs.invoices.updateSalesInvoice(c, cur, body)
 	}
-	if h := updateHooks[dt]; h != nil {
-		return h(s, c, cur, body, viaPut)
+	if h := rs.updates[dt]; h != nil {
+		return h(c, cur, body, viaPut)
 	}
 	return notModelled("updating " + dt), nil
 }
 
 // peekStamp is the timestamp the next write would get (for messages).
-func (s *Site) peekStamp() string {
-	last := s.lastTS
-	ts := s.stamp()
-	s.lastTS = last
+func (db *store) peekStamp() string {
+	last := db.lastTS
+	ts := db.stamp()
+	db.lastTS = last
 	return ts
 }
 
@@ -272,8 +306,8 @@ func docstatusTransition(from, to int64) (string, *fErr) {
 // deleteDoc is DELETE /api/resource (§1.7, item 24): drafts and cancelled
 // documents go (202 {"data":"ok"}), submitted ones are refused. Deleting the
 // newest document of a series rolls the series back (README difference 9).
-func (s *Site) deleteDoc(c *call, dt, name string) (*fErr, step) {
-	cur := s.get(dt, name)
+func (rs *rest) deleteDoc(c *call, dt, name string) (*fErr, step) {
+	cur := rs.db.get(dt, name)
 	if cur == nil {
 		return notFound(dt, name), nil
 	}
@@ -284,25 +318,25 @@ func (s *Site) deleteDoc(c *call, dt, name string) (*fErr, step) {
 		return throw(dt + " " + cur.name() + ": Submitted Record cannot be deleted. You must <a href='https://docs.erpnext.com//docs/user/manual/en/setting-up/articles/delete-submitted-document' target='_blank'> Cancel </a> it first."), nil
 	}
 	if dt == "Sales Invoice" {
-		if pe := s.linkedEntry(cur.name(), func(pe *record) bool { return pe.docstatus() != 2 }); pe != nil {
+		if pe := rs.invoices.linkedEntry(cur.name(), func(pe *record) bool { return pe.docstatus() != 2 }); pe != nil {
 			return throw("Cannot delete or cancel because Sales Invoice " + cur.name() + " is linked with Payment Entry " + pe.name()).as("LinkExistsError"), nil
 		}
 	}
 	return nil, func() any {
-		s.remove(dt, cur.name())
+		rs.db.remove(dt, cur.name())
 		m := metas[dt]
 		key := cur.name()
 		if len(key) > 5 {
 			prefix, num := key[:len(key)-5], key[len(key)-5:]
-			if n, err := strconv.Atoi(num); err == nil && strings.HasPrefix(key, m.series) && s.series[prefix] == n {
-				s.series[prefix] = n - 1
+			if n, err := strconv.Atoi(num); err == nil && strings.HasPrefix(key, m.series) && rs.db.series[prefix] == n {
+				rs.db.series[prefix] = n - 1
 			}
 		}
-		for _, gl := range s.voucherGL(dt, cur.name()) {
+		for _, gl := range rs.ledger.voucherGL(dt, cur.name()) {
 			if gl.int("is_cancelled") == 0 {
-				s.books.add(gl, -1)
+				rs.db.books.add(gl, -1)
 			}
-			s.remove(glDT, gl.name())
+			rs.db.remove(glDT, gl.name())
 		}
 		c.status = http.StatusAccepted
 		return "ok"

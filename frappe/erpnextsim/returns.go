@@ -18,7 +18,7 @@ import (
 
 // validateReturn checks a return invoice and queues the informational messages ERPNext prints
 // while saving one (recording 40-credit-note-create-submitted).
-func (s *Site) validateReturn(c *call, si *record) *fErr {
+func (sis *salesInvoices) validateReturn(c *call, si *record) *fErr {
 	negative := false
 	for _, it := range si.rows("items") {
 		if it.dec("qty") < 0 {
@@ -33,7 +33,7 @@ func (s *Site) validateReturn(c *call, si *record) *fErr {
 	if ra == "" {
 		return nil
 	}
-	orig := s.get(siDT, ra)
+	orig := sis.db.get(siDT, ra)
 	if orig == nil {
 		return nil // the link check already answered
 	}
@@ -44,10 +44,10 @@ func (s *Site) validateReturn(c *call, si *record) *fErr {
 		return erpThrow("Customer must be same as in Sales Invoice " + orig.name()) // unrecorded
 	}
 	if si.int("update_outstanding_for_self") == 1 {
-		link := s.formLink(siDT, orig.name())
+		link := sis.links.formLink(siDT, orig.name())
 		c.info(fmt.Sprintf("We can see <strong>Credit Note</strong> is made against %s. If you want %s's outstanding to be updated, "+
 			"uncheck '<strong>Update Outstanding for Self</strong>' checkbox. <br><br>Or you can use %s tool to reconcile against %s later.",
-			link, link, s.formLinkLabel("Payment Reconciliation", "Payment Reconciliation", "Payment Reconciliation"), link))
+			link, link, sis.links.formLinkLabel("Payment Reconciliation", "Payment Reconciliation", "Payment Reconciliation"), link))
 	}
 	origRows := map[string]string{}
 	for _, it := range orig.rows("items") {
@@ -71,11 +71,11 @@ func (s *Site) validateReturn(c *call, si *record) *fErr {
 
 // returnOriginal is the invoice whose outstanding a submitted return reduces: its
 // return_against when update_outstanding_for_self is 0, else nil.
-func (s *Site) returnOriginal(si *record) *record {
+func (sis *salesInvoices) returnOriginal(si *record) *record {
 	if si.int("is_return") != 1 || si.int("update_outstanding_for_self") == 1 || si.str("return_against") == "" {
 		return nil
 	}
-	return s.get(siDT, si.str("return_against"))
+	return sis.db.get(siDT, si.str("return_against"))
 }
 
 // partyTotal is the invoice total in the party account currency (what outstanding starts at).
@@ -111,18 +111,18 @@ func preLedger(o obj) {
 
 // formLink is frappe.utils.get_link_to_form: an anchor to the desk form, absolute with the
 // site URL (Options.SiteURL), e.g. <a href="http://erp.localhost:8000/app/sales-invoice/X">X</a>.
-func (s *Site) formLink(doctype, name string) string {
-	return s.formLinkLabel(doctype, name, name)
+func (lk *links) formLink(doctype, name string) string {
+	return lk.formLinkLabel(doctype, name, name)
 }
 
-func (s *Site) formLinkLabel(doctype, name, label string) string {
+func (lk *links) formLinkLabel(doctype, name, label string) string {
 	slug := strings.ReplaceAll(strings.ToLower(doctype), " ", "-")
-	return `<a href="` + s.siteURL() + "/app/" + slug + "/" + url.PathEscape(name) + `">` + label + "</a>"
+	return `<a href="` + lk.siteURL() + "/app/" + slug + "/" + url.PathEscape(name) + `">` + label + "</a>"
 }
 
-func (s *Site) siteURL() string {
-	if s.opt.SiteURL != "" {
-		return strings.TrimRight(s.opt.SiteURL, "/")
+func (lk *links) siteURL() string {
+	if lk.opt.SiteURL != "" {
+		return strings.TrimRight(lk.opt.SiteURL, "/")
 	}
 	return DefaultSiteURL
 }

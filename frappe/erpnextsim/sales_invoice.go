@@ -1,5 +1,19 @@
 package erpnextsim
 
+import "time"
+
+// salesInvoices is the Sales Invoice doctype: its defaults and validation (credit notes and
+// payment schedules included), submit and cancel with their GL, and the status by date.
+type salesInvoices struct {
+	db      *store
+	ledger  *ledger
+	links   *links
+	parties *parties
+	terms   *paymentTerms
+	company string
+	now     func() time.Time
+}
+
 const siDT = "Sales Invoice"
 
 // insertSalesInvoice is POST /api/resource/Sales Invoice: customer, items
@@ -7,43 +21,43 @@ const siDT = "Sales Invoice"
 // posting_date, docstatus 1 to submit. Totals are Σ qty×rate; outstanding is
 // the rounded grand total (spec §4). Taxes, returns and payment terms are not
 // modelled.
-func (s *Site) insertSalesInvoice(c *call, body map[string]any) (*fErr, step) {
+func (sis *salesInvoices) insertSalesInvoice(c *call, body map[string]any) (*fErr, step) {
 	si := fromBody(siDT, body, nil)
 	ds := si.docstatus()
 	if ds == 2 {
 		_, e := docstatusTransition(0, 2)
 		return e, nil
 	}
-	name := s.clientName(body)
+	name := sis.db.clientName(body)
 	if c.fixedName != "" {
 		name = c.fixedName
 	}
 	display := name
 	if display == "" {
-		display = s.seriesName("ACC-SINV-", false)
+		display = sis.db.seriesName("ACC-SINV-", false)
 	}
-	if e := s.validateSI(c, si, display, true); e != nil {
+	if e := sis.validateSI(c, si, display, true); e != nil {
 		return e, nil
 	}
-	if name != "" && s.get(siDT, name) != nil {
+	if name != "" && sis.db.get(siDT, name) != nil {
 		return duplicateName(siDT, name), nil
 	}
 	if ds == 1 {
-		if e := s.checkFiscalYear(si.str("posting_date"), si.str("company")); e != nil {
+		if e := sis.ledger.checkFiscalYear(si.str("posting_date"), si.str("company")); e != nil {
 			return e, nil
 		}
 	}
 	return nil, func() any {
 		n := name
 		if n == "" {
-			n = s.seriesName("ACC-SINV-", true)
+			n = sis.db.seriesName("ACC-SINV-", true)
 		} else {
-			s.noteName("ACC-SINV-", n)
+			sis.db.noteName("ACC-SINV-", n)
 		}
-		s.stampNew(si, n, c.user)
-		s.put(si)
+		sis.db.stampNew(si, n, c.user)
+		sis.db.put(si)
 		if ds == 1 {
-			s.applySubmitSI(c, si)
+			sis.applySubmitSI(c, si)
 		}
 		out := renderUnsaved(si, c.keepNulls(), "items")
 		if ds == 1 {
@@ -55,7 +69,7 @@ func (s *Site) insertSalesInvoice(c *call, body map[string]any) (*fErr, step) {
 
 // updateSalesInvoice handles PUT: save a draft, submit, cancel (refused while
 // a live Payment Entry references the invoice).
-func (s *Site) updateSalesInvoice(c *call, cur *record, body map[string]any) (*fErr, step) {
+func (sis *salesInvoices) updateSalesInvoice(c *call, cur *record, body map[string]any) (*fErr, step) {
 	to := cur.docstatus()
 	if v, ok := body["docstatus"]; ok {
 		to = int64(cint(v))
@@ -66,15 +80,15 @@ func (s *Site) updateSalesInvoice(c *call, cur *record, body map[string]any) (*f
 	}
 	switch action {
 	case "cancel":
-		if pe := s.linkedEntry(cur.name(), func(pe *record) bool { return pe.docstatus() == 1 }); pe != nil {
+		if pe := sis.linkedEntry(cur.name(), func(pe *record) bool { return pe.docstatus() == 1 }); pe != nil {
 			return throw("Cannot delete or cancel because Sales Invoice " + cur.name() + " is linked with Payment Entry " + pe.name()).as("LinkExistsError"), nil
 		}
 		return nil, func() any {
 			cur.f["docstatus"] = int64(2)
 			cur.f["status"] = "Cancelled"
-			s.touch(cur, c.user)
-			s.stampRows(cur, cur.str("modified"), c.user)
-			s.cancelGL(siDT, cur.name())
+			sis.db.touch(cur, c.user)
+			sis.db.stampRows(cur, cur.str("modified"), c.user)
+			sis.ledger.cancelGL(siDT, cur.name())
 			return cur.render(c.keepNulls())
 		}
 	case "update_after_submit":
@@ -83,27 +97,27 @@ func (s *Site) updateSalesInvoice(c *call, cur *record, body map[string]any) (*f
 			return e, nil
 		}
 		return nil, func() any {
-			s.touch(si, c.user)
-			s.put(si)
+			sis.db.touch(si, c.user)
+			sis.db.put(si)
 			return si.render(c.keepNulls())
 		}
 	}
 	si := fromBody(siDT, body, cur)
 	si.f["docstatus"] = to
-	if e := s.validateSI(c, si, cur.name(), true); e != nil {
+	if e := sis.validateSI(c, si, cur.name(), true); e != nil {
 		return e, nil
 	}
 	if to == 1 {
-		if e := s.checkFiscalYear(si.str("posting_date"), si.str("company")); e != nil {
+		if e := sis.ledger.checkFiscalYear(si.str("posting_date"), si.str("company")); e != nil {
 			return e, nil
 		}
 	}
 	return nil, func() any {
-		s.touch(si, c.user)
-		s.stampRows(si, si.str("modified"), c.user)
-		s.put(si)
+		sis.db.touch(si, c.user)
+		sis.db.stampRows(si, si.str("modified"), c.user)
+		sis.db.put(si)
 		if to == 1 {
-			s.applySubmitSI(c, si)
+			sis.applySubmitSI(c, si)
 		}
 		return si.render(c.keepNulls())
 	}
@@ -111,14 +125,14 @@ func (s *Site) updateSalesInvoice(c *call, cur *record, body map[string]any) (*f
 
 // applySubmitSI posts the invoice's ledger: receivable debit, income credit,
 // rounding difference to the round-off account.
-func (s *Site) applySubmitSI(c *call, si *record) {
+func (sis *salesInvoices) applySubmitSI(c *call, si *record) {
 	rate := si.dec("conversion_rate")
 	against := si.name()
-	if orig := s.returnOriginal(si); orig != nil {
+	if orig := sis.returnOriginal(si); orig != nil {
 		against = orig.name()
 		orig.f["outstanding_amount"] = orig.dec("outstanding_amount") + partyTotal(si)
-		s.touch(orig, c.user)
-		orig.f["status"] = s.siStatus(orig)
+		sis.db.touch(orig, c.user)
+		orig.f["status"] = sis.siStatus(orig)
 	}
 	lines := []glLine{{account: si.str("debit_to"), partyType: "Customer", party: si.str("customer"),
 		debit:    si.dec("base_rounded_total") + b2d(si.dec("base_rounded_total") == 0)*si.dec("base_grand_total"),
@@ -131,20 +145,20 @@ func (s *Site) applySubmitSI(c *call, si *record) {
 		// Cr Round Off the rounding up, Dr it the rounding down (postGL turns the negative
 		// credit), on the company's round-off account and cost center (81-*-gl-entries)
 		acct, cc := "Round Off - EC", CostCenter
-		if co := s.get("Company", si.str("company")); co != nil {
+		if co := sis.db.get("Company", si.str("company")); co != nil {
 			acct, cc = co.str("round_off_account"), co.str("round_off_cost_center")
 		}
 		lines = append(lines, glLine{account: acct, credit: adj, creditAcc: adj, against: si.str("customer"), costCenter: cc})
 	}
-	s.postGL(siDT, si, si.str("posting_date"), lines, c.user)
-	si.f["status"] = s.siStatus(si)
+	sis.ledger.postGL(siDT, si, si.str("posting_date"), lines, c.user)
+	si.f["status"] = sis.siStatus(si)
 }
 
 func b2d(b bool) dec { return dec(b2i(b)) }
 
 // siStatus is the Sales Invoice status of spec §4, first match wins; Overdue
 // (from the payment schedule, see overdue) before Partly Paid.
-func (s *Site) siStatus(si *record) string {
+func (sis *salesInvoices) siStatus(si *record) string {
 	switch si.docstatus() {
 	case 0:
 		return "Draft"
@@ -165,7 +179,7 @@ func (s *Site) siStatus(si *record) string {
 			total = si.dec("base_grand_total")
 		}
 	}
-	today := s.today()
+	today := sis.db.today()
 	switch {
 	case overdue(si, total, out, today):
 		return "Overdue"
@@ -182,24 +196,24 @@ func (s *Site) siStatus(si *record) string {
 // refreshStatuses plays ERPNext's daily overdue job once per site day (checked at every
 // request), so an invoice turns Overdue as the clock passes its due date (without touching
 // modified). Within a day only writes change a status, and they recompute it themselves.
-func (s *Site) refreshStatuses() {
-	today := s.today()
-	if today == s.statusDay {
+func (sis *salesInvoices) refreshStatuses() {
+	today := sis.db.today()
+	if today == sis.db.statusDay {
 		return
 	}
-	s.statusDay = today
-	for _, si := range s.docs[siDT] {
+	sis.db.statusDay = today
+	for _, si := range sis.db.docs[siDT] {
 		if si.docstatus() == 1 {
-			si.f["status"] = s.siStatus(si)
+			si.f["status"] = sis.siStatus(si)
 		}
 	}
 }
 
 // linkedEntry returns the Payment Entry with a reference row naming invoice that keep
 // accepts, first by name (from the references.reference_name index); nil when none.
-func (s *Site) linkedEntry(invoice string, keep func(*record) bool) *record {
+func (sis *salesInvoices) linkedEntry(invoice string, keep func(*record) bool) *record {
 	var best *record
-	for _, pe := range s.lookup(peDT, "references.reference_name", indexKey(invoice)) {
+	for _, pe := range sis.db.lookup(peDT, "references.reference_name", indexKey(invoice)) {
 		if keep(pe) && (best == nil || pe.name() < best.name()) {
 			best = pe
 		}

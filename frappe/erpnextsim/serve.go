@@ -8,11 +8,24 @@ import (
 	"time"
 )
 
+// server serves a call: admission (site name, rate limit), authentication, the profile's
+// workers, and the concurrency model of reads and writes (validate, wait, commit).
+type server struct {
+	db       *store
+	users    *users
+	faults   *faults
+	invoices *salesInvoices
+	opt      Options
+	noLock   bool
+	// workers holds a token per call being served under Options.Profile (profile.go).
+	workers chan struct{}
+}
+
 // reply writes one answer of ServeHTTP and logs the request with its status.
 type reply struct {
-	s   *Site
-	w   http.ResponseWriter
-	log RequestLog
+	faults *faults
+	w      http.ResponseWriter
+	log    RequestLog
 }
 
 func (rp *reply) send(status int, body, ctype string, headers map[string]string) {
@@ -23,7 +36,7 @@ func (rp *reply) send(status int, body, ctype string, headers map[string]string)
 	rp.w.WriteHeader(status)
 	_, _ = io.WriteString(rp.w, body)
 	rp.log.Status = status
-	rp.s.logRequest(rp.log)
+	rp.faults.logRequest(rp.log)
 }
 
 func (rp *reply) sendErr(e *fErr) { rp.send(e.status, e.body(), "application/json", e.headers) }
@@ -44,31 +57,31 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	write := r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodDelete || r.Method == http.MethodPatch
 	// Commit faults (drop-after-commit, commit-late) target requests that change the site; a
 	// POST to a read-only method such as get_payment_entry commits nothing.
-	plan := s.planFaults(write && !readOnlyMethod(r.URL.Path))
+	plan := s.faults.planFaults(write && !readOnlyMethod(r.URL.Path))
 	if plan.latency > 0 {
 		time.Sleep(plan.latency)
 	}
-	rp := &reply{s: s, w: w, log: RequestLog{Method: r.Method, Path: r.URL.Path, At: time.Now()}}
+	rp := &reply{faults: s.faults, w: w, log: RequestLog{Method: r.Method, Path: r.URL.Path, At: time.Now()}}
 	if r.URL.RawQuery != "" {
 		rp.log.Query = r.URL.Query()
 	}
-	path, ok := s.admit(rp, r, plan)
+	path, ok := s.server.admit(rp, r, plan)
 	if !ok {
 		return
 	}
-	user, aerr := s.authenticate(r.Header.Get("Authorization"))
+	user, aerr := s.server.authenticate(r.Header.Get("Authorization"))
 	if aerr != nil {
 		rp.sendErr(aerr)
 		return
 	}
-	c := &call{s: s, method: r.Method, user: user, status: http.StatusOK, seen: map[string]dec{}}
+	c := &call{users: s.users, method: r.Method, user: user, status: http.StatusOK, seen: map[string]dec{}}
 	if perr := c.parseArgs(r); perr != nil {
 		rp.sendErr(perr)
 		return
 	}
-	h, key := s.route(c, strings.TrimSuffix(path, "/"))
+	h, key := s.rest.route(c, strings.TrimSuffix(path, "/"))
 	if p := s.opt.Profile; p != nil {
-		defer s.worker()()
+		defer s.server.worker()()
 		if d := p.Service(profileCall(c, path)); !write {
 			time.Sleep(d)
 		} else {
@@ -76,17 +89,17 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !write {
-		s.serveRead(rp, c, h, key)
+		s.server.serveRead(rp, c, h, key)
 		return
 	}
-	s.serveWrite(rp, c, h, key, plan, r.URL.Path)
+	s.server.serveWrite(rp, c, h, key, plan, r.URL.Path)
 }
 
 // admit answers what is refused before authentication (the rate limit, an injected failure,
 // an unknown site, a path outside the API) and returns ok false then; otherwise it returns the
 // API path with /api/v1/ written as /api/.
-func (s *Site) admit(rp *reply, r *http.Request, plan faultPlan) (path string, ok bool) {
-	if rh, refused := s.rateCheck(); rh != nil {
+func (sv *server) admit(rp *reply, r *http.Request, plan faultPlan) (path string, ok bool) {
+	if rh, refused := sv.faults.rateCheck(); rh != nil {
 		for k, v := range rh {
 			rp.w.Header().Set(k, v)
 		}
@@ -101,7 +114,7 @@ func (s *Site) admit(rp *reply, r *http.Request, plan faultPlan) (path string, o
 		rp.send(plan.fail, body, ctype, h)
 		return "", false
 	}
-	if name, ok := s.unknownSite(r); !ok {
+	if name, ok := sv.unknownSite(r); !ok {
 		rp.send(http.StatusNotFound, "<!doctype html>\n<html lang=en>\n<title>404 Not Found</title>\n<h1>Not Found</h1>\n<p>"+htmlEscape(name)+" does not exist</p>\n", "text/html; charset=utf-8", nil)
 		return "", false
 	}
@@ -117,15 +130,15 @@ func (s *Site) admit(rp *reply, r *http.Request, plan faultPlan) (path string, o
 }
 
 // serveRead runs a read in one pass under s.mu.
-func (s *Site) serveRead(rp *reply, c *call, h handler, key string) {
-	s.mu.Lock()
-	s.refreshStatuses()
+func (sv *server) serveRead(rp *reply, c *call, h handler, key string) {
+	sv.db.mu.Lock()
+	sv.invoices.refreshStatuses()
 	e, st := h(c)
 	var out any
 	if e == nil {
 		out = st()
 	}
-	s.mu.Unlock()
+	sv.db.mu.Unlock()
 	if e != nil {
 		rp.sendErr(e)
 		return
@@ -136,14 +149,14 @@ func (s *Site) serveRead(rp *reply, c *call, h handler, key string) {
 // serveWrite runs a write: validate, (wait for the fault plan's meeting, lateness and the row
 // locks), validate again and commit. requestPath is the path as sent, which decides whether
 // the log marks the request as committed.
-func (s *Site) serveWrite(rp *reply, c *call, h handler, key string, plan faultPlan, requestPath string) {
-	s.mu.Lock()
-	s.refreshStatuses()
+func (sv *server) serveWrite(rp *reply, c *call, h handler, key string, plan faultPlan, requestPath string) {
+	sv.db.mu.Lock()
+	sv.invoices.refreshStatuses()
 	e, _ := h(c)
 	if e != nil {
-		s.releaseNames(c)
+		sv.db.releaseNames(c)
 	}
-	s.mu.Unlock()
+	sv.db.mu.Unlock()
 	validated := e == nil
 	if plan.meet != nil {
 		plan.meet.arrive(validated)
@@ -153,11 +166,11 @@ func (s *Site) serveWrite(rp *reply, c *call, h handler, key string, plan faultP
 			time.Sleep(plan.late) // the client may be gone; the commit still happens
 		}
 		runtime.Gosched()
-		e = s.waitRowLocks(c)
+		e = sv.faults.waitRowLocks(c)
 	}
 	if e == nil {
 		var out any
-		if out, e = s.commit(rp, c, h, requestPath); e == nil {
+		if out, e = sv.commit(rp, c, h, requestPath); e == nil {
 			if plan.drop {
 				rp.sendGateway(plan) // committed; the proxy answers only later
 				return
@@ -168,9 +181,9 @@ func (s *Site) serveWrite(rp *reply, c *call, h handler, key string, plan faultP
 	} else if plan.late > 0 && !validated {
 		time.Sleep(plan.late)
 	}
-	s.mu.Lock()
-	s.releaseNames(c)
-	s.mu.Unlock()
+	sv.db.mu.Lock()
+	sv.db.releaseNames(c)
+	sv.db.mu.Unlock()
 	if plan.drop {
 		rp.sendGateway(plan)
 		return
@@ -179,10 +192,10 @@ func (s *Site) serveWrite(rp *reply, c *call, h handler, key string, plan faultP
 }
 
 // commit validates a write again under s.mu and applies it when it still holds.
-func (s *Site) commit(rp *reply, c *call, h handler, requestPath string) (any, *fErr) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c.stale = s.noLock
+func (sv *server) commit(rp *reply, c *call, h handler, requestPath string) (any, *fErr) {
+	sv.db.mu.Lock()
+	defer sv.db.mu.Unlock()
+	c.stale = sv.noLock
 	c.infos = nil
 	e, st := h(c)
 	var out any
@@ -190,6 +203,6 @@ func (s *Site) commit(rp *reply, c *call, h handler, requestPath string) (any, *
 		out = st()
 		rp.log.Committed = !readOnlyMethod(requestPath)
 	}
-	s.releaseNames(c)
+	sv.db.releaseNames(c)
 	return out, e
 }

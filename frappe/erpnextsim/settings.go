@@ -21,46 +21,46 @@ func init() {
 	delete(knownUnmodelled, accountsSettings)
 }
 
-func (s *Site) setupAccountsSettings() {
+func (ac *accounts) setupAccountsSettings() {
 	r := newRecord(accountsSettings)
 	r.f["create_pr_in_draft_status"], r.f["delete_linked_ledger_entries"], r.f["unlink_payment_on_cancellation_of_invoice"] = int64(1), int64(0), int64(1)
-	s.stampNew(r, accountsSettings, admin)
-	s.put(r)
+	ac.db.stampNew(r, accountsSettings, admin)
+	ac.db.put(r)
 }
 
 // SetFrozenUpto sets Accounts Settings acc_frozen_upto ("YYYY-MM-DD"; "" clears it), as
 // PUT /api/resource/Accounts Settings/Accounts Settings does (recording 52-set-acc-frozen-upto-yesterday).
 func (s *Site) SetFrozenUpto(date string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.get(accountsSettings, accountsSettings)
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	r := s.db.get(accountsSettings, accountsSettings)
 	if date == "" {
 		delete(r.f, "acc_frozen_upto")
 	} else {
 		r.f["acc_frozen_upto"] = date
 	}
-	s.touch(r, admin)
+	s.db.touch(r, admin)
 }
 
 // updateSettings is PUT on the Accounts Settings single: the sent fields overlay the document.
-func (s *Site) updateSettings(c *call, cur *record, body map[string]any) (*fErr, step) {
+func (ac *accounts) updateSettings(c *call, cur *record, body map[string]any) (*fErr, step) {
 	next := fromBody(cur.dt, body, cur)
 	return nil, func() any {
-		s.touch(next, c.user)
-		s.put(next)
+		ac.db.touch(next, c.user)
+		ac.db.put(next)
 		return next.render(c.keepNulls())
 	}
 }
 
 // checkFrozen refuses a posting on or before acc_frozen_upto (recording 52-pe-posting-date-in-frozen-period).
-func (s *Site) checkFrozen(c *call, date string) *fErr {
-	st := s.get(accountsSettings, accountsSettings)
+func (lg *ledger) checkFrozen(c *call, date string) *fErr {
+	st := lg.db.get(accountsSettings, accountsSettings)
 	upto := st.str("acc_frozen_upto")
 	if upto == "" || date > upto {
 		return nil
 	}
 	if role := st.str("frozen_accounts_modifier"); role != "" {
-		for _, r := range s.roles(c.user) {
+		for _, r := range lg.users.roles(c.user) {
 			if r == role {
 				return nil
 			}

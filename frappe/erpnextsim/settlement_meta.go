@@ -23,18 +23,19 @@ const (
 	getBalanceOnCmd      = "erpnext.accounts.utils.get_balance_on"
 )
 
-// insertHook, updateHook and methodHook let doctypes and methods defined outside resource.go
-// and methods.go plug into POST/PUT /api/resource and /api/method.
+// insertHook and updateHook let doctypes defined outside resource.go plug into POST/PUT
+// /api/resource, as the handler a methodHooks entry binds plugs a method into /api/method.
 type (
-	insertHook func(s *Site, c *call, body map[string]any) (*fErr, step)
-	updateHook func(s *Site, c *call, cur *record, body map[string]any, viaPut bool) (*fErr, step)
-	methodHook func(s *Site, c *call) handler
+	insertHook func(c *call, body map[string]any) (*fErr, step)
+	updateHook func(c *call, cur *record, body map[string]any, viaPut bool) (*fErr, step)
 )
 
+// insertHooks, updateHooks and methodHooks bind, per doctype or method, the handler of the
+// part of a site that owns it; New binds them into its rest (rest.bindHooks).
 var (
-	insertHooks = map[string]insertHook{}
-	updateHooks = map[string]updateHook{}
-	methodHooks = map[string]methodHook{}
+	insertHooks = map[string]func(s *Site) insertHook{}
+	updateHooks = map[string]func(s *Site) updateHook{}
+	methodHooks = map[string]func(s *Site) handler{}
 )
 
 var journalEntryFields = `
@@ -195,11 +196,11 @@ var cancelRoles = map[string][]string{
 }
 
 // canCancel reports whether user holds "cancel" on doctype dt (Administrator always does).
-func (s *Site) canCancel(user, dt string) bool {
+func (us *users) canCancel(user, dt string) bool {
 	if user == admin {
 		return true
 	}
-	for _, r := range s.roles(user) {
+	for _, r := range us.roles(user) {
 		for _, allowed := range cancelRoles[dt] {
 			if r == allowed {
 				return true
@@ -216,20 +217,20 @@ func cancelDenied(user, dt string) *fErr { return permissionDenied(user, dt, "cr
 // newDocName is the name an insert shows in its messages: the client-supplied name Frappe 15.72
 // keeps (61-je-insert-client-name-submitted), else the next number of series, which a refused
 // insert does not take (63-je-account-of-other-company, then -draft).
-func (s *Site) newDocName(body map[string]any, series string) (client, display string) {
-	if client = s.clientName(body); client != "" {
+func (db *store) newDocName(body map[string]any, series string) (client, display string) {
+	if client = db.clientName(body); client != "" {
 		return client, client
 	}
-	return "", s.seriesName(series, false)
+	return "", db.seriesName(series, false)
 }
 
 // takeDocName commits the name of an insert: the client's (keeping the series ahead of a
 // name that looks like one of its members) or the next of series.
-func (s *Site) takeDocName(client, series string) string {
+func (db *store) takeDocName(client, series string) string {
 	if client == "" {
-		return s.seriesName(series, true)
+		return db.seriesName(series, true)
 	}
-	s.noteName(series, client)
+	db.noteName(series, client)
 	return client
 }
 

@@ -3,8 +3,8 @@ package erpnextsim
 // validateSI fills in and checks a Sales Invoice the way ERPNext's validate does: defaults
 // from the company and the customer, the items' amounts, the totals and their rounding, the
 // outstanding amount, the payment schedule, then the mandatory fields.
-func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
-	companyCur, e := s.siDefaults(si)
+func (sis *salesInvoices) validateSI(c *call, si *record, name string, draft bool) *fErr {
+	companyCur, e := sis.siDefaults(si)
 	if e != nil {
 		return e
 	}
@@ -16,7 +16,7 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 	total, qtySum := siItems(si, rate)
 	grandOrRounded := siTotals(si, total, qtySum, rate, companyCur)
 	if si.int("is_return") == 1 {
-		if e := s.validateReturn(c, si); e != nil {
+		if e := sis.validateReturn(c, si); e != nil {
 			return e
 		}
 	}
@@ -25,13 +25,13 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 		if si.str("party_account_currency") != si.str("currency") {
 			out = grandOrRounded.mul(rate).round(2)
 		}
-		if s.returnOriginal(si) != nil {
+		if sis.returnOriginal(si) != nil {
 			out = 0
 		}
 		si.f["outstanding_amount"] = out
 	}
-	s.siSchedule(si, grandOrRounded, rate)
-	si.f["status"] = s.siStatus(si)
+	sis.siSchedule(si, grandOrRounded, rate)
+	si.f["status"] = sis.siStatus(si)
 	for _, t := range si.meta().fields {
 		if t.typ == ftTable {
 			if _, ok := si.f[t.name]; !ok {
@@ -48,20 +48,20 @@ func (s *Site) validateSI(c *call, si *record, name string, draft bool) *fErr {
 // siDefaults checks the invoice's links, company, currency and due date and sets the header
 // fields ERPNext defaults, also those fetched from the customer and the receivable account. It
 // returns the company's currency.
-func (s *Site) siDefaults(si *record) (companyCur string, e *fErr) {
-	if e := s.validateLinks(si, false); e != nil {
+func (sis *salesInvoices) siDefaults(si *record) (companyCur string, e *fErr) {
+	if e := sis.links.validateLinks(si, false); e != nil {
 		return "", e
 	}
-	setDefault(si, "company", s.company)
-	company := s.get("Company", si.str("company"))
+	setDefault(si, "company", sis.company)
+	company := sis.db.get("Company", si.str("company"))
 	if company == nil {
 		return "", throw("Could not find Company: " + si.str("company")).as("LinkValidationError")
 	}
 	companyCur = company.str("default_currency")
-	today := s.today()
+	today := sis.db.today()
 	setDefault(si, "posting_date", today)
-	setDefault(si, "posting_time", s.now().In(ist).Format("15:04:05.000000"))
-	if cust := s.get("Customer", si.str("customer")); cust != nil {
+	setDefault(si, "posting_time", sis.now().In(ist).Format("15:04:05.000000"))
+	if cust := sis.db.get("Customer", si.str("customer")); cust != nil {
 		setDefault(si, "currency", cust.str("default_currency"))
 	}
 	setDefault(si, "currency", companyCur)
@@ -76,7 +76,7 @@ func (s *Site) siDefaults(si *record) (companyCur string, e *fErr) {
 		"update_billed_amount_in_delivery_note": int64(1), "is_debit_note": int64(0), "selling_price_list": "Standard Selling",
 		"price_list_currency": si.str("currency"), "plc_conversion_rate": si.dec("conversion_rate"), "ignore_pricing_rule": int64(0),
 		"update_stock": int64(0), "disable_rounded_total": int64(0), "apply_discount_on": "Grand Total", "is_opening": "No",
-		"debit_to": s.partyAccount(si.str("customer"), company), "against_income_account": IncomeAccount, "language": "en",
+		"debit_to": sis.parties.partyAccount(si.str("customer"), company), "against_income_account": IncomeAccount, "language": "en",
 		"remarks": "No Remarks", "is_internal_customer": int64(0), "is_discounted": int64(0), "po_no": "",
 		"group_same_items": int64(0), "tax_category": "",
 		"use_company_roundoff_cost_center": int64(0), "total_net_weight": dec(0), "base_change_amount": dec(0),
@@ -89,7 +89,7 @@ func (s *Site) siDefaults(si *record) (companyCur string, e *fErr) {
 	for k, v := range defaults {
 		setDefault(si, k, v)
 	}
-	if cust := s.get("Customer", si.str("customer")); cust != nil {
+	if cust := sis.db.get("Customer", si.str("customer")); cust != nil {
 		si.f["customer_name"] = cust.str("customer_name")
 		si.f["title"] = cust.str("customer_name")
 		// fetched from the customer: a customer without them leaves them NULL
@@ -100,7 +100,7 @@ func (s *Site) siDefaults(si *record) (companyCur string, e *fErr) {
 			}
 		}
 	}
-	if debit := s.get("Account", si.str("debit_to")); debit != nil {
+	if debit := sis.db.get("Account", si.str("debit_to")); debit != nil {
 		cur := debit.str("account_currency")
 		if cur == "" {
 			cur = companyCur
@@ -177,9 +177,9 @@ func siTotals(si *record, total, qtySum, rate dec, companyCur string) dec {
 
 // siSchedule gives an invoice without a payment schedule one: the terms of its Payment Terms
 // Template, else one row of the whole amount (a return gets none).
-func (s *Site) siSchedule(si *record, grandOrRounded, rate dec) {
+func (sis *salesInvoices) siSchedule(si *record, grandOrRounded, rate dec) {
 	if len(si.rows("payment_schedule")) == 0 && len(si.rows("items")) > 0 && si.str("payment_terms_template") != "" {
-		if sched := s.templateSchedule(si, grandOrRounded, rate); len(sched) > 0 {
+		if sched := sis.terms.templateSchedule(si, grandOrRounded, rate); len(sched) > 0 {
 			si.f["payment_schedule"] = sched
 			due := ""
 			for _, ps := range sched {

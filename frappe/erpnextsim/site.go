@@ -69,12 +69,46 @@ const DefaultSiteURL = "http://erp.localhost:8000"
 
 // Site is one simulated ERPNext site. It is safe for concurrent use; create it
 // with New.
+//
+// Site is the façade and the composition root: its exported methods are the Go API of the
+// simulator, and each responsibility is a part of its own, wired in New: the document store
+// and its lock (store), users and roles (users), the ledger (ledger), message links and Link
+// validation (links), each doctype's behaviour (accounts, parties, salesInvoices,
+// paymentTerms, paymentRequests, paymentEntries, entryDrafts, journalEntries, bankAccounts,
+// bankTransactions, reconciliation, comments), the list and query engine (queries), the REST
+// and method routing (rest), the serving of a call and its concurrency model (server) and
+// fault injection with the request log (faults).
 type Site struct {
-	opt     Options
-	now     func() time.Time
-	legacy  bool // Version 15.44
-	noLock  bool
-	company string
+	opt Options
+
+	db             *store
+	users          *users
+	faults         *faults
+	ledger         *ledger
+	links          *links
+	accounts       *accounts
+	parties        *parties
+	invoices       *salesInvoices
+	terms          *paymentTerms
+	requests       *paymentRequests
+	entries        *paymentEntries
+	drafts         *entryDrafts
+	journals       *journalEntries
+	bankAccounts   *bankAccounts
+	bankTxns       *bankTransactions
+	reconciliation *reconciliation
+	comments       *comments
+	queries        *queries
+	rest           *rest
+	server         *server
+}
+
+// store holds the site's documents with their secondary indexes and running GL balances, the
+// naming series and the last timestamp given. Its methods run with mu held: handlers run
+// under it (serve.go), and so do the Go API's calls (Site.run).
+type store struct {
+	now    func() time.Time
+	legacy bool // Version 15.44
 
 	mu    sync.Mutex
 	docs  map[string]map[string]*record // doctype → lower-case name → document
@@ -84,28 +118,8 @@ type Site struct {
 	statusDay string
 	// inserting holds the client-supplied names requests in flight are inserting (concurrency.go).
 	inserting map[string]*call
-	// workers holds a token per call being served under Options.Profile (profile.go).
-	workers chan struct{}
-	series  map[string]int // series prefix incl. year → last number
-	lastTS  time.Time
-
-	fmu        sync.Mutex
-	latency    time.Duration
-	latencyMax time.Duration
-	failN      int
-	failSt     int
-	failKind   Fault
-	dropN      int
-	dropSt     int
-	dropD      time.Duration
-	lateN      int
-	lateD      time.Duration
-	meet       *meeting // CommitTogether's rendezvous for the writes still to be planned
-	lastMeet   *meeting // the latest CommitTogether's, for HeldToCommit
-	reqLog     []RequestLog
-	reqTotal   int
-	rowLocks   map[string]time.Time // HoldRowLock: row → held until
-	rl         rateLimit
+	series    map[string]int // series prefix incl. year → last number
+	lastTS    time.Time
 }
 
 // ist is the site time zone. India has had no DST since 1945, so a fixed zone
@@ -117,34 +131,59 @@ const tsLayout = "2006-01-02 15:04:05.000000"
 // New builds a site holding the default company and chart (see the package
 // doc) and nothing else.
 func New(opt Options) *Site {
-	s := &Site{opt: opt, now: opt.Now, series: map[string]int{}}
-	s.clearDocs()
-	if s.now == nil {
-		s.now = time.Now
+	now := opt.Now
+	if now == nil {
+		now = time.Now
 	}
-	s.legacy = strings.HasPrefix(opt.Version, "15.44")
+	db := &store{now: now, legacy: strings.HasPrefix(opt.Version, "15.44"), series: map[string]int{}}
+	db.clearDocs()
+	u := &users{db: db, opt: opt}
+	lk := &links{db: db, opt: opt}
+	l := &ledger{db: db, users: u, company: DefaultCompany}
+	parties := &parties{db: db, links: lk}
+	terms := &paymentTerms{db: db, links: lk}
+	requests := &paymentRequests{db: db, links: lk}
+	invoices := &salesInvoices{db: db, ledger: l, links: lk, parties: parties, terms: terms, company: DefaultCompany, now: now}
+	bankAccounts := &bankAccounts{db: db, links: lk}
+	bankTxns := &bankTransactions{db: db, users: u, ledger: l, links: lk, bankAccounts: bankAccounts, company: DefaultCompany}
+	entries := &paymentEntries{db: db, ledger: l, links: lk, parties: parties, invoices: invoices, terms: terms,
+		requests: requests, bankTxns: bankTxns, company: DefaultCompany}
+	drafts := &entryDrafts{db: db, ledger: l, terms: terms, requests: requests}
+	accounts := &accounts{db: db, users: u, links: lk, opt: opt, now: now, company: DefaultCompany}
+	comments := &comments{db: db, users: u, links: lk}
+	queries := &queries{db: db}
+	s := &Site{opt: opt, db: db, users: u, ledger: l, links: lk, accounts: accounts, parties: parties,
+		invoices: invoices, terms: terms, requests: requests, entries: entries, drafts: drafts,
+		journals:     &journalEntries{db: db, users: u, ledger: l, links: lk, bankTxns: bankTxns, company: DefaultCompany},
+		bankAccounts: bankAccounts, bankTxns: bankTxns, comments: comments, queries: queries,
+		reconciliation: &reconciliation{db: db, users: u, bankTxns: bankTxns},
+		faults:         &faults{opt: opt, now: now},
+	}
+	s.rest = &rest{db: db, users: u, ledger: l, accounts: accounts, comments: comments, drafts: drafts,
+		parties: parties, entries: entries, requests: requests, queries: queries, invoices: invoices}
+	s.rest.bindHooks(s)
+	s.server = &server{db: db, users: u, faults: s.faults, invoices: invoices, opt: opt,
+		noLock: opt.NoInvoiceLock == nil || *opt.NoInvoiceLock}
 	if p := opt.Profile; p != nil && p.Workers > 0 {
-		s.workers = make(chan struct{}, p.Workers)
+		s.server.workers = make(chan struct{}, p.Workers)
 	}
-	s.noLock = opt.NoInvoiceLock == nil || *opt.NoInvoiceLock
-	s.company = DefaultCompany
-	s.mu.Lock()
-	s.setupDefaults()
-	s.mu.Unlock()
+	db.mu.Lock()
+	accounts.setupDefaults()
+	db.mu.Unlock()
 	return s
 }
 
 // today is the site's date, "YYYY-MM-DD".
-func (s *Site) today() string { return s.now().In(ist).Format("2006-01-02") }
+func (db *store) today() string { return db.now().In(ist).Format("2006-01-02") }
 
 // stamp returns a fresh site-local timestamp, strictly later than any before,
 // so that `modified` changes on every write even with a frozen clock (§9 item 6).
-func (s *Site) stamp() string {
-	t := s.now().In(ist).Truncate(time.Microsecond)
-	if !t.After(s.lastTS) {
-		t = s.lastTS.Add(time.Microsecond)
+func (db *store) stamp() string {
+	t := db.now().In(ist).Truncate(time.Microsecond)
+	if !t.After(db.lastTS) {
+		t = db.lastTS.Add(time.Microsecond)
 	}
-	s.lastTS = t
+	db.lastTS = t
 	return t.Format(tsLayout)
 }
 
@@ -161,64 +200,70 @@ func hashName() string {
 
 // seriesName returns the next name of a naming series ("ACC-PAY-" →
 // "ACC-PAY-2026-00001") without taking it unless commit is set.
-func (s *Site) seriesName(prefix string, commit bool) string {
-	key := prefix + s.today()[:4] + "-"
-	n := s.series[key] + 1
+func (db *store) seriesName(prefix string, commit bool) string {
+	key := prefix + db.today()[:4] + "-"
+	n := db.series[key] + 1
 	if commit {
-		s.series[key] = n
+		db.series[key] = n
 	}
 	return fmt.Sprintf("%s%05d", key, n)
 }
 
 // noteName keeps a series ahead of a fixed name that looks like one of its
 // members, so a later generated name does not collide.
-func (s *Site) noteName(prefix, name string) {
+func (db *store) noteName(prefix, name string) {
 	if !strings.HasPrefix(name, prefix) || len(name) < len(prefix)+6 {
 		return
 	}
 	key, num := name[:len(name)-5], name[len(name)-5:]
-	if n, err := strconv.Atoi(num); err == nil && strings.HasSuffix(key, "-") && n > s.series[key] {
-		s.series[key] = n
+	if n, err := strconv.Atoi(num); err == nil && strings.HasSuffix(key, "-") && n > db.series[key] {
+		db.series[key] = n
 	}
 }
 
-func (s *Site) get(doctype, name string) *record {
-	return s.docs[doctype][strings.ToLower(strings.TrimRight(name, " "))]
+func (db *store) get(doctype, name string) *record {
+	return db.docs[doctype][strings.ToLower(strings.TrimRight(name, " "))]
 }
 
 // put stores r, replacing the document of that name, and keeps the indexes in step.
-func (s *Site) put(r *record) {
-	m := s.docs[r.dt]
+func (db *store) put(r *record) {
+	m := db.docs[r.dt]
 	if m == nil {
 		m = map[string]*record{}
-		s.docs[r.dt] = m
+		db.docs[r.dt] = m
 	}
 	key := strings.ToLower(r.name())
 	if old := m[key]; old != nil {
-		s.unindex(old)
+		db.unindex(old)
 	}
 	m[key] = r
-	s.index(r)
+	db.index(r)
 }
 
-func (s *Site) remove(doctype, name string) {
+func (db *store) remove(doctype, name string) {
 	key := strings.ToLower(name)
-	if old := s.docs[doctype][key]; old != nil {
-		s.unindex(old)
+	if old := db.docs[doctype][key]; old != nil {
+		db.unindex(old)
 	}
-	delete(s.docs[doctype], key)
+	delete(db.docs[doctype], key)
+}
+
+// reset empties the site and restarts its naming series.
+func (db *store) reset() {
+	db.clearDocs()
+	db.series = map[string]int{}
 }
 
 // clearDocs empties the site: documents, indexes and ledger balances.
-func (s *Site) clearDocs() {
-	s.docs, s.idx, s.books, s.statusDay = map[string]map[string]*record{}, map[string]*docIndex{}, ledgerBooks{}, ""
+func (db *store) clearDocs() {
+	db.docs, db.idx, db.books, db.statusDay = map[string]map[string]*record{}, map[string]*docIndex{}, ledgerBooks{}, ""
 }
 
 // all returns the documents of a doctype sorted by name (a full scan: for small doctypes and
 // the /__sim/state dump, never for a per-request lookup of a large one).
-func (s *Site) all(doctype string) []*record {
-	out := make([]*record, 0, len(s.docs[doctype]))
-	for _, r := range s.docs[doctype] {
+func (db *store) all(doctype string) []*record {
+	out := make([]*record, 0, len(db.docs[doctype]))
+	for _, r := range db.docs[doctype] {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name() < out[j].name() })
@@ -226,18 +271,18 @@ func (s *Site) all(doctype string) []*record {
 }
 
 // stampNew fills the standard fields of a new document and its rows.
-func (s *Site) stampNew(r *record, name, user string) {
-	ts := s.stamp()
+func (db *store) stampNew(r *record, name, user string) {
+	ts := db.stamp()
 	r.f["name"], r.f["owner"], r.f["creation"], r.f["modified"], r.f["modified_by"] = name, user, ts, ts, user
 	r.f["idx"] = int64(0)
 	if _, ok := r.f["docstatus"]; !ok {
 		r.f["docstatus"] = int64(0)
 	}
-	s.stampRows(r, ts, user)
+	db.stampRows(r, ts, user)
 }
 
 // stampRows gives every child row its parent columns, name and timestamps.
-func (s *Site) stampRows(r *record, ts, user string) {
+func (db *store) stampRows(r *record, ts, user string) {
 	for _, f := range r.meta().fields {
 		if f.typ != ftTable {
 			continue
@@ -257,21 +302,21 @@ func (s *Site) stampRows(r *record, ts, user string) {
 }
 
 // touch bumps modified/modified_by of a stored document (every write does).
-func (s *Site) touch(r *record, user string) {
-	r.f["modified"], r.f["modified_by"] = s.stamp(), user
+func (db *store) touch(r *record, user string) {
+	r.f["modified"], r.f["modified_by"] = db.stamp(), user
 }
 
 // setupDefaults creates the default company, chart, fiscal year and modes of
 // payment (package doc). Called with s.mu held.
-func (s *Site) setupDefaults() {
+func (ac *accounts) setupDefaults() {
 	const admin = "Administrator"
 	add := func(dt, name string, fields map[string]any) *record {
 		r := newRecord(dt)
 		for k, v := range fields {
 			r.f[k] = v
 		}
-		s.stampNew(r, name, admin)
-		s.put(r)
+		ac.db.stampNew(r, name, admin)
+		ac.db.put(r)
 		return r
 	}
 	for _, c := range []string{"INR", "USD", "EUR", "GBP", "AED", "SGD", "AUD", "CAD", "JPY", "KWD", "BHD", "OMR"} {
@@ -291,13 +336,13 @@ func (s *Site) setupDefaults() {
 	})
 	add("Cost Center", DefaultCompany, map[string]any{"cost_center_name": DefaultCompany, "company": DefaultCompany, "is_group": int64(1), "lft": int64(1), "rgt": int64(4)})
 	add("Cost Center", CostCenter, map[string]any{"cost_center_name": "Main", "company": DefaultCompany, "is_group": int64(0), "parent_cost_center": DefaultCompany, "lft": int64(2), "rgt": int64(3)})
-	s.addChart(add, DefaultCompany, DefaultAbbr)
-	if t := s.opt.ClearingAccountType; t != "" {
-		s.get("Account", RazorpayClearing).f["account_type"] = t
+	ac.addChart(add, DefaultCompany, DefaultAbbr)
+	if t := ac.opt.ClearingAccountType; t != "" {
+		ac.db.get("Account", RazorpayClearing).f["account_type"] = t
 	}
-	s.setupAccountsSettings()
-	s.setupSystemSettings()
-	t := s.now().In(ist)
+	ac.setupAccountsSettings()
+	ac.setupSystemSettings()
+	t := ac.now().In(ist)
 	y := t.Year()
 	if t.Month() < time.April {
 		y--

@@ -64,15 +64,15 @@ func init() {
 // singles are the Single doctypes the simulator models (one document named like the doctype).
 func isSingle(dt string) bool { return dt == systemSettingsDT || dt == accountsSettings }
 
-func (s *Site) setupSystemSettings() {
+func (ac *accounts) setupSystemSettings() {
 	r := newRecord(systemSettingsDT)
 	for _, e := range systemSettingsDefaults {
 		r.f[e.k] = e.v
 	}
-	s.stampNew(r, systemSettingsDT, admin)
+	ac.db.stampNew(r, systemSettingsDT, admin)
 	delete(r.f, "creation") // singles have no creation column (recording 54-system-settings-get-system-manager)
 	r.f["idx"] = "0"        // and come back with idx as text
-	s.put(r)
+	ac.db.put(r)
 }
 
 // noPermissionThrow is the 403 frappe.client.get_value / get_single_value raise when the user
@@ -84,12 +84,12 @@ func noPermissionThrow(dt string) *fErr {
 
 // getSingleValue is frappe.client.get_single_value(doctype, field): read permission on the
 // doctype, then the stored value (null when unset).
-func (s *Site) getSingleValue(c *call) (*fErr, step) {
+func (ac *accounts) getSingleValue(c *call) (*fErr, step) {
 	dt, field := c.str("doctype"), c.str("field")
 	if metas[dt] == nil {
 		return doctypeError(c, dt, "read"), nil
 	}
-	if !s.can(c.user, dt, "read") {
+	if !ac.users.can(c.user, dt, "read") {
 		return noPermissionThrow(dt), nil
 	}
 	if !isSingle(dt) {
@@ -98,6 +98,6 @@ func (s *Site) getSingleValue(c *call) (*fErr, step) {
 	if !metas[dt].hasColumn(field) {
 		return notModelled("get_single_value of an unknown field " + field), nil
 	}
-	r := s.get(dt, dt)
+	r := ac.db.get(dt, dt)
 	return nil, func() any { return r.value(field) }
 }

@@ -5,6 +5,12 @@ import (
 	"slices"
 )
 
+// users answers who a caller is and what their roles let them do (Options.APIKey, Users).
+type users struct {
+	db  *store
+	opt Options
+}
+
 // Roles the simulator's permission table knows (Frappe role names).
 const (
 	RoleSystemManager   = "System Manager"
@@ -37,15 +43,15 @@ var DefaultAPIRoles = []string{RoleAccountsUser, RoleSalesUser}
 var FirstPassAPIRoles = []string{RoleAccountsUser, RoleAccountsManager, RoleSalesUser, RoleSalesManager}
 
 // lookupUser returns the user for an API key/secret pair, "" when none matches.
-func (s *Site) lookupUser(key, secret string) string {
+func (us *users) lookupUser(key, secret string) string {
 	match := func(k, sec string) bool {
 		return k != "" && subtle.ConstantTimeCompare([]byte(key), []byte(k)) == 1 &&
 			subtle.ConstantTimeCompare([]byte(secret), []byte(sec)) == 1
 	}
-	if match(s.opt.APIKey, s.opt.APISecret) {
+	if match(us.opt.APIKey, us.opt.APISecret) {
 		return APIUser
 	}
-	for _, u := range s.opt.Users {
+	for _, u := range us.opt.Users {
 		if match(u.Key, u.Secret) {
 			return u.Email
 		}
@@ -53,14 +59,14 @@ func (s *Site) lookupUser(key, secret string) string {
 	return ""
 }
 
-func (s *Site) roles(user string) []string {
+func (us *users) roles(user string) []string {
 	if user == APIUser {
-		if s.opt.APIRoles != nil {
-			return s.opt.APIRoles
+		if us.opt.APIRoles != nil {
+			return us.opt.APIRoles
 		}
 		return DefaultAPIRoles
 	}
-	for _, u := range s.opt.Users {
+	for _, u := range us.opt.Users {
 		if u.Email == user {
 			return u.Roles
 		}
@@ -86,7 +92,7 @@ var docPerms = map[string]struct{ read, create []string }{
 
 // can reports whether user may perform action ("list", "read", "create", "write", "delete")
 // on doctype by role. Administrator may do anything; Guest nothing.
-func (s *Site) can(user, doctype, action string) bool {
+func (us *users) can(user, doctype, action string) bool {
 	if user == admin {
 		return true
 	}
@@ -101,7 +107,7 @@ func (s *Site) can(user, doctype, action string) bool {
 	if action == "create" || action == "write" || action == "delete" {
 		allowed = p.create
 	}
-	for _, r := range s.roles(user) {
+	for _, r := range us.roles(user) {
 		if slices.Contains(allowed, r) {
 			return true
 		}
