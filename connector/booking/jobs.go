@@ -60,6 +60,8 @@ type jobs struct {
 	settlement *settlement.Job
 }
 
+var _ connector.Booker = (*jobs)(nil)
+
 // New is the booking of d.Account (connector.Options.Booking): its kernel and the job of each
 // route.
 func New(d connector.BookingDeps) connector.Booker {

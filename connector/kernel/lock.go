@@ -17,6 +17,11 @@ type Locker interface {
 	LockDocument(ctx context.Context, name, what string) error
 }
 
+var (
+	_ Locker = (*Claim)(nil)
+	_ Locker = DryRun{}
+)
+
 // DryRun is the locker of Explain: nothing is locked, nothing written.
 type DryRun struct{}
 
