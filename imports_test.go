@@ -21,7 +21,7 @@ var allowed = map[string][]string{
 	"mapping":              {"razorpay"},
 	// The configuration file is read at the edge: the core runs with a Config, never parses one.
 	"connector/config": {"internal/redact"},
-	"connector":        {"connector/config", "razorpay", "frappe", "mapping", "internal/sleep"},
+	"connector":        {"connector/config", "razorpay", "frappe", "mapping"},
 	// Webhook intake: verify, store, wake; given the secrets, the store's insert and counters.
 	"connector/intake": {"connector", "connector/config", "razorpay"},
 	// The HTTP edge of the core: webhook intake, probes, /metrics.
@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"connector/metrics": {"connector", "connector/edge", "razorpay"},
 	// The wiring of one core: metrics, the client edge, the booking, the Connector, and the
 	// dependencies of intake, the operator actions and reconcile. cmd and tests build through it.
-	"connector/wire": {"connector", "connector/booking", "connector/edge", "connector/intake", "connector/metrics", "connector/operator", "connector/reconcile"},
+	"connector/wire": {"connector", "connector/booking", "connector/edge", "connector/intake", "connector/metrics", "connector/operator", "connector/reconcile", "connector/worker"},
 	// What a person does to the inbox and reads of it, and retention: on the store it is given.
 	"connector/operator": {"connector", "frappe", "razorpay"},
 	// The booking kernel: claims, document locks, the site's facts, lookup before create, apply
@@ -44,7 +44,10 @@ var allowed = map[string][]string{
 	// The booking: one job per route on the kernel, settlement's included, built through
 	// connector.Options.Booking (booking.New, by connector/wire).
 	"connector/booking": {"connector", "connector/kernel", "connector/settlement", "frappe", "mapping", "razorpay"},
-	"connector/store":   {"connector", "internal/redact"},
+	// The workers: the claim loop, leases and their heartbeat, the outcome written; built
+	// through connector.Options.Worker (worker.New).
+	"connector/worker": {"connector", "connector/config", "razorpay", "internal/sleep"},
+	"connector/store":  {"connector", "internal/redact"},
 	// check validates the configuration against the site: it reads ERPNext and Razorpay only.
 	"connector/check": {"connector", "frappe", "razorpay"},
 	// Reconcile is a process of the core of its own, given what it uses (reconcile.Deps): the
@@ -80,6 +83,7 @@ var onlyImportedBy = map[string][]string{
 	"connector/intake":     {"connector/httpapi", "connector/wire", "cmd/razorpay-erpnext"},
 	"connector/operator":   {"connector/wire", "cmd/razorpay-erpnext"},
 	"connector/booking":    {"connector/wire"},
+	"connector/worker":     {"connector/wire"},
 	"connector/kernel":     {"connector/booking", "connector/settlement"},
 	"connector/settlement": {"connector/booking"},
 	"connector/reconcile":  {"connector/wire", "cmd/razorpay-erpnext"},

@@ -1,41 +1,39 @@
 // Package connector is the core of razorpay-erpnext (DESIGN.md §4): the domain's vocabulary
-// (statuses, routes, plans, outcomes, failures, the Account), its ports, and the worker that
-// has each inbox event booked into ERPNext exactly once, with the retry policy. It talks to its
-// database through Store and to ERPNext and Razorpay through the
-// ERPNext and RazorpayAPI ports, implemented by connector/store, frappe.Client and
-// razorpay.Client.
+// (statuses, routes, plans, outcomes and the retry policy, failures, waits, the lifecycle, the
+// Account), its ports, and the Connector, which answers Explain and runs the booking and the
+// workers of one Account through their seams. It talks to its database through Store and to
+// ERPNext and Razorpay through the ERPNext and RazorpayAPI ports, implemented by
+// connector/store, frappe.Client and razorpay.Client.
 //
 // One file per concern, in layers that only call down (internal/shape checks it):
 //
 //   - vocabulary and ports: status.go (Status), route.go (RouteOf, the one routing table),
 //     store.go, ports.go, failure.go (every outbound failure classified once into a *Failure,
 //     by connector/edge), observer.go (what the core counts, the series' names), connector.go,
-//     pause.go (a configuration fault, held until a call succeeds), account.go (Account: whose money), booker.go (Booker,
-//     the seam to connector/booking), plan.go (Plan), outcome.go (settle, the one function from
-//     a job's error to an Outcome), bank.go, integration.go, precision.go;
-//   - mechanisms: hold.go (HoldLock), synthetic.go, wake.go (what a row waits for);
-//   - process.go (a claimed row to Booker.Book);
-//   - entry points: worker.go, drain.go, explain.go (Explain is Booker.Decide printed),
-//     comment.go.
+//     pause.go (a configuration fault, held until a call succeeds), account.go (Account: whose
+//     money), booker.go and runner.go (Booker and Runner, the seams to connector/booking and
+//     connector/worker), plan.go (Plan), outcome.go (settle, the one function from a job's
+//     error to an Outcome), wait.go, bank.go, integration.go, precision.go;
+//   - mechanisms: hold.go (HoldLock), synthetic.go, wake.go (what a row waits for),
+//     pause_probe.go;
+//   - entry points: explain.go (Explain is Booker.Decide printed), comment.go (the park
+//     comment), new.go (New: the booking and the workers built through their seams).
 //
 // connector/booking books, built through Options.Booking: one job per route on the kernel of
 // connector/kernel (claims, document locks, what is known of the site, lookup before create,
-// apply), the settlement job of connector/settlement among them.
-// connector/check validates a configuration against the live site, reading only;
-// connector/intake receives webhooks into the inbox (verify, store, wake); connector/operator
-// is what a person does to the inbox (replay, rebook, dismiss, history) and the retention of
-// raw bodies, on the store it is given. connector/edge wraps the two clients (each call timed,
-// each failure classified), connector/metrics holds the Prometheus series, and connector/wire
-// builds all of it around one Connector: the core builds and wraps nothing itself.
+// apply), the settlement job of connector/settlement among them; connector/worker is the claim
+// loop, built through Options.Worker. connector/check validates a configuration against the
+// live site, reading only; connector/intake receives webhooks into the inbox (verify, store,
+// wake); connector/operator is what a person does to the inbox (replay, rebook, dismiss,
+// history) and the retention of raw bodies, on the store it is given. connector/edge wraps the
+// two clients (each call timed, each failure classified), connector/metrics holds the
+// Prometheus series, and connector/wire builds all of it around one Connector: the core builds
+// and wraps nothing itself.
 package connector
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	mrand "math/rand/v2"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,81 +51,13 @@ type Connector struct {
 	loc      *time.Location
 	instance string
 
-	wake      chan struct{}
-	draining  chan struct{} // closed by Drain: workers stop claiming
-	drainOnce sync.Once
-	pauses    *Pauses // a configuration fault (pause.go), shared with the client edge
-	seq       atomic.Int64
-	obs       Observer
+	wake   chan struct{}
+	pauses *Pauses // a configuration fault (pause.go), shared with the client edge
+	seq    atomic.Int64
+	obs    Observer
 
 	booker Booker // the booking of the one Account (Options.Booking)
-}
-
-// Options are the collaborators of a Connector, built by the wiring (connector/wire): the
-// core makes no call of its own. Now defaults to time.Now, Pauses to a pause of its own and
-// Observer to counting nothing.
-type Options struct {
-	Config Config
-	Store  Store
-	// ERP and Razorpay are the clients behind the client edge (connector/edge: every failure
-	// a *Failure, every call counted, a refused credential reported to Pauses). Razorpay is
-	// optional: without it refunds and disputes are acted on as the webhook says, missing
-	// orders are not fetched and reconcile cannot run.
-	ERP      ERPNext
-	Razorpay RazorpayAPI
-	// Pauses is the configuration-fault state the client edge shares.
-	Pauses *Pauses
-	// Observer counts processed events and park comments; Counts are the booking's counters.
-	Observer Observer
-	Counts   Counts
-	Log      zerolog.Logger
-	Now      func() time.Time
-	// Booking builds the booking of the Connector's one Account (booking.New): it cannot be
-	// built here, since connector/booking imports connector.
-	Booking func(BookingDeps) Booker
-}
-
-// New builds a Connector from a validated Config. It returns an error when mapping.timezone is
-// not a known zone or Options.Booking is nil.
-func New(o Options) (*Connector, error) {
-	if o.Booking == nil {
-		return nil, errors.New("connector.New: Options.Booking is nil (booking.New)")
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Pauses == nil {
-		o.Pauses = &Pauses{}
-	}
-	if o.Observer == nil {
-		o.Observer = noObserver{}
-	}
-	o.Counts = o.Counts.orNone()
-	var id [4]byte
-	_, _ = rand.Read(id[:])
-	acct, err := AccountOf(o.Config, o.ERP, o.Razorpay)
-	if err != nil {
-		return nil, fmt.Errorf("mapping.timezone: %w", err)
-	}
-	c := &Connector{
-		cfg:      o.Config,
-		store:    o.Store,
-		erp:      o.ERP,
-		rzp:      o.Razorpay,
-		log:      o.Log,
-		now:      o.Now,
-		loc:      acct.Location,
-		instance: hex.EncodeToString(id[:]),
-		wake:     make(chan struct{}, 1),
-		draining: make(chan struct{}),
-		pauses:   o.Pauses,
-		obs:      o.Observer,
-	}
-	w := o.Config.Worker
-	c.booker = o.Booking(BookingDeps{Account: acct, Store: o.Store, Now: o.Now, Log: o.Log,
-		MaxConcurrency: max(o.Config.ERPNext.MaxConcurrency, 1), Fence: o.Config.ERPNext.ServerTimeout.D() + w.FenceMargin.D(),
-		BackoffBase: w.BackoffBase.D(), BackoffMax: w.BackoffMax.D(), Counts: o.Counts, Wake: c.Wake})
-	return c, nil
+	runner Runner // the workers (Options.Worker)
 }
 
 // Wake tells an idle worker that an event is due now.

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// repeat calls tick every interval in a goroutine until tick returns false or the returned
+// Repeat calls tick every interval in a goroutine until tick returns false or the returned
 // stop function is called; stop waits for the goroutine to end.
-func repeat(ctx context.Context, interval time.Duration, tick func(context.Context) bool) (stop func()) {
+func Repeat(ctx context.Context, interval time.Duration, tick func(context.Context) bool) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -46,7 +46,7 @@ func (c *Connector) HoldLock(ctx context.Context, name, owner string, ttl time.D
 	if !ok {
 		return nil, ErrLockHeld
 	}
-	stop := repeat(context.WithoutCancel(ctx), ttl/4, func(ctx context.Context) bool {
+	stop := Repeat(context.WithoutCancel(ctx), ttl/4, func(ctx context.Context) bool {
 		now := c.now()
 		if held, err := c.store.AcquireLock(ctx, name, owner, now, now.Add(ttl)); err == nil && !held {
 			c.log.Warn().Str("lock", name).Msg("lock taken over by another process; stopping")

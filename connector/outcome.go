@@ -45,8 +45,8 @@ type (
 		Reason, Doctype, Name string
 		On                    Wait
 	}
-	// deadError can never succeed, however often it is tried (an unreadable body).
-	deadError struct{ reason string }
+	// DeadError can never succeed, however often it is tried (an unreadable body).
+	DeadError struct{ Reason string }
 	// stageError names the step that failed: "op: cause" is the reason kept.
 	stageError struct {
 		op  string
@@ -63,7 +63,7 @@ type (
 
 func (e *WaitError) Error() string  { return e.Reason }
 func (e *ParkError) Error() string  { return e.Reason }
-func (e *deadError) Error() string  { return e.reason }
+func (e *DeadError) Error() string  { return e.Reason }
 func (e *stageError) Error() string { return e.op + ": " + e.err.Error() }
 func (e *stageError) Unwrap() error { return e.err }
 func (e *AmbiguousError) Error() string {
@@ -125,7 +125,7 @@ func (c *Connector) outcomeOf(ev *InboxEvent, res Result, err error) (Outcome, *
 		w  *WaitError
 		p  *ParkError
 		mp *mapping.Park
-		d  *deadError
+		d  *DeadError
 		a  *AmbiguousError
 	)
 	switch {
@@ -136,7 +136,7 @@ func (c *Connector) outcomeOf(ev *InboxEvent, res Result, err error) (Outcome, *
 	case errors.As(err, &mp):
 		return Outcome{Status: StatusParked, LastError: mp.Error()}, nil
 	case errors.As(err, &d):
-		return Outcome{Status: StatusDead, LastError: d.reason}, nil
+		return Outcome{Status: StatusDead, LastError: d.Reason}, nil
 	case errors.As(err, &a):
 		return Outcome{Status: StatusPending, CountAttempt: true, NextAttemptAt: a.Fence.Add(time.Second), LastError: a.Error()}, nil
 	}

@@ -76,9 +76,9 @@ func LogKeyField(kind string) string {
 	return "payment_id"
 }
 
-// logResultField is the log field that names a result of doctype: "journal_entry" for a
+// LogResultField is the log field that names a result of doctype: "journal_entry" for a
 // settlement's Journal Entry, "payment_entry" for the rest.
-func logResultField(doctype string) string {
+func LogResultField(doctype string) string {
 	if doctype == frappe.DoctypeJournalEntry {
 		return "journal_entry"
 	}

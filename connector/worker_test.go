@@ -83,7 +83,7 @@ func TestDrainWhilePausedReturnsPromptly(t *testing.T) {
 	ran := make(chan struct{})
 	go func() { r.conn.Run(context.Background()); close(ran) }()
 	// Both workers asleep in the pause, so Drain is not merely seen at the top of their loop.
-	eventually(t, "both workers asleep in the pause", func() bool { return goroutinesIn("connector.(*Connector).sleepPaused") == 2 })
+	eventually(t, "both workers asleep in the pause", func() bool { return goroutinesIn("worker.(*Worker).sleepPaused") == 2 })
 	asked := time.Now()
 	r.conn.Drain()
 	select {

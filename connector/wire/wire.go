@@ -22,6 +22,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/metrics"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/reconcile"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/worker"
 )
 
 // Options are what a core is built from: a validated configuration, the store, and the raw
@@ -72,7 +73,8 @@ func New(o Options) (*Core, error) {
 	c.Connector, err = connector.New(connector.Options{Config: o.Config, Store: o.Store, ERP: c.erp, Razorpay: c.rzp,
 		Pauses: p, Observer: m, Counts: connector.Counts{Dispute: m.Dispute, BankMatch: m.BankMatch, Queued: m.SettlementQueued},
 		Log: o.Log, Now: o.Now,
-		Booking: func(d connector.BookingDeps) connector.Booker { c.booker = booking.New(d); return c.booker }})
+		Booking: func(d connector.BookingDeps) connector.Booker { c.booker = booking.New(d); return c.booker },
+		Worker:  worker.New})
 	if err != nil {
 		return nil, err
 	}

@@ -21,15 +21,13 @@ var coreLayers = map[string]int{
 	"wait.go": 1, "lifecycle.go": 1, "lifecycle_diagram.go": 3, "lifecycle_doc.go": 1,
 	// the Account whose money is booked, the seam to connector/booking (Booker), and the
 	// vocabulary booking shares: bank matches, Integration Requests, the site's precision
-	"account.go": 1, "booker.go": 1, "bank.go": 1, "integration.go": 1, "precision.go": 1,
+	"account.go": 1, "booker.go": 1, "runner.go": 1, "bank.go": 1, "integration.go": 1, "precision.go": 1,
 	// plans and outcomes: what a job decides and how it ended
 	"plan.go": 1, "outcome.go": 1,
 	// 2. shared mechanisms: lock rows held by a process, synthetic events, waits
 	"hold.go": 2, "synthetic.go": 2, "wake.go": 2, "pause_probe.go": 2,
-	// 5. the worker's step from a claimed row to the booking (Booker.Book)
-	"process.go": 5,
-	// 6. entry points: the worker, drain, explain
-	"worker.go": 6, "drain.go": 6, "explain.go": 6, "comment.go": 6,
+	// 6. entry points: explain, the park comment, and New (the booking and the workers wired)
+	"explain.go": 6, "comment.go": 6, "new.go": 6,
 }
 
 // decls maps a declared name to the file declaring it. Methods are keyed by their name alone

@@ -1,4 +1,4 @@
-package connector
+package worker
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/sleep"
 )
 
@@ -23,23 +24,23 @@ const drainWorkerBase = 100
 // Rows that other processes finish count too. It stops taking new events when done, and lets an
 // event in progress finish unless ctx is cancelled. progress, when set, is called with the
 // number of final rows. It returns ctx's error when ctx ended first, or a store error.
-func (c *Connector) DrainEvents(ctx context.Context, ids []int64, progress func(done, total int)) error {
+func (c *Worker) DrainEvents(ctx context.Context, ids []int64, progress func(done, total int)) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	var stop atomic.Bool
-	poll := min(c.cfg.Worker.Poll.D(), 200*time.Millisecond)
+	poll := min(c.cfg.Poll.D(), 200*time.Millisecond)
 	if poll <= 0 {
 		poll = 50 * time.Millisecond
 	}
 	var wg sync.WaitGroup
-	workers := max(c.cfg.Workers, 1)
+	workers := max(c.workers, 1)
 	for i := 0; i < workers; i++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
 			for !stop.Load() && ctx.Err() == nil {
-				if _, hold := c.pauses.holding(c.now()); hold {
+				if _, hold := c.holding(c.now()); hold {
 					_ = sleep.For(ctx, poll) // the loop stops on ctx
 					continue
 				}
@@ -64,7 +65,7 @@ func (c *Connector) DrainEvents(ctx context.Context, ids []int64, progress func(
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				if errors.Is(err, ErrNotFound) {
+				if errors.Is(err, connector.ErrNotFound) {
 					done++ // deleted by a person: nothing to wait for
 					continue
 				}

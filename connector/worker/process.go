@@ -1,8 +1,9 @@
-package connector
+package worker
 
 import (
 	"context"
 
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -10,13 +11,13 @@ import (
 // on bad data: anything it cannot book comes back as an error settle makes parked or dead. The
 // body's warnings (optional fields of an unusable type, read as absent: razorpay.Event.Warnings)
 // come back with the result, whatever it is, for settle to keep with the outcome.
-func (c *Connector) process(ctx context.Context, ev *InboxEvent, owner string) (Result, error) {
+func (c *Worker) process(ctx context.Context, ev *connector.InboxEvent, owner string) (connector.Result, error) {
 	if len(ev.RawBody) == 0 {
-		return Result{}, &deadError{reason: "raw body no longer stored (retention); replay is not possible"}
+		return connector.Result{}, &connector.DeadError{Reason: "raw body no longer stored (retention); replay is not possible"}
 	}
 	parsed, err := razorpay.ParseEvent(ev.RawBody)
 	if err != nil {
-		return Result{}, &deadError{reason: "webhook body does not parse: " + err.Error()}
+		return connector.Result{}, &connector.DeadError{Reason: "webhook body does not parse: " + err.Error()}
 	}
 	res, err := c.booker.Book(ctx, ev, parsed, owner)
 	res.Warnings = parsed.Warnings
