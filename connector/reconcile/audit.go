@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe"
@@ -13,32 +14,44 @@ import (
 // auditChunk is how many names one ERPNext list call asks about.
 const auditChunk = 100
 
-// audit reports, without changing anything: submitted Payment Entries of the configured Mode of
+// audit reads ERPNext and the bookings made since from (the listed range's start, a day of
+// the site's time zone loc) for anomalies, and adds them to the tally; it changes nothing.
+// modeOfPayment is mapping.mode_of_payment: the Razorpay receipts it starts from.
+type audit struct {
+	t             *tally
+	erp           erpNext
+	store         Store
+	loc           *time.Location
+	from          time.Time
+	modeOfPayment string
+}
+
+// run reports, without changing anything: submitted Payment Entries of the configured Mode of
 // Payment posted since the listed range's start that share one reference_no (compared with
 // exact case, spec/erpnext.md §3.6: ERPNext never checks), Sales Invoices and Payment Requests
 // paid beyond their total under different references (auditPaidTwice), and bookings made since then whose
 // ERPNext document (Payment Entry or settlement Journal Entry) is cancelled or gone. Failures become warnings: the audit never stops a run.
-func (r *reconcileRun) audit(ctx context.Context) {
-	r.progress("audit", 0, 0)
-	if err := r.auditDuplicateReferences(ctx); err != nil {
-		r.warn("audit of duplicate reference_no skipped: %v", err)
+func (a *audit) run(ctx context.Context) {
+	a.t.progress("audit", 0, 0)
+	if err := a.auditDuplicateReferences(ctx); err != nil {
+		a.t.warn("audit of duplicate reference_no skipped: %v", err)
 	}
-	if err := r.auditPaidTwice(ctx); err != nil {
-		r.warn("audit of invoices and Payment Requests paid twice skipped: %v", err)
+	if err := a.auditPaidTwice(ctx); err != nil {
+		a.t.warn("audit of invoices and Payment Requests paid twice skipped: %v", err)
 	}
-	if err := r.auditCancelledBookings(ctx); err != nil {
-		r.warn("audit of cancelled bookings skipped: %v", err)
+	if err := a.auditCancelledBookings(ctx); err != nil {
+		a.t.warn("audit of cancelled bookings skipped: %v", err)
 	}
 }
 
-func (r *reconcileRun) auditDuplicateReferences(ctx context.Context) error {
+func (a *audit) auditDuplicateReferences(ctx context.Context) error {
 	var rows []struct {
 		Name        string `json:"name"`
 		ReferenceNo string `json:"reference_no"`
 	}
-	err := r.c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
+	err := a.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
 		Fields:  []string{"name", "reference_no"},
-		Filters: r.recentReceipts(),
+		Filters: a.recentReceipts(),
 		OrderBy: "creation asc",
 		All:     true,
 	}, &rows)
@@ -60,7 +73,7 @@ func (r *reconcileRun) auditDuplicateReferences(ctx context.Context) error {
 	sort.Strings(refs)
 	for _, ref := range refs {
 		names := byRef[ref]
-		r.rep.Anomalies = append(r.rep.Anomalies, Anomaly{Kind: AnomalyDuplicateReference, Documents: names,
+		a.t.rep.Anomalies = append(a.t.rep.Anomalies, Anomaly{Kind: AnomalyDuplicateReference, Documents: names,
 			Detail: fmt.Sprintf("%d submitted Payment Entries share reference_no %s: %s; cancel the extra one in ERPNext if the money arrived once. "+
 				"A usual cause is two connector stores booking into this ERPNext (e.g. the old SQLite daemon left running during a move to MariaDB): "+
 				"every replica must use one database; erpnext.name_entries_by_payment_id makes ERPNext itself refuse a second entry",
@@ -73,11 +86,11 @@ func (r *reconcileRun) auditDuplicateReferences(ctx context.Context) error {
 // and Journal Entries (settlements, issue 12).
 var auditedDoctypes = []string{frappe.DoctypePaymentEntry, frappe.DoctypeJournalEntry}
 
-// auditCancelledBookings reports each booking made since the listed range's start whose ERPNext
+// auditCancelledBookings reports each booking made since the listed range's start whose erpNext
 // document (Payment Entry or Journal Entry) is cancelled (docstatus 2) or gone: one list call
 // per auditChunk names of a doctype.
-func (r *reconcileRun) auditCancelledBookings(ctx context.Context) error {
-	bookings, err := r.c.store.ListBookings(ctx, r.rep.ListedFrom)
+func (a *audit) auditCancelledBookings(ctx context.Context) error {
+	bookings, err := a.store.ListBookings(ctx, a.from)
 	if err != nil {
 		return err
 	}
@@ -93,7 +106,7 @@ func (r *reconcileRun) auditCancelledBookings(ctx context.Context) error {
 	for _, doctype := range auditedDoctypes {
 		all := names[doctype]
 		for start := 0; start < len(all); start += auditChunk {
-			if err := r.auditCancelledChunk(ctx, doctype, all[start:min(start+auditChunk, len(all))], byName); err != nil {
+			if err := a.auditCancelledChunk(ctx, doctype, all[start:min(start+auditChunk, len(all))], byName); err != nil {
 				return err
 			}
 		}
@@ -101,12 +114,12 @@ func (r *reconcileRun) auditCancelledBookings(ctx context.Context) error {
 	return nil
 }
 
-func (r *reconcileRun) auditCancelledChunk(ctx context.Context, doctype string, chunk []string, byName map[string]connector.Booking) error {
+func (a *audit) auditCancelledChunk(ctx context.Context, doctype string, chunk []string, byName map[string]connector.Booking) error {
 	var rows []struct {
 		Name      string `json:"name"`
 		Docstatus int    `json:"docstatus"`
 	}
-	err := r.c.erp.List(ctx, doctype, frappe.ListOptions{
+	err := a.erp.List(ctx, doctype, frappe.ListOptions{
 		Fields:  []string{"name", "docstatus"},
 		Filters: []frappe.Filter{{"name", "in", chunk}},
 		All:     true,
@@ -130,7 +143,7 @@ func (r *reconcileRun) auditCancelledChunk(ctx context.Context, doctype string, 
 		default:
 			continue
 		}
-		r.rep.Anomalies = append(r.rep.Anomalies, Anomaly{Kind: AnomalyBookingCancelled, Documents: []string{name},
+		a.t.rep.Anomalies = append(a.t.rep.Anomalies, Anomaly{Kind: AnomalyBookingCancelled, Documents: []string{name},
 			Detail: fmt.Sprintf("%s %s booked for %s was %s in ERPNext; it is not re-booked automatically (replay the event after checking the money)",
 				b.Doctype, name, b.BusinessKey, what)})
 	}
@@ -139,11 +152,11 @@ func (r *reconcileRun) auditCancelledChunk(ctx context.Context, doctype string, 
 
 // recentReceipts filters the submitted Razorpay receipts (Mode of Payment mapping.mode_of_payment)
 // posted since the start of the listed range: what the audits start from.
-func (r *reconcileRun) recentReceipts() []frappe.Filter {
+func (a *audit) recentReceipts() []frappe.Filter {
 	return []frappe.Filter{
 		{"docstatus", "=", frappe.DocstatusSubmitted},
 		{"payment_type", "=", "Receive"},
-		{"mode_of_payment", "=", r.c.a.Mapping.ModeOfPayment},
-		{"posting_date", ">=", r.rep.ListedFrom.In(r.c.loc).Format("2006-01-02")},
+		{"mode_of_payment", "=", a.modeOfPayment},
+		{"posting_date", ">=", a.from.In(a.loc).Format("2006-01-02")},
 	}
 }

@@ -76,11 +76,11 @@ func (p *paidBy) total() int64 {
 // references, which the duplicate reference_no audit cannot see. It looks at the documents the
 // Razorpay entries posted since the listed range's start pay, and at every submitted entry that
 // pays them (any date, any Mode of Payment). Nothing is changed.
-func (r *reconcileRun) auditPaidTwice(ctx context.Context) error {
+func (a *audit) auditPaidTwice(ctx context.Context) error {
 	var recent []paidRow
-	err := r.c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
+	err := a.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
 		Fields:  paidRowFields,
-		Filters: r.recentReceipts(),
+		Filters: a.recentReceipts(),
 		OrderBy: "creation asc",
 		All:     true,
 	}, &recent)
@@ -96,30 +96,30 @@ func (r *reconcileRun) auditPaidTwice(ctx context.Context) error {
 			requests[row.PaymentRequest] = true
 		}
 	}
-	byInvoice, err := r.paidInvoices(ctx, sortedKeys(invoices))
+	byInvoice, err := a.paidInvoices(ctx, sortedKeys(invoices))
 	if err != nil {
 		return err
 	}
-	byRequest, err := r.paidRequests(ctx, sortedKeys(requests))
+	byRequest, err := a.paidRequests(ctx, sortedKeys(requests))
 	if err != nil {
 		return err
 	}
-	if err := r.reportPaidTwice(ctx, frappe.DoctypeSalesInvoice, AnomalyInvoicePaidTwice, byInvoice); err != nil {
+	if err := a.reportPaidTwice(ctx, frappe.DoctypeSalesInvoice, AnomalyInvoicePaidTwice, byInvoice); err != nil {
 		return err
 	}
-	return r.reportPaidTwice(ctx, frappe.DoctypePaymentRequest, AnomalyPaymentRequestPaidTwice, byRequest)
+	return a.reportPaidTwice(ctx, frappe.DoctypePaymentRequest, AnomalyPaymentRequestPaidTwice, byRequest)
 }
 
 // paidInvoices sums, per invoice, what each submitted receipt entry allocated to it.
-func (r *reconcileRun) paidInvoices(ctx context.Context, names []string) (map[string]*paidBy, error) {
+func (a *audit) paidInvoices(ctx context.Context, names []string) (map[string]*paidBy, error) {
 	out := map[string]*paidBy{}
-	err := r.eachChunk(ctx, names, func(chunk []string) []frappe.Filter {
+	err := a.eachChunk(ctx, names, func(chunk []string) []frappe.Filter {
 		return []frappe.Filter{{frappe.DoctypePaymentEntryReference, "reference_name", "in", chunk}}
 	}, func(row paidRow) {
 		if row.RefDoctype != frappe.DoctypeSalesInvoice || !sortedHas(names, row.RefName) {
 			return
 		}
-		r.addPaid(out, row.RefName, row, row.RefAllocated)
+		a.addPaid(out, row.RefName, row, row.RefAllocated)
 	})
 	return out, err
 }
@@ -127,41 +127,41 @@ func (r *reconcileRun) paidInvoices(ctx context.Context, names []string) (map[st
 // paidRequests sums, per Payment Request, what each submitted receipt entry paid towards it:
 // the allocations of reference rows linking it, or, for an entry whose reference_no is the
 // Payment Request's name (exact case) and that links it nowhere, the entry's paid_amount.
-func (r *reconcileRun) paidRequests(ctx context.Context, names []string) (map[string]*paidBy, error) {
+func (a *audit) paidRequests(ctx context.Context, names []string) (map[string]*paidBy, error) {
 	out := map[string]*paidBy{}
 	linked := map[string]bool{} // entry name + "\x00" + Payment Request
-	err := r.eachChunk(ctx, names, func(chunk []string) []frappe.Filter {
+	err := a.eachChunk(ctx, names, func(chunk []string) []frappe.Filter {
 		return []frappe.Filter{{frappe.DoctypePaymentEntryReference, "payment_request", "in", chunk}}
 	}, func(row paidRow) {
 		if !sortedHas(names, row.PaymentRequest) {
 			return
 		}
 		linked[row.Name+"\x00"+row.PaymentRequest] = true
-		r.addPaid(out, row.PaymentRequest, row, row.RefAllocated)
+		a.addPaid(out, row.PaymentRequest, row, row.RefAllocated)
 	})
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	err = r.eachChunk(ctx, names, func(chunk []string) []frappe.Filter {
+	err = a.eachChunk(ctx, names, func(chunk []string) []frappe.Filter {
 		return []frappe.Filter{{"reference_no", "in", chunk}}
 	}, func(row paidRow) {
 		if !sortedHas(names, row.ReferenceNo) || linked[row.Name+"\x00"+row.ReferenceNo] || seen[row.Name] {
 			return
 		}
 		seen[row.Name] = true // one line per reference row: count the entry once
-		r.addPaid(out, row.ReferenceNo, row, row.PaidAmount)
+		a.addPaid(out, row.ReferenceNo, row, row.PaidAmount)
 	})
 	return out, err
 }
 
 // eachChunk lists the submitted receipt entries matching filter(chunk) for names in chunks of
 // auditChunk and hands every joined row to each.
-func (r *reconcileRun) eachChunk(ctx context.Context, names []string, filter func([]string) []frappe.Filter, each func(paidRow)) error {
+func (a *audit) eachChunk(ctx context.Context, names []string, filter func([]string) []frappe.Filter, each func(paidRow)) error {
 	for start := 0; start < len(names); start += auditChunk {
 		chunk := names[start:min(start+auditChunk, len(names))]
 		var rows []paidRow
-		err := r.c.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
+		err := a.erp.List(ctx, frappe.DoctypePaymentEntry, frappe.ListOptions{
 			Fields: paidRowFields,
 			Filters: append([]frappe.Filter{
 				{"docstatus", "=", frappe.DocstatusSubmitted},
@@ -180,10 +180,10 @@ func (r *reconcileRun) eachChunk(ctx context.Context, names []string, filter fun
 	return nil
 }
 
-func (r *reconcileRun) addPaid(out map[string]*paidBy, doc string, row paidRow, amount json.Number) {
+func (a *audit) addPaid(out map[string]*paidBy, doc string, row paidRow, amount json.Number) {
 	v, err := razorpay.ParseDecimal(amount.String(), auditScale)
 	if err != nil {
-		r.warn("audit: Payment Entry %s: amount %q for %s not read: %v", row.Name, amount, doc, err)
+		a.t.warn("audit: Payment Entry %s: amount %q for %s not read: %v", row.Name, amount, doc, err)
 		return
 	}
 	p := out[doc]
@@ -196,7 +196,7 @@ func (r *reconcileRun) addPaid(out map[string]*paidBy, doc string, row paidRow, 
 
 // reportPaidTwice reads the totals of the documents paid under two references or more and
 // reports those paid beyond their total (rounded_total when the site rounds, else grand_total).
-func (r *reconcileRun) reportPaidTwice(ctx context.Context, doctype, kind string, paid map[string]*paidBy) error {
+func (a *audit) reportPaidTwice(ctx context.Context, doctype, kind string, paid map[string]*paidBy) error {
 	var names []string
 	for name, p := range paid {
 		if p.paidTwice() {
@@ -215,7 +215,7 @@ func (r *reconcileRun) reportPaidTwice(ctx context.Context, doctype, kind string
 			GrandTotal   json.Number `json:"grand_total"`
 			RoundedTotal json.Number `json:"rounded_total"`
 		}
-		err := r.c.erp.List(ctx, doctype, frappe.ListOptions{Fields: fields,
+		err := a.erp.List(ctx, doctype, frappe.ListOptions{Fields: fields,
 			Filters: []frappe.Filter{{"name", "in", chunk}}, All: true}, &docs)
 		if err != nil {
 			return err
@@ -230,13 +230,13 @@ func (r *reconcileRun) reportPaidTwice(ctx context.Context, doctype, kind string
 				total, err = rt, nil
 			}
 			if err != nil {
-				r.warn("audit: %s %s: total %q not read: %v", doctype, d.Name, d.GrandTotal, err)
+				a.t.warn("audit: %s %s: total %q not read: %v", doctype, d.Name, d.GrandTotal, err)
 				continue
 			}
 			if p.total() <= total {
 				continue // paid in parts under several references: nothing wrong
 			}
-			r.rep.Anomalies = append(r.rep.Anomalies, paidTwiceAnomaly(doctype, kind, d.Name, total, p))
+			a.t.rep.Anomalies = append(a.t.rep.Anomalies, paidTwiceAnomaly(doctype, kind, d.Name, total, p))
 		}
 	}
 	return nil

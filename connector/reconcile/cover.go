@@ -3,9 +3,57 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 )
+
+// queue is what the sweeps share to judge an item and queue it: the store's coverage of
+// business keys, the synthetic rows it inserts (stamped with razorpay.account_id; none in a
+// dry run), the wake of an idle worker, and the run's tally.
+type queue struct {
+	t         *tally
+	store     Store
+	accountID string
+	now       func() time.Time
+	wake      func()
+	dryRun    bool
+}
+
+// enqueue inserts the synthetic row for it (body is the envelope), or in a dry run only lists
+// it. A row that another process inserted first (a webhook arriving now) counts as in the inbox.
+func (q *queue) enqueue(ctx context.Context, it Item, event string, body []byte, anyRow bool) error {
+	cnt := q.t.counts(&it)
+	it.EventID = connector.ReconcileEventPrefix + it.ID
+	if q.dryRun {
+		it.Status = "would queue"
+		cnt.Queued++
+		q.t.listQueued(it)
+		return nil
+	}
+	now := q.now().UTC()
+	ev := &connector.InboxEvent{AccountID: q.accountID, EventID: it.EventID, Event: event, BusinessKey: it.ID,
+		RawBody: body, ReceivedAt: now, EventCreatedAt: &now, Status: connector.StatusPending, NextAttemptAt: now}
+	insert := q.store.InsertEventIfNoKey
+	if anyRow {
+		// Rows of this key exist but none books it (e.g. only payment.authorized arrived):
+		// the event id alone keeps the synthetic row unique.
+		insert = q.store.InsertEvent
+	}
+	inserted, err := insert(ctx, ev)
+	if err != nil {
+		return fmt.Errorf("queue %s: %w", it.ID, err)
+	}
+	if !inserted {
+		cnt.InInbox++
+		return nil
+	}
+	it.rowID, it.Status = ev.ID, string(connector.StatusPending)
+	cnt.Queued++
+	q.t.listQueued(it)
+	q.wake()
+	return nil
+}
 
 // coverage is what the store already holds for a business key.
 type coverage int
@@ -33,12 +81,12 @@ type covered struct {
 // void, their inbox rows (status columns only, never raw_body). A key that is booked or void is
 // covBooked whatever its inbox rows; otherwise its rows of route decide (coverOf). Every key
 // is in the map returned. Errors are the store's (ErrStoreUnavailable), wrapped.
-func (r *reconcileRun) coverKeys(ctx context.Context, keys []string, route connector.Route) (map[string]covered, error) {
+func (q *queue) coverKeys(ctx context.Context, keys []string, route connector.Route) (map[string]covered, error) {
 	out := make(map[string]covered, len(keys))
 	if len(keys) == 0 {
 		return out, nil
 	}
-	bookings, err := r.c.store.BookingsByBusinessKeys(ctx, keys)
+	bookings, err := q.store.BookingsByBusinessKeys(ctx, keys)
 	if err != nil {
 		return nil, fmt.Errorf("read bookings of %d keys from %s: %w", len(keys), keys[0], err)
 	}
@@ -59,7 +107,7 @@ func (r *reconcileRun) coverKeys(ctx context.Context, keys []string, route conne
 	if len(rest) == 0 {
 		return out, nil
 	}
-	rows, err := r.c.store.EventsByBusinessKeys(ctx, rest)
+	rows, err := q.store.EventsByBusinessKeys(ctx, rest)
 	if err != nil {
 		return nil, fmt.Errorf("find inbox rows of %d keys from %s: %w", len(rest), rest[0], err)
 	}
@@ -70,8 +118,8 @@ func (r *reconcileRun) coverKeys(ctx context.Context, keys []string, route conne
 }
 
 // cover is coverKeys for one key.
-func (r *reconcileRun) cover(ctx context.Context, key string, route connector.Route) (covered, error) {
-	m, err := r.coverKeys(ctx, []string{key}, route)
+func (q *queue) cover(ctx context.Context, key string, route connector.Route) (covered, error) {
+	m, err := q.coverKeys(ctx, []string{key}, route)
 	if err != nil {
 		return covered{}, err
 	}
@@ -114,41 +162,15 @@ func coverOf(cv covered, key string, rows []connector.InboxEvent, route connecto
 // judge looks it up and counts it by its coverage (judgeCovered); it returns true when it
 // needs a synthetic row. A key judged earlier in this run by another sweep counts as in the
 // inbox and is not looked up again.
-func (r *reconcileRun) judge(ctx context.Context, it Item, route connector.Route) (need, anyRow bool, err error) {
-	if r.handled[it.ID] {
-		r.counts(&it).InInbox++ // queued or judged earlier in this run, by another sweep
+func (q *queue) judge(ctx context.Context, it Item, route connector.Route) (need, anyRow bool, err error) {
+	if q.t.handled[it.ID] {
+		q.t.counts(&it).InInbox++ // queued or judged earlier in this run, by another sweep
 		return false, true, nil
 	}
-	cv, err := r.cover(ctx, it.ID, route)
+	cv, err := q.cover(ctx, it.ID, route)
 	if err != nil {
 		return false, false, err
 	}
-	r.handled[it.ID] = true
-	return r.judgeCovered(it, cv), cv.anyRow, nil
-}
-
-// judgeCovered counts it by cv and lists it when it needs a person (parked) or was skipped;
-// true when it needs a synthetic row.
-func (r *reconcileRun) judgeCovered(it Item, cv covered) bool {
-	cnt := r.counts(&it)
-	if row := cv.row; row != nil {
-		it.EventID, it.Status, it.Reason, it.Result = row.EventID, string(row.Status), row.LastError, resultOf(row)
-	}
-	switch cv.cov {
-	case covBooked:
-		cnt.AlreadyBooked++
-	case covQueued:
-		cnt.InInbox++
-	case covParked:
-		cnt.Parked++
-		r.listParked(it)
-	case covNotBooked:
-		cnt.NotBooked++
-		r.listNotBooked(it)
-	case covDismissed:
-		cnt.AlreadyBooked++ // a person decided; nothing to do
-	default:
-		return true
-	}
-	return false
+	q.t.handled[it.ID] = true
+	return q.t.judgeCovered(it, cv), cv.anyRow, nil
 }

@@ -131,8 +131,3 @@ func coreOf(d Deps) *core {
 	}
 	return c
 }
-
-// Wake tells an idle worker of this process that a row is due.
-func (c *core) Wake() { c.d.Wake() }
-
-func (c *core) backoff(attempts int) time.Duration { return c.d.Backoff(attempts) }

@@ -7,22 +7,45 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
-	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-// reconcileRun is the state of one run.
+// reconcileRun is one run: its sweeps in the order run performs them, each holding what it
+// uses, and the tally they share.
 type reconcileRun struct {
-	c     *core
-	req   Request
-	rep   *Report
-	since time.Time
-	// handled are the business keys a sweep judged that a later sweep lists again (the
-	// payments of Integration Requests, settlements): those count once.
-	handled map[string]bool
-	// unlisted counts what the report's lists left out (ListLimit).
-	unlisted unlisted
-	// settlements are the processed settlements the settlement sweep listed, for the report.
-	settlements []razorpay.Settlement
+	t *tally
+	q *queue
+	// irs is nil when reconcile.integration_requests is off; drain nil unless the request
+	// drains and is not a dry run.
+	irs         *integrationSweep
+	payments    *paymentSweep
+	refunds     *refundSweep
+	settlements *settlementSweep
+	audit       *audit
+	drain       *drainer
+}
+
+// newRun builds the sweeps of one run of c over the report's window.
+func newRun(c *core, req Request, rep *Report) *reconcileRun {
+	t := &tally{rep: rep, since: c.a.Reconcile.SinceIn(c.loc), handled: map[string]bool{}, log: c.log, onProgress: req.Progress}
+	q := &queue{t: t, store: c.store, accountID: c.a.ID, now: c.now, wake: c.d.Wake, dryRun: req.DryRun}
+	rd := reads{rzp: c.rzp, backoff: c.d.Backoff}
+	st := c.a.Settlements
+	r := &reconcileRun{t: t, q: q,
+		payments: &paymentSweep{q: q, rd: rd, from: rep.ListedFrom, to: rep.WindowTo},
+		refunds:  &refundSweep{q: q, rd: rd, from: rep.ListedFrom, to: rep.WindowTo},
+		settlements: &settlementSweep{q: q, rd: rd, from: rep.WindowFrom, to: rep.WindowTo, enabled: st.Enabled, window: st.Window.D(),
+			since: st.SinceIn(c.loc), bankAccount: st.BankAccountDoc,
+			booker: c.d.Settlement, owner: c.d.Owner, observe: c.d.ObserveSettlements},
+		audit: &audit{t: t, erp: c.erp, store: c.store, loc: c.loc, from: rep.ListedFrom, modeOfPayment: c.a.Mapping.ModeOfPayment},
+	}
+	if c.a.Reconcile.IntegrationRequests {
+		r.irs = &integrationSweep{q: q, rd: rd, erp: c.erp, loc: c.loc, from: rep.WindowFrom, to: rep.WindowTo,
+			authorizedAge: c.a.Reconcile.AuthorizedAge.D(), capture: c.a.Reconcile.CaptureAuthorized, payments: r.payments}
+	}
+	if req.Drain && !req.DryRun {
+		r.drain = &drainer{t: t, store: c.store, drain: c.d.Drain, timeout: c.a.Reconcile.DrainTimeout.D()}
+	}
+	return r
 }
 
 // Run sweeps the window (DESIGN.md §2 invariant 3): every captured payment and processed
@@ -59,10 +82,10 @@ func Run(ctx context.Context, d Deps, req Request) (*Report, error) {
 	if !from.Before(to) {
 		return rep, fmt.Errorf("reconcile: window start %s is not before its end %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
-	r := &reconcileRun{c: c, req: req, rep: rep, since: c.a.Reconcile.SinceIn(c.loc), handled: map[string]bool{}}
+	r := newRun(c, req, rep)
 	if req.DryRun {
 		err := r.run(ctx)
-		r.summarise()
+		r.t.summarise()
 		return rep, err
 	}
 	owner := c.d.Owner("reconcile")
@@ -83,11 +106,11 @@ func Run(ctx context.Context, d Deps, req Request) (*Report, error) {
 	}
 	rep.RunID = run.ID
 	runErr := r.run(ctx)
-	r.summarise()
+	r.t.summarise()
 	t := rep.Totals()
 	run.Scanned, run.AlreadyBooked, run.Queued, run.Booked = t.Scanned, t.AlreadyBooked, t.Queued, t.Booked
 	run.SettlementsQueued = rep.SettlementCounts.Queued
-	run.Parked = len(rep.Parked) + r.unlisted.parked + len(rep.Authorized) + len(rep.Anomalies)
+	run.Parked = len(rep.Parked) + r.t.unlisted.parked + len(rep.Authorized) + len(rep.Anomalies)
 	finished := c.now()
 	run.FinishedAt = &finished
 	if runErr != nil {
@@ -112,63 +135,30 @@ func Run(ctx context.Context, d Deps, req Request) (*Report, error) {
 // payment of ERPNext's checkout is queued with its Payment Request; then Razorpay's payments and
 // refunds; then the audit; then the drain.
 func (r *reconcileRun) run(ctx context.Context) error {
-	if err := r.retryDead(ctx); err != nil {
+	if err := retryDead(ctx, r.q); err != nil {
 		return err
 	}
-	if r.c.a.Reconcile.IntegrationRequests {
-		if err := r.sweepIntegrationRequests(ctx); err != nil {
+	if r.irs != nil {
+		if err := r.irs.run(ctx); err != nil {
 			return err
 		}
 	}
-	if err := r.sweepPayments(ctx); err != nil {
+	if err := r.payments.run(ctx); err != nil {
 		return err
 	}
-	if err := r.sweepRefunds(ctx); err != nil {
+	if err := r.refunds.run(ctx); err != nil {
 		return err
 	}
-	if err := r.sweepSettlements(ctx); err != nil {
+	if err := r.settlements.run(ctx); err != nil {
 		return err
 	}
-	r.audit(ctx)
-	if r.req.Drain && !r.req.DryRun {
-		if err := r.drain(ctx); err != nil {
+	r.audit.run(ctx)
+	if r.drain != nil {
+		if err := r.drain.run(ctx); err != nil {
 			return err
 		}
 	}
-	return r.reportSettlements(ctx)
-}
-
-// summarise warns of items left out of the lists and sets NeedsAttention: something is
-// parked, authorized past its age, or anomalous.
-func (r *reconcileRun) summarise() {
-	r.warnUnlisted()
-	rep := r.rep
-	rep.NeedsAttention = len(rep.Parked) > 0 || len(rep.Authorized) > 0 || len(rep.Anomalies) > 0
-}
-
-func (r *reconcileRun) progress(phase string, done, total int) {
-	if r.req.Progress != nil {
-		r.req.Progress(Progress{Phase: phase, Done: done, Total: total})
-	}
-}
-
-func (r *reconcileRun) warn(format string, a ...any) {
-	msg := fmt.Sprintf(format, a...)
-	r.rep.Warnings = append(r.rep.Warnings, msg)
-	r.c.log.Warn().Str("component", "reconcile").Msg(msg)
-}
-
-// counts returns the sweep counts an item belongs to.
-func (r *reconcileRun) counts(it *Item) *SweepCounts {
-	switch {
-	case it.Source == SourceIntegrationRequest:
-		return &r.rep.IntegrationRequests
-	case it.Kind == KindRefund:
-		return &r.rep.Refunds
-	case it.Kind == KindSettlement:
-		return &r.rep.SettlementCounts
-	}
-	return &r.rep.Payments
+	return r.settlements.report(ctx)
 }
 
 // holdLock takes the lock row "reconcile" for owner, waiting up to wait for a run in progress

@@ -14,8 +14,8 @@ import (
 // gives each row one more attempt; a row whose failure persists is dead again until the next
 // run. A dry run lists them and changes nothing. It runs before the sweeps, so they find these
 // rows on their way rather than needing a person.
-func (r *reconcileRun) retryDead(ctx context.Context) error {
-	rows, err := r.c.store.Waiters(ctx, connector.WaitReconcile, connector.StatusDead)
+func retryDead(ctx context.Context, q *queue) error {
+	rows, err := q.store.Waiters(ctx, connector.WaitReconcile, connector.StatusDead)
 	if err != nil {
 		return fmt.Errorf("list dead events to retry: %w", err)
 	}
@@ -28,21 +28,21 @@ func (r *reconcileRun) retryDead(ctx context.Context) error {
 			kind = KindRefund
 		}
 		status := "would retry"
-		if !r.req.DryRun {
+		if !q.dryRun {
 			status = string(connector.StatusPending)
 		}
-		r.rep.Retried = append(r.rep.Retried, Item{Kind: kind, ID: ev.BusinessKey, Source: SourceRazorpay, EventID: ev.EventID,
+		q.t.rep.Retried = append(q.t.rep.Retried, Item{Kind: kind, ID: ev.BusinessKey, Source: SourceRazorpay, EventID: ev.EventID,
 			CreatedAt: ev.ReceivedAt, Status: status, Reason: ev.LastError, rowID: ev.ID})
 	}
-	if r.req.DryRun {
+	if q.dryRun {
 		return nil
 	}
-	n, err := r.c.store.WakeWaiters(ctx, connector.WaitReconcile, r.c.now())
+	n, err := q.store.WakeWaiters(ctx, connector.WaitReconcile, q.now())
 	if err != nil {
 		return fmt.Errorf("retry dead events: %w", err)
 	}
-	r.c.log.Warn().Str("component", "reconcile").Int("events", n).
+	q.t.log.Warn().Str("component", "reconcile").Int("events", n).
 		Msg("dead events whose last failure was transient are pending again")
-	r.c.Wake()
+	q.wake()
 	return nil
 }
