@@ -14,8 +14,7 @@
 //     money), booker.go and runner.go (Booker and Runner, the seams to connector/booking and
 //     connector/worker), plan.go (Plan), outcome.go (settle, the one function from a job's
 //     error to an Outcome), wait.go, bank.go, integration.go, precision.go;
-//   - mechanisms: hold.go (HoldLock), synthetic.go, wake.go (what a row waits for),
-//     pause_probe.go;
+//   - mechanisms: hold.go (HoldLock), synthetic.go, wake.go (what a row waits for);
 //   - entry points: explain.go (Explain is Booker.Decide printed), comment.go (the park
 //     comment), new.go (New: the booking and the workers built through their seams).
 //
@@ -71,14 +70,12 @@ func (c *Connector) Wake() {
 // Paused reports whether work is paused by a configuration fault (ERPNext 401/403, Razorpay
 // refusing the API keys) and why. A pause holds from the refusal until a call to the system
 // that refused succeeds (pause.go); worker.pause_recheck only spaces the rechecks.
-func (c *Connector) Paused() (bool, string) { return c.pauses.state() }
+func (c *Connector) Paused() (bool, string) { return c.pauses.State() }
 
 // pause pauses all work after system refused the credentials, until a call to it succeeds;
 // the workers recheck after worker.pause_recheck.
 func (c *Connector) pause(system, reason string) {
-	recheck := c.now().Add(c.cfg.Worker.PauseRecheck.D())
-	c.pauses.refused(system, reason, recheck)
-	c.log.Error().Str("reason", reason).Time("recheck_at", recheck).Msg("configuration fault: all work paused")
+	c.pauses.Pause(system, reason, c.now().Add(c.cfg.Worker.PauseRecheck.D()), c.log)
 }
 
 // backoff is the capped exponential delay before attempt n+1 (n ≥ 1), with jitter in [d/2, d).

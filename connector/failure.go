@@ -146,8 +146,8 @@ func (f *Failure) parkReason() string {
 	return msg
 }
 
-// pauseReason is why a configuration fault paused all work (/readyz shows it).
-func (f *Failure) pauseReason() string {
+// PauseReason is why a configuration fault paused all work (/readyz shows it).
+func (f *Failure) PauseReason() string {
 	if f.System == SystemRazorpay {
 		return "Razorpay refused the API keys: " + f.Err.Error()
 	}

@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -34,6 +35,9 @@ type Options struct {
 	Booking func(BookingDeps) Booker
 	// Worker builds the workers (worker.New), for the same reason.
 	Worker func(WorkerDeps) Runner
+	// ProbePauses rechecks a configuration pause when its recheck is due (edge.Prober.Probe,
+	// through the client edge); nil rechecks only through the calls of the work itself.
+	ProbePauses func(ctx context.Context)
 }
 
 // New builds a Connector from a validated Config. It returns an error when mapping.timezone is
@@ -44,6 +48,9 @@ func New(o Options) (*Connector, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.ProbePauses == nil {
+		o.ProbePauses = func(context.Context) {}
 	}
 	if o.Pauses == nil {
 		o.Pauses = &Pauses{}
@@ -76,7 +83,7 @@ func New(o Options) (*Connector, error) {
 		MaxConcurrency: max(o.Config.ERPNext.MaxConcurrency, 1), Fence: o.Config.ERPNext.ServerTimeout.D() + w.FenceMargin.D(),
 		BackoffBase: w.BackoffBase.D(), BackoffMax: w.BackoffMax.D(), Counts: o.Counts, Wake: c.Wake})
 	c.runner = o.Worker(WorkerDeps{Store: o.Store, Booker: c.booker, Workers: o.Config.Workers, Worker: w,
-		Now: o.Now, Log: o.Log, Owner: c.Owner, Wake: c.wake, Holding: c.pauses.holding, ProbePauses: c.probePauses,
+		Now: o.Now, Log: o.Log, Owner: c.Owner, Wake: c.wake, Holding: c.pauses.holding, ProbePauses: o.ProbePauses,
 		Settle: c.settle, Observe: func(ev *InboxEvent, out Outcome) { c.obs.Outcome(ev, out, c.now()) },
 		AfterPark: c.afterPark, OutcomeInvoice: c.outcomeInvoice})
 	return c, nil

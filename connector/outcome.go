@@ -99,7 +99,7 @@ func Failed(op string, err error) error {
 func (c *Connector) settle(ev *InboxEvent, res Result, err error) Outcome {
 	o, refused := c.outcomeOf(ev, res, err)
 	if refused != nil {
-		c.pause(refused.System, refused.pauseReason())
+		c.pause(refused.System, refused.PauseReason())
 	}
 	if len(res.Warnings) > 0 {
 		o.LastError = strings.TrimPrefix(o.LastError+"; "+bodyWarnings(res.Warnings), "; ")

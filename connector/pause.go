@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // A configuration fault (DESIGN.md §4 step 7: ERPNext answering 401/403, Razorpay refusing the
@@ -19,7 +21,8 @@ import (
 // between a pause lapsing and its recheck's 401).
 
 // Pauses is the configuration-fault state of a Connector, shared with the client edge
-// (connector/edge calls Begin and Succeeded around every call). It is state only, no I/O, so it
+// (connector/edge calls Begin and Succeeded around every call, and its Prober rechecks
+// a pause: StartProbe, Systems, Pause, Postpone, EndProbe). It is state only, no I/O, so it
 // stays in the core. The zero value is not paused.
 type Pauses struct {
 	gen  atomic.Int64 // bumped by each refusal; a call reads it when it starts (Begin)
@@ -28,7 +31,7 @@ type Pauses struct {
 	mu        sync.Mutex
 	by        map[string]pauseOf // system (SystemERPNext, SystemRazorpay) → its pause
 	recheckAt time.Time
-	probing   bool // a worker is rechecking (probePauses)
+	probing   bool // a worker is rechecking (edge.Prober)
 }
 
 // pauseOf is one system's pause: why, and the generation of the refusal that set it.
@@ -53,6 +56,14 @@ func (p *Pauses) refused(system, reason string, recheckAt time.Time) {
 	p.recheckAt = recheckAt
 }
 
+// Pause pauses all work after system refused the credentials, for reason, until a call to it
+// succeeds; the workers claim nothing before recheckAt. It logs the fault (never a secret:
+// reason is a Failure's PauseReason).
+func (p *Pauses) Pause(system, reason string, recheckAt time.Time, log zerolog.Logger) {
+	p.refused(system, reason, recheckAt)
+	log.Error().Str("reason", reason).Time("recheck_at", recheckAt).Msg("configuration fault: all work paused")
+}
+
 // Succeeded ends system's pause after a call to it succeeded, when that call began (Begin's
 // value gen) after the refusal that set the pause. It reports whether a pause ended.
 func (p *Pauses) Succeeded(system string, gen int64) bool {
@@ -70,9 +81,9 @@ func (p *Pauses) Succeeded(system string, gen int64) bool {
 	return true
 }
 
-// state reports whether work is paused and why: the reasons of the paused systems, in the
+// State reports whether work is paused and why: the reasons of the paused systems, in the
 // order of their names, joined by "; ".
-func (p *Pauses) state() (bool, string) {
+func (p *Pauses) State() (bool, string) {
 	if p.held.Load() == 0 {
 		return false, ""
 	}
@@ -104,8 +115,8 @@ func (p *Pauses) holding(now time.Time) (time.Time, bool) {
 	return p.recheckAt, len(p.by) > 0 && now.Before(p.recheckAt)
 }
 
-// systems lists the paused systems in the order of their names.
-func (p *Pauses) systems() []string {
+// Systems lists the paused systems in the order of their names.
+func (p *Pauses) Systems() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([]string, 0, len(p.by))
@@ -116,9 +127,9 @@ func (p *Pauses) systems() []string {
 	return out
 }
 
-// startProbe reports whether the caller may recheck now: work is paused and no other worker is
-// rechecking. A true answer must be followed by endProbe.
-func (p *Pauses) startProbe() bool {
+// StartProbe reports whether the caller may recheck now: work is paused and no other worker is
+// rechecking. A true answer must be followed by EndProbe.
+func (p *Pauses) StartProbe() bool {
 	if p.held.Load() == 0 {
 		return false
 	}
@@ -131,14 +142,15 @@ func (p *Pauses) startProbe() bool {
 	return true
 }
 
-func (p *Pauses) endProbe() {
+// EndProbe ends the recheck StartProbe allowed.
+func (p *Pauses) EndProbe() {
 	p.mu.Lock()
 	p.probing = false
 	p.mu.Unlock()
 }
 
-// postpone puts the next recheck at t while work is still paused.
-func (p *Pauses) postpone(t time.Time) {
+// Postpone puts the next recheck at t while work is still paused.
+func (p *Pauses) Postpone(t time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.by) > 0 {

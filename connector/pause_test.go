@@ -10,7 +10,7 @@ import (
 func TestPausesEndOnlyByALaterSuccess(t *testing.T) {
 	var p Pauses
 	t0 := time.Unix(1768539600, 0)
-	if paused, _ := p.state(); paused {
+	if paused, _ := p.State(); paused {
 		t.Fatal("zero pauses is paused")
 	}
 	if _, hold := p.holding(t0); hold {
@@ -31,19 +31,19 @@ func TestPausesEndOnlyByALaterSuccess(t *testing.T) {
 		t.Error("still holding the workers at the recheck time")
 	}
 	p.refused(SystemRazorpay, "Razorpay refused the API keys: 401", t0.Add(40*time.Second))
-	if paused, why := p.state(); !paused || why != "ERPNext refused the API credentials (ERPNext 401); Razorpay refused the API keys: 401" {
+	if paused, why := p.State(); !paused || why != "ERPNext refused the API credentials (ERPNext 401); Razorpay refused the API keys: 401" {
 		t.Errorf("state = %v %q, want both reasons", paused, why)
 	}
 	if !p.Succeeded(SystemERPNext, p.Begin()) {
 		t.Error("a call to ERPNext begun after its refusal did not end its pause")
 	}
-	if paused, why := p.state(); !paused || why != "Razorpay refused the API keys: 401" {
+	if paused, why := p.State(); !paused || why != "Razorpay refused the API keys: 401" {
 		t.Errorf("state = %v %q, want Razorpay's pause alone", paused, why)
 	}
 	if !p.Succeeded(SystemRazorpay, p.Begin()) {
 		t.Error("a later Razorpay success did not end its pause")
 	}
-	if paused, why := p.state(); paused {
+	if paused, why := p.State(); paused {
 		t.Errorf("still paused (%q) after both systems answered", why)
 	}
 	if _, hold := p.holding(t0); hold {

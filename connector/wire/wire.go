@@ -73,8 +73,9 @@ func New(o Options) (*Core, error) {
 	c.Connector, err = connector.New(connector.Options{Config: o.Config, Store: o.Store, ERP: c.erp, Razorpay: c.rzp,
 		Pauses: p, Observer: m, Counts: connector.Counts{Dispute: m.Dispute, BankMatch: m.BankMatch, Queued: m.SettlementQueued},
 		Log: o.Log, Now: o.Now,
-		Booking: func(d connector.BookingDeps) connector.Booker { c.booker = booking.New(d); return c.booker },
-		Worker:  worker.New})
+		Booking:     func(d connector.BookingDeps) connector.Booker { c.booker = booking.New(d); return c.booker },
+		Worker:      worker.New,
+		ProbePauses: edge.Prober{ERP: c.erp, Razorpay: c.rzp, Pauses: p, Recheck: o.Config.Worker.PauseRecheck.D(), Now: o.Now, Log: o.Log}.Probe})
 	if err != nil {
 		return nil, err
 	}

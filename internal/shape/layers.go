@@ -25,7 +25,7 @@ var coreLayers = map[string]int{
 	// plans and outcomes: what a job decides and how it ended
 	"plan.go": 1, "outcome.go": 1,
 	// 2. shared mechanisms: lock rows held by a process, synthetic events, waits
-	"hold.go": 2, "synthetic.go": 2, "wake.go": 2, "pause_probe.go": 2,
+	"hold.go": 2, "synthetic.go": 2, "wake.go": 2,
 	// 6. entry points: explain, the park comment, and New (the booking and the workers wired)
 	"explain.go": 6, "comment.go": 6, "new.go": 6,
 }
