@@ -18,38 +18,33 @@ type Adjustment struct {
 	DisputeID string `json:"dispute_id"`
 }
 
-// AddAdjustment queues an adjustment for the next settlement and returns its row as the recon
-// endpoint will show it before settlement. Like Razorpay's sample row it has no UTR even once
-// settled (spec/razorpay.md §3.5: adjustment rows may have no UTR), notes null and no
-// credit_type; created_at is now. A lost dispute queues its deduction by itself
-// (ResolveDispute). Errors are 400 *razorpay.APIError: Amount 0 without DisputeID, an unknown
-// DisputeID ("The id provided does not exist").
-func (s *Sim) AddAdjustment(a Adjustment) (razorpay.ReconItem, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// AddAdjustment is Sim.AddAdjustment.
+func (stl *settlements) AddAdjustment(a Adjustment) (razorpay.ReconItem, error) {
+	stl.st.mu.Lock()
+	defer stl.st.mu.Unlock()
 	if a.DisputeID != "" {
-		d, ok := s.disputes[a.DisputeID]
+		d, ok := stl.st.disputes[a.DisputeID]
 		if !ok {
 			return razorpay.ReconItem{}, notFound()
 		}
 		if a.Amount == 0 {
-			a.Amount = -s.disputeINR(&d.d, d.d.Amount)
+			a.Amount = -stl.disputeINR(&d.d, d.d.Amount)
 		}
 	}
 	if a.Amount == 0 {
 		return razorpay.ReconItem{}, badRequest("The adjustment amount must not be 0", "amount")
 	}
-	return s.queueAdjustment(a), nil
+	return stl.queueAdjustment(a), nil
 }
 
 // queueAdjustment adds the adjustment's row to what the next settlement carries; the caller
 // holds s.mu.
-func (s *Sim) queueAdjustment(a Adjustment) razorpay.ReconItem {
+func (stl *settlements) queueAdjustment(a Adjustment) razorpay.ReconItem {
 	if a.ID == "" {
-		a.ID = "adj_" + s.randID()
+		a.ID = "adj_" + stl.st.randID()
 	}
 	row := razorpay.ReconItem{
-		EntityID: a.ID, Type: razorpay.ReconAdjustment, Currency: "INR", CreatedAt: s.now().Unix(),
+		EntityID: a.ID, Type: razorpay.ReconAdjustment, Currency: "INR", CreatedAt: stl.now().Unix(),
 		Description: a.Description, DisputeID: a.DisputeID,
 	}
 	if a.Amount > 0 {
@@ -57,35 +52,30 @@ func (s *Sim) queueAdjustment(a Adjustment) razorpay.ReconItem {
 	} else {
 		row.Debit, row.Amount = -a.Amount, -a.Amount
 	}
-	s.due.extras = append(s.due.extras, row)
+	stl.st.due.extras = append(stl.st.due.extras, row)
 	return row
 }
 
 // disputeINR converts an amount in minor units of the dispute's currency to INR paise; the
 // caller holds s.mu.
-func (s *Sim) disputeINR(d *razorpay.Dispute, amount int64) int64 {
-	return s.toINR(amount, d.Currency)
+func (stl *settlements) disputeINR(d *razorpay.Dispute, amount int64) int64 {
+	return stl.payments.toINR(amount, d.Currency)
 }
 
 // deductDispute queues the deduction of a lost dispute's amount_deducted; the caller holds
 // s.mu.
-func (s *Sim) deductDispute(d *razorpay.Dispute) {
-	s.queueAdjustment(Adjustment{
-		Amount: -s.disputeINR(d, d.AmountDeducted), DisputeID: d.ID,
+func (stl *settlements) deductDispute(d *razorpay.Dispute) {
+	stl.queueAdjustment(Adjustment{
+		Amount: -stl.disputeINR(d, d.AmountDeducted), DisputeID: d.ID,
 		Description: "Dispute lost: " + d.ReasonCode,
 	})
 }
 
-// AddTransfer queues a Route transfer of amount (INR paise) out of a captured payment for the
-// next settlement: a recon row of type transfer with Debit = amount + fee, the fee 0.25 % of
-// the amount plus 18 % GST (Tax) on top (Razorpay's sample row: amount 100000, fee 296 of which
-// tax 46, debit 100296; this rule gives 295 and 45), PaymentID set and notes null. Errors are 400
-// *razorpay.APIError: unknown payment, payment not captured, amount outside 1..the payment's
-// base amount.
-func (s *Sim) AddTransfer(paymentID string, amount int64) (razorpay.ReconItem, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pr, ok := s.payments[paymentID]
+// AddTransfer is Sim.AddTransfer.
+func (stl *settlements) AddTransfer(paymentID string, amount int64) (razorpay.ReconItem, error) {
+	stl.st.mu.Lock()
+	defer stl.st.mu.Unlock()
+	pr, ok := stl.st.payments[paymentID]
 	if !ok {
 		return razorpay.ReconItem{}, notFound()
 	}
@@ -102,22 +92,19 @@ func (s *Sim) AddTransfer(paymentID string, amount int64) (razorpay.ReconItem, e
 	commission := (amount*25 + 5000) / 10000
 	tax := (commission*18 + 50) / 100
 	row := razorpay.ReconItem{
-		EntityID: "trf_" + s.randID(), Type: razorpay.ReconTransfer, Debit: amount + commission + tax,
-		Amount: amount, Currency: "INR", Fee: commission + tax, Tax: tax, CreatedAt: s.now().Unix(),
+		EntityID: "trf_" + stl.st.randID(), Type: razorpay.ReconTransfer, Debit: amount + commission + tax,
+		Amount: amount, Currency: "INR", Fee: commission + tax, Tax: tax, CreatedAt: stl.now().Unix(),
 		CreditType: "default", PaymentID: paymentID,
 	}
-	s.due.extras = append(s.due.extras, row)
+	stl.st.due.extras = append(stl.st.due.extras, row)
 	return row, nil
 }
 
-// SetOnHold puts a payment on hold (hold true) or releases it: a held payment stays out of
-// every settlement, and has no recon row, until released; the next settlement after the
-// release pays it out (spec/razorpay.md §3.5 on_hold). Settled payments cannot change. Errors
-// are 400 *razorpay.APIError: unknown payment, payment already settled.
-func (s *Sim) SetOnHold(paymentID string, hold bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pr, ok := s.payments[paymentID]
+// SetOnHold is Sim.SetOnHold.
+func (stl *settlements) SetOnHold(paymentID string, hold bool) error {
+	stl.st.mu.Lock()
+	defer stl.st.mu.Unlock()
+	pr, ok := stl.st.payments[paymentID]
 	if !ok {
 		return notFound()
 	}

@@ -93,19 +93,19 @@ import (
 //	                          mode, except PUT /__sim/faults, which sets both modes' faults
 func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/__sim/") {
-		s.serveControl(w, r)
+		s.control.serveControl(w, r)
 		return
 	}
 	mode, e := s.authenticate(r)
 	if e != nil {
-		s.writeError(w, e)
+		s.api.writeError(w, e)
 		return
 	}
-	if e := mode.injectFault(); e != nil {
-		mode.writeError(w, e)
+	if e := mode.api.injectFault(); e != nil {
+		mode.api.writeError(w, e)
 		return
 	}
-	mode.serveAPI(w, r)
+	mode.api.serveAPI(w, r)
 }
 
 // authenticate picks the account the request's credentials belong to: live mode for the live
@@ -115,18 +115,18 @@ func (s *Sim) authenticate(r *http.Request) (*Sim, *razorpay.APIError) {
 		if raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Basic "); ok {
 			if dec, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw)); err == nil {
 				if id, _, _ := strings.Cut(string(dec), ":"); id == s.live.opt.KeyID {
-					return s.live, s.live.checkAuth(r)
+					return s.live, s.live.api.checkAuth(r)
 				}
 			}
 		}
 	}
-	return s, s.checkAuth(r)
+	return s, s.api.checkAuth(r)
 }
 
 // checkAuth enforces HTTP Basic auth; the scheme word must be exactly "Basic"
 // (spec/razorpay.md §5.1).
-func (s *Sim) checkAuth(r *http.Request) *razorpay.APIError {
-	if s.opt.KeyID == "" && s.opt.KeySecret == "" {
+func (ap *api) checkAuth(r *http.Request) *razorpay.APIError {
+	if ap.opt.KeyID == "" && ap.opt.KeySecret == "" {
 		return nil
 	}
 	h := r.Header.Get("Authorization")
@@ -143,51 +143,51 @@ func (s *Sim) checkAuth(r *http.Request) *razorpay.APIError {
 		return fail("Authentication failed")
 	}
 	id, secret, _ := strings.Cut(string(dec), ":")
-	if id != s.opt.KeyID {
+	if id != ap.opt.KeyID {
 		return fail("The api key provided is invalid")
 	}
-	if secret != s.opt.KeySecret {
+	if secret != ap.opt.KeySecret {
 		return fail("The api secret provided is invalid")
 	}
 	return nil
 }
 
 // injectFault applies FailNext, the token bucket and the random error rate (checklist item 20).
-func (s *Sim) injectFault() *razorpay.APIError {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f := &s.faults
+func (ap *api) injectFault() *razorpay.APIError {
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	f := &ap.st.faults
 	if len(f.FailNext) > 0 {
 		st := f.FailNext[0]
 		f.FailNext = f.FailNext[1:]
-		return s.faultError(st)
+		return ap.faultError(st)
 	}
 	if f.RateLimit > 0 {
 		burst := float64(max(f.Burst, 1))
-		now := s.now()
-		if s.tokensAt.IsZero() {
-			s.tokens, s.tokensAt = burst, now
+		now := ap.now()
+		if ap.st.tokensAt.IsZero() {
+			ap.st.tokens, ap.st.tokensAt = burst, now
 		}
-		s.tokens = min(burst, s.tokens+now.Sub(s.tokensAt).Seconds()*f.RateLimit)
-		s.tokensAt = now
-		if s.tokens < 1 {
-			return s.faultError(http.StatusTooManyRequests)
+		ap.st.tokens = min(burst, ap.st.tokens+now.Sub(ap.st.tokensAt).Seconds()*f.RateLimit)
+		ap.st.tokensAt = now
+		if ap.st.tokens < 1 {
+			return ap.faultError(http.StatusTooManyRequests)
 		}
-		s.tokens--
+		ap.st.tokens--
 	}
-	if f.ErrorRate > 0 && s.rnd.Float64() < f.ErrorRate {
-		return s.faultError([]int{500, 502, 504}[s.rnd.IntN(3)])
+	if f.ErrorRate > 0 && ap.st.rnd.Float64() < f.ErrorRate {
+		return ap.faultError([]int{500, 502, 504}[ap.st.rnd.IntN(3)])
 	}
 	return nil
 }
 
 // faultError is the answer for an injected status (spec/razorpay.md §5.3).
-func (s *Sim) faultError(status int) *razorpay.APIError {
+func (ap *api) faultError(status int) *razorpay.APIError {
 	e := &razorpay.APIError{Status: status, Source: "NA", Step: "NA", Reason: "NA"}
 	switch {
 	case status == http.StatusTooManyRequests:
 		e.Code, e.Description = razorpay.CodeBadRequest, "Too many requests"
-		e.RetryAfter = time.Duration(s.faults.RetryAfter) * time.Second
+		e.RetryAfter = time.Duration(ap.st.faults.RetryAfter) * time.Second
 	case status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
 		e.Code, e.Description = razorpay.CodeGateway, "Gateway error: the upstream did not answer in time"
 	case status >= 500:
@@ -200,7 +200,7 @@ func (s *Sim) faultError(status int) *razorpay.APIError {
 }
 
 // writeError writes the error envelope; field only when set, metadata {}.
-func (s *Sim) writeError(w http.ResponseWriter, e *razorpay.APIError) {
+func (ap *api) writeError(w http.ResponseWriter, e *razorpay.APIError) {
 	inner := obj{
 		{"code", e.Code}, {"description", e.Description}, {"source", e.Source}, {"step", e.Step},
 		{"reason", e.Reason}, {"metadata", obj{}},
@@ -211,13 +211,13 @@ func (s *Sim) writeError(w http.ResponseWriter, e *razorpay.APIError) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter/time.Second)))
 	}
-	s.writeJSON(w, e.Status, obj{{"error", inner}})
+	ap.writeJSON(w, e.Status, obj{{"error", inner}})
 }
 
-func (s *Sim) writeJSON(w http.ResponseWriter, status int, v any) {
+func (ap *api) writeJSON(w http.ResponseWriter, status int, v any) {
 	b := answers.Get().(*bytes.Buffer)
 	defer answers.Put(b)
-	body := encodeTo(b, v, s.opt.Quirks)
+	body := encodeTo(b, v, ap.opt.Quirks)
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
@@ -229,10 +229,10 @@ func badPath() *razorpay.APIError {
 }
 
 // serveAPI routes /v1/ requests.
-func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
+func (ap *api) serveAPI(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/v1/")
 	if !ok {
-		s.writeError(w, badPath())
+		ap.writeError(w, badPath())
 		return
 	}
 	seg := strings.Split(strings.TrimSuffix(rest, "/"), "/")
@@ -247,43 +247,43 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 	var e *razorpay.APIError
 	switch {
 	case get && len(seg) == 1 && seg[0] == "payments":
-		v, e = s.listPayments(q)
+		v, e = ap.listPayments(q)
 	case get && len(seg) == 2 && seg[0] == "payments":
-		v, e = s.getPayment(seg[1])
+		v, e = ap.getPayment(seg[1])
 	case r.Method == http.MethodPost && len(seg) == 3 && seg[0] == "payments" && seg[2] == "capture":
-		v, e = s.capture(r, seg[1])
+		v, e = ap.capture(r, seg[1])
 	case get && len(seg) == 3 && seg[0] == "payments" && seg[2] == "refunds":
-		v, e = s.listRefunds(q, seg[1])
+		v, e = ap.listRefunds(q, seg[1])
 	case get && len(seg) == 4 && seg[0] == "payments" && seg[2] == "refunds":
-		v, e = s.getRefund(seg[3], seg[1])
+		v, e = ap.getRefund(seg[3], seg[1])
 	case get && len(seg) == 2 && seg[0] == "orders":
-		v, e = s.getOrder(seg[1])
+		v, e = ap.getOrder(seg[1])
 	case get && len(seg) == 3 && seg[0] == "orders" && seg[2] == "payments":
-		v, e = s.orderPayments(seg[1])
+		v, e = ap.orderPayments(seg[1])
 	case get && len(seg) == 1 && seg[0] == "refunds":
-		v, e = s.listRefunds(q, "")
+		v, e = ap.listRefunds(q, "")
 	case get && len(seg) == 2 && seg[0] == "refunds":
-		v, e = s.getRefund(seg[1], "")
+		v, e = ap.getRefund(seg[1], "")
 	case get && len(seg) == 1 && seg[0] == "payment_links":
-		v, e = s.listLinks(q)
+		v, e = ap.listLinks(q)
 	case get && len(seg) == 2 && seg[0] == "payment_links":
-		v, e = s.getLink(seg[1])
+		v, e = ap.getLink(seg[1])
 	case get && len(seg) == 3 && seg[0] == "settlements" && seg[1] == "recon" && seg[2] == "combined":
-		v, e = s.recon(q)
+		v, e = ap.recon(q)
 	case get && len(seg) == 1 && seg[0] == "settlements":
-		v, e = s.listSettlements(q)
+		v, e = ap.listSettlements(q)
 	case get && len(seg) == 2 && seg[0] == "settlements":
-		v, e = s.getSettlement(seg[1])
+		v, e = ap.getSettlement(seg[1])
 	case get && len(seg) == 2 && seg[0] == "disputes":
-		v, e = s.getDispute(seg[1])
+		v, e = ap.getDispute(seg[1])
 	default:
 		e = badPath()
 	}
 	if e != nil {
-		s.writeError(w, e)
+		ap.writeError(w, e)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, v)
+	ap.writeJSON(w, http.StatusOK, v)
 }
 
 // page is a validated from/to/count/skip query (spec/razorpay.md §5.1).

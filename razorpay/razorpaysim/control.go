@@ -11,105 +11,104 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-// EmitDowntime emits a payment.downtime.started event whose contains entry and payload key
-// are the dotted "payment.downtime" (spec/razorpay.md §2.1, checklist item 3).
-func (s *Sim) EmitDowntime() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now().Unix()
+// EmitDowntime is Sim.EmitDowntime.
+func (wh *webhooks) EmitDowntime() {
+	wh.st.mu.Lock()
+	defer wh.st.mu.Unlock()
+	now := wh.now().Unix()
 	d := obj{
-		{"id", "down_" + s.randID()}, {"entity", "payment.downtime"}, {"method", "upi"},
+		{"id", "down_" + wh.st.randID()}, {"entity", "payment.downtime"}, {"method", "upi"},
 		{"begin", now}, {"end", nil}, {"status", "started"}, {"scheduled", false},
 		{"severity", "high"}, {"instrument", obj{{"psp", "google_pay"}}}, {"created_at", now},
 		{"updated_at", now},
 	}
 	payload := obj{{"payment.downtime", wrap(d)}}
-	s.dispatch([]*event{s.newEvent(razorpay.EventPaymentDowntimeStarted, []string{"payment.downtime"}, payload, now, false)},
-		s.ordering(""), false, false)
+	wh.dispatch([]*event{wh.newEvent(razorpay.EventPaymentDowntimeStarted, []string{"payment.downtime"}, payload, now, false)},
+		wh.ordering(""), false, false)
 }
 
 // serveControl serves /__sim/ (documented on ServeHTTP).
-func (s *Sim) serveControl(w http.ResponseWriter, r *http.Request) {
+func (cs *control) serveControl(w http.ResponseWriter, r *http.Request) {
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/__sim/live/"); ok {
-		if s.live == nil {
-			s.writeError(w, badRequest("Live mode is not configured (Options.LiveKeyID, --live-key-id).", ""))
+		if cs.sim.live == nil {
+			cs.api.writeError(w, badRequest("Live mode is not configured (Options.LiveKeyID, --live-key-id).", ""))
 			return
 		}
 		r2 := r.Clone(r.Context())
 		r2.URL.Path, r2.URL.RawPath = "/__sim/"+rest, ""
-		s.live.serveControl(w, r2)
+		cs.sim.live.control.serveControl(w, r2)
 		return
 	}
 	route := r.Method + " " + r.URL.Path
 	if id, ok := disputeStatusPath(r); ok {
-		s.controlDisputeStatus(w, r, id)
+		cs.controlDisputeStatus(w, r, id)
 		return
 	}
 	if id, action, ok := itemAction(r, "/__sim/webhooks/"); ok && (action == "enable" || action == "disable") {
-		s.controlWebhook(w, id, action)
+		cs.controlWebhook(w, id, action)
 		return
 	}
 	if id, action, ok := itemAction(r, "/__sim/events/"); ok && action == "replay" {
-		s.controlReplay(w, r, id)
+		cs.controlReplay(w, r, id)
 		return
 	}
-	if s.serveSettleControl(w, r) {
+	if cs.serveSettleControl(w, r) {
 		return
 	}
 	switch route {
 	case "POST /__sim/disputes":
-		s.controlDispute(w, r)
+		cs.controlDispute(w, r)
 	case "POST /__sim/payments":
-		s.controlPayment(w, r)
+		cs.controlPayment(w, r)
 	case "POST /__sim/refunds":
-		s.controlRefund(w, r)
+		cs.controlRefund(w, r)
 	case "GET /__sim/faults", "PUT /__sim/faults", "POST /__sim/faults":
-		s.controlFaults(w, r)
+		cs.controlFaults(w, r)
 	case "POST /__sim/webhook-secret":
-		s.controlWebhookSecret(w, r)
+		cs.controlWebhookSecret(w, r)
 	case "POST /__sim/downtime":
-		s.EmitDowntime()
+		cs.hooks.EmitDowntime()
 		writeStd(w, map[string]string{"status": "emitted"})
 	case "GET /__sim/state":
-		writeStd(w, s.State())
+		writeStd(w, cs.sim.State())
 	case "GET /__sim/webhooks":
-		s.mu.Lock()
-		ws := s.webhookStates()
-		s.mu.Unlock()
+		cs.st.mu.Lock()
+		ws := cs.hooks.webhookStates()
+		cs.st.mu.Unlock()
 		writeStd(w, map[string]any{"webhooks": ws})
 	default:
-		s.writeError(w, badPath())
+		cs.api.writeError(w, badPath())
 	}
 }
 
 // controlFaults serves GET /__sim/faults (the faults in force) and PUT or POST (replace them).
-func (s *Sim) controlFaults(w http.ResponseWriter, r *http.Request) {
+func (cs *control) controlFaults(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
-		s.mu.Lock()
-		f := s.faults
-		s.mu.Unlock()
+		cs.st.mu.Lock()
+		f := cs.st.faults
+		cs.st.mu.Unlock()
 		writeStd(w, f)
 		return
 	}
 	var f Faults
 	if e := decodeJSON(r, &f); e != nil {
-		s.writeError(w, e)
+		cs.api.writeError(w, e)
 		return
 	}
-	s.SetFaults(f)
+	cs.sim.SetFaults(f)
 	writeStd(w, f)
 }
 
 // controlWebhookSecret serves POST /__sim/webhook-secret {"secret": …}.
-func (s *Sim) controlWebhookSecret(w http.ResponseWriter, r *http.Request) {
+func (cs *control) controlWebhookSecret(w http.ResponseWriter, r *http.Request) {
 	var b struct {
 		Secret string `json:"secret"`
 	}
 	if e := decodeJSON(r, &b); e != nil {
-		s.writeError(w, e)
+		cs.api.writeError(w, e)
 		return
 	}
-	s.RotateWebhookSecret(b.Secret)
+	cs.hooks.RotateWebhookSecret(b.Secret)
 	writeStd(w, map[string]string{"status": "rotated"})
 }
 
@@ -130,10 +129,10 @@ func readBody(r *http.Request) ([]byte, *razorpay.APIError) {
 	return b, nil
 }
 
-func (s *Sim) controlPayment(w http.ResponseWriter, r *http.Request) {
+func (cs *control) controlPayment(w http.ResponseWriter, r *http.Request) {
 	body, e := readBody(r)
 	if e != nil {
-		s.writeError(w, e)
+		cs.api.writeError(w, e)
 		return
 	}
 	var p razorpay.Payment
@@ -148,11 +147,11 @@ func (s *Sim) controlPayment(w http.ResponseWriter, r *http.Request) {
 		Duplicate         bool     `json:"duplicate"`
 	}
 	if err := json.Unmarshal(body, &p); err != nil {
-		s.writeError(w, badRequest("Invalid payment: "+err.Error(), ""))
+		cs.api.writeError(w, badRequest("Invalid payment: "+err.Error(), ""))
 		return
 	}
 	if err := json.Unmarshal(body, &ctl); err != nil {
-		s.writeError(w, badRequest("Invalid options: "+err.Error(), ""))
+		cs.api.writeError(w, badRequest("Invalid options: "+err.Error(), ""))
 		return
 	}
 	opt := PaymentOptions{
@@ -160,18 +159,18 @@ func (s *Sim) controlPayment(w http.ResponseWriter, r *http.Request) {
 		Link: ctl.Link, LinkReferenceID: ctl.LinkReferenceID, LateAuthorisation: ctl.LateAuthorisation,
 		Ordering: ctl.Ordering, Duplicate: ctl.Duplicate,
 	}
-	out, err := s.CreatePayment(p, opt)
+	out, err := cs.payments.CreatePayment(p, opt)
 	if err != nil {
-		s.writeAnyError(w, err)
+		cs.writeAnyError(w, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, s.renderPayment(out))
+	cs.api.writeJSON(w, http.StatusOK, cs.render.renderPayment(out))
 }
 
-func (s *Sim) controlRefund(w http.ResponseWriter, r *http.Request) {
+func (cs *control) controlRefund(w http.ResponseWriter, r *http.Request) {
 	body, e := readBody(r)
 	if e != nil {
-		s.writeError(w, e)
+		cs.api.writeError(w, e)
 		return
 	}
 	var rf razorpay.Refund
@@ -183,23 +182,23 @@ func (s *Sim) controlRefund(w http.ResponseWriter, r *http.Request) {
 		Duplicate      bool     `json:"duplicate"`
 	}
 	if err := json.Unmarshal(body, &rf); err != nil {
-		s.writeError(w, badRequest("Invalid refund: "+err.Error(), ""))
+		cs.api.writeError(w, badRequest("Invalid refund: "+err.Error(), ""))
 		return
 	}
 	if err := json.Unmarshal(body, &ctl); err != nil {
-		s.writeError(w, badRequest("Invalid options: "+err.Error(), ""))
+		cs.api.writeError(w, badRequest("Invalid options: "+err.Error(), ""))
 		return
 	}
 	// The refund's own "status" is ignored: the lifecycle comes from "final".
-	out, err := s.CreateRefund(rf, RefundOptions{
+	out, err := cs.refunds.CreateRefund(rf, RefundOptions{
 		Lose: ctl.Deliver != nil && !*ctl.Deliver, Final: ctl.Final, CreatedPending: ctl.CreatedPending,
 		Ordering: ctl.Ordering, Duplicate: ctl.Duplicate,
 	})
 	if err != nil {
-		s.writeAnyError(w, err)
+		cs.writeAnyError(w, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, s.renderRefund(out))
+	cs.api.writeJSON(w, http.StatusOK, cs.render.renderRefund(out))
 }
 
 // disputeStatusPath matches POST /__sim/disputes/{id}/status and returns the id.
@@ -215,10 +214,10 @@ func disputeStatusPath(r *http.Request) (string, bool) {
 	return id, ok && id != "" && !strings.Contains(id, "/")
 }
 
-func (s *Sim) controlDispute(w http.ResponseWriter, r *http.Request) {
+func (cs *control) controlDispute(w http.ResponseWriter, r *http.Request) {
 	body, e := readBody(r)
 	if e != nil {
-		s.writeError(w, e)
+		cs.api.writeError(w, e)
 		return
 	}
 	var d razorpay.Dispute
@@ -229,46 +228,46 @@ func (s *Sim) controlDispute(w http.ResponseWriter, r *http.Request) {
 		Duplicate bool     `json:"duplicate"`
 	}
 	if err := json.Unmarshal(body, &d); err != nil {
-		s.writeError(w, badRequest("Invalid dispute: "+err.Error(), ""))
+		cs.api.writeError(w, badRequest("Invalid dispute: "+err.Error(), ""))
 		return
 	}
 	if err := json.Unmarshal(body, &ctl); err != nil {
-		s.writeError(w, badRequest("Invalid options: "+err.Error(), ""))
+		cs.api.writeError(w, badRequest("Invalid options: "+err.Error(), ""))
 		return
 	}
-	out, err := s.CreateDispute(d, DisputeOptions{
+	out, err := cs.disputes.CreateDispute(d, DisputeOptions{
 		Lose: ctl.Deliver != nil && !*ctl.Deliver, Then: ctl.Then, Ordering: ctl.Ordering, Duplicate: ctl.Duplicate,
 	})
 	if err != nil {
-		s.writeAnyError(w, err)
+		cs.writeAnyError(w, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, renderDispute(out, true))
+	cs.api.writeJSON(w, http.StatusOK, renderDispute(out, true))
 }
 
-func (s *Sim) controlDisputeStatus(w http.ResponseWriter, r *http.Request, id string) {
+func (cs *control) controlDisputeStatus(w http.ResponseWriter, r *http.Request, id string) {
 	var b struct {
 		Status string `json:"status"`
 	}
 	if e := decodeJSON(r, &b); e != nil {
-		s.writeError(w, e)
+		cs.api.writeError(w, e)
 		return
 	}
-	out, err := s.ResolveDispute(id, b.Status)
+	out, err := cs.disputes.ResolveDispute(id, b.Status)
 	if err != nil {
-		s.writeAnyError(w, err)
+		cs.writeAnyError(w, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, renderDispute(out, true))
+	cs.api.writeJSON(w, http.StatusOK, renderDispute(out, true))
 }
 
-func (s *Sim) writeAnyError(w http.ResponseWriter, err error) {
+func (cs *control) writeAnyError(w http.ResponseWriter, err error) {
 	var ae *razorpay.APIError
 	if errors.As(err, &ae) {
-		s.writeError(w, ae)
+		cs.api.writeError(w, ae)
 		return
 	}
-	s.writeError(w, badRequest(err.Error(), ""))
+	cs.api.writeError(w, badRequest(err.Error(), ""))
 }
 
 // itemAction matches POST {prefix}{id}/{action} and returns id and action.
@@ -285,51 +284,51 @@ func itemAction(r *http.Request, prefix string) (id, action string, ok bool) {
 }
 
 // controlWebhook serves POST /__sim/webhooks/{id}/enable and …/disable.
-func (s *Sim) controlWebhook(w http.ResponseWriter, id, action string) {
-	f := s.EnableWebhook
+func (cs *control) controlWebhook(w http.ResponseWriter, id, action string) {
+	f := cs.hooks.EnableWebhook
 	if action == "disable" {
-		f = s.DisableWebhook
+		f = cs.hooks.DisableWebhook
 	}
 	if err := f(id); err != nil {
-		s.writeError(w, notFound())
+		cs.api.writeError(w, notFound())
 		return
 	}
-	s.mu.Lock()
+	cs.st.mu.Lock()
 	var ws WebhookState
-	for _, x := range s.webhookStates() {
+	for _, x := range cs.hooks.webhookStates() {
 		if x.ID == id {
 			ws = x
 		}
 	}
-	s.mu.Unlock()
+	cs.st.mu.Unlock()
 	writeStd(w, ws)
 }
 
 // controlReplay serves POST /__sim/events/{id}/replay with an optional body
 // {"webhook": "<id>"}.
-func (s *Sim) controlReplay(w http.ResponseWriter, r *http.Request, id string) {
+func (cs *control) controlReplay(w http.ResponseWriter, r *http.Request, id string) {
 	body, e := readBody(r)
 	if e != nil {
-		s.writeError(w, e)
+		cs.api.writeError(w, e)
 		return
 	}
 	var b struct {
 		Webhook string `json:"webhook"`
 	}
 	if err := json.Unmarshal(body, &b); err != nil {
-		s.writeError(w, badRequest("The request body is not valid JSON.", ""))
+		cs.api.writeError(w, badRequest("The request body is not valid JSON.", ""))
 		return
 	}
-	attempts, err := s.ReplayEvent(id, b.Webhook)
+	attempts, err := cs.hooks.ReplayEvent(id, b.Webhook)
 	switch {
 	case errors.Is(err, ErrUnknownEvent), errors.Is(err, ErrUnknownWebhook):
-		s.writeError(w, notFound())
+		cs.api.writeError(w, notFound())
 	case errors.Is(err, ErrReplayTooOld):
-		s.writeError(w, badRequest("The event is older than 15 days and can no longer be replayed.", ""))
+		cs.api.writeError(w, badRequest("The event is older than 15 days and can no longer be replayed.", ""))
 	case errors.Is(err, ErrNothingToReplay):
-		s.writeError(w, badRequest("No enabled webhook to replay the event to.", ""))
+		cs.api.writeError(w, badRequest("No enabled webhook to replay the event to.", ""))
 	case err != nil:
-		s.writeError(w, badRequest(err.Error(), ""))
+		cs.api.writeError(w, badRequest(err.Error(), ""))
 	default:
 		writeStd(w, map[string]any{"event_id": id, "attempts": attempts})
 	}

@@ -8,48 +8,48 @@ import (
 
 // serveSettleControl serves the control endpoints of settlements, adjustments, transfers,
 // holds and seeding (documented on ServeHTTP); it reports whether r was one of them.
-func (s *Sim) serveSettleControl(w http.ResponseWriter, r *http.Request) bool {
+func (cs *control) serveSettleControl(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodPost {
 		return false
 	}
 	if id, action, ok := itemAction(r, "/__sim/settlements/"); ok && action == "process" {
-		st, err := s.ProcessSettlement(id)
-		s.writeResult(w, err, func() any { return renderSettlement(st) })
+		st, err := cs.settlements.ProcessSettlement(id)
+		cs.writeResult(w, err, func() any { return renderSettlement(st) })
 		return true
 	}
 	if id, action, ok := itemAction(r, "/__sim/payments/"); ok && (action == "hold" || action == "release") {
-		if err := s.SetOnHold(id, action == "hold"); err != nil {
-			s.writeAnyError(w, err)
+		if err := cs.settlements.SetOnHold(id, action == "hold"); err != nil {
+			cs.writeAnyError(w, err)
 			return true
 		}
-		v, e := s.getPayment(id)
+		v, e := cs.api.getPayment(id)
 		if e != nil {
-			s.writeError(w, e)
+			cs.api.writeError(w, e)
 			return true
 		}
-		s.writeJSON(w, http.StatusOK, v)
+		cs.api.writeJSON(w, http.StatusOK, v)
 		return true
 	}
 	switch r.URL.Path {
 	case "/__sim/settlements":
-		s.controlSettle(w, r)
+		cs.controlSettle(w, r)
 	case "/__sim/adjustments":
 		var a Adjustment
-		if s.decodeControl(w, r, &a) {
-			row, err := s.AddAdjustment(a)
-			s.writeResult(w, err, func() any { return renderRecon(&row) })
+		if cs.decodeControl(w, r, &a) {
+			row, err := cs.settlements.AddAdjustment(a)
+			cs.writeResult(w, err, func() any { return renderRecon(&row) })
 		}
 	case "/__sim/transfers":
 		var t struct {
 			PaymentID string `json:"payment_id"`
 			Amount    int64  `json:"amount"`
 		}
-		if s.decodeControl(w, r, &t) {
-			row, err := s.AddTransfer(t.PaymentID, t.Amount)
-			s.writeResult(w, err, func() any { return renderRecon(&row) })
+		if cs.decodeControl(w, r, &t) {
+			row, err := cs.settlements.AddTransfer(t.PaymentID, t.Amount)
+			cs.writeResult(w, err, func() any { return renderRecon(&row) })
 		}
 	case "/__sim/seed/payments":
-		s.controlSeed(w, r)
+		cs.controlSeed(w, r)
 	default:
 		return false
 	}
@@ -58,7 +58,7 @@ func (s *Sim) serveSettleControl(w http.ResponseWriter, r *http.Request) bool {
 
 // controlSettle serves POST /__sim/settlements with an optional body {"before": unix s,
 // "status", "instant", "discrepancy", "deliver" (default true), "duplicate"}.
-func (s *Sim) controlSettle(w http.ResponseWriter, r *http.Request) {
+func (cs *control) controlSettle(w http.ResponseWriter, r *http.Request) {
 	var b struct {
 		Before      int64  `json:"before"`
 		Status      string `json:"status"`
@@ -67,7 +67,7 @@ func (s *Sim) controlSettle(w http.ResponseWriter, r *http.Request) {
 		Deliver     *bool  `json:"deliver"`
 		Duplicate   bool   `json:"duplicate"`
 	}
-	if !s.decodeControl(w, r, &b) {
+	if !cs.decodeControl(w, r, &b) {
 		return
 	}
 	opt := SettleOptions{Status: b.Status, Instant: b.Instant, Discrepancy: b.Discrepancy,
@@ -75,20 +75,20 @@ func (s *Sim) controlSettle(w http.ResponseWriter, r *http.Request) {
 	if b.Before != 0 {
 		opt.Before = time.Unix(b.Before, 0)
 	}
-	st, err := s.SettleWith(opt)
-	s.writeResult(w, err, func() any { return renderSettlement(st) })
+	st, err := cs.settlements.SettleWith(opt)
+	cs.writeResult(w, err, func() any { return renderSettlement(st) })
 }
 
 // decodeControl reads a control request's JSON body (empty means {}) into v, answering 400
 // itself when it cannot.
-func (s *Sim) decodeControl(w http.ResponseWriter, r *http.Request, v any) bool {
+func (cs *control) decodeControl(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, e := readBody(r)
 	if e != nil {
-		s.writeError(w, e)
+		cs.api.writeError(w, e)
 		return false
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		s.writeError(w, badRequest("The request body is not valid JSON: "+err.Error(), ""))
+		cs.api.writeError(w, badRequest("The request body is not valid JSON: "+err.Error(), ""))
 		return false
 	}
 	return true
@@ -96,10 +96,10 @@ func (s *Sim) decodeControl(w http.ResponseWriter, r *http.Request, v any) bool 
 
 // writeResult answers err as the error envelope (ErrAlreadyProcessed, ErrNothingToSettle and
 // ErrNegativeBalance as 400 with their text), or 200 with render().
-func (s *Sim) writeResult(w http.ResponseWriter, err error, render func() any) {
+func (cs *control) writeResult(w http.ResponseWriter, err error, render func() any) {
 	if err != nil {
-		s.writeAnyError(w, err)
+		cs.writeAnyError(w, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, render())
+	cs.api.writeJSON(w, http.StatusOK, render())
 }

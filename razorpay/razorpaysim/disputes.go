@@ -53,21 +53,11 @@ const (
 	respondWithin            = 10 * 24 * time.Hour
 )
 
-// CreateDispute opens a dispute (chargeback) on a captured payment and emits
-// payment.dispute.created with the payment and dispute entities (spec/razorpay.md §2.2, §3.6,
-// checklist item 23), then the events of opt.Then. Zero fields get defaults: id disp_+14 chars,
-// amount = the payment's amount (minor units of its currency), currency the payment's, phase
-// chargeback, a reason code and description, created_at now and respond_by 10 days later
-// (unix s). Status is always open and amount_deducted 0 at creation.
-//
-// Errors are *razorpay.APIError with status 400: unknown payment id ("The id provided does not
-// exist"), payment not captured (or refunded), amount outside 1..payment amount, currency not
-// the payment's, a status other than open, an unknown phase, a duplicate id, or a transition in
-// opt.Then that ResolveDispute would refuse. Nothing is recorded on error.
-func (s *Sim) CreateDispute(d razorpay.Dispute, opt DisputeOptions) (*razorpay.Dispute, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pr, ok := s.payments[d.PaymentID]
+// CreateDispute is Sim.CreateDispute.
+func (dp *disputes) CreateDispute(d razorpay.Dispute, opt DisputeOptions) (*razorpay.Dispute, error) {
+	dp.st.mu.Lock()
+	defer dp.st.mu.Unlock()
+	pr, ok := dp.st.payments[d.PaymentID]
 	if !ok {
 		return nil, notFound()
 	}
@@ -97,16 +87,16 @@ func (s *Sim) CreateDispute(d razorpay.Dispute, opt DisputeOptions) (*razorpay.D
 		return nil, badRequest("Invalid dispute phase: "+d.Phase, "phase")
 	}
 	if d.ID == "" {
-		d.ID = s.freshID("disp_", func(id string) bool { return s.disputes[id] != nil })
+		d.ID = dp.st.freshID("disp_", func(id string) bool { return dp.st.disputes[id] != nil })
 	}
-	if _, dup := s.disputes[d.ID]; dup {
+	if _, dup := dp.st.disputes[d.ID]; dup {
 		return nil, badRequest("A dispute with this id already exists", "id")
 	}
 	if d.ReasonCode == "" {
 		d.ReasonCode, d.ReasonDescription = defaultReasonCode, defaultReasonDescription
 	}
 	if d.CreatedAt == 0 {
-		d.CreatedAt = s.now().Unix()
+		d.CreatedAt = dp.now().Unix()
 	}
 	if d.RespondBy == 0 {
 		d.RespondBy = d.CreatedAt + int64(respondWithin/time.Second)
@@ -114,56 +104,47 @@ func (s *Sim) CreateDispute(d razorpay.Dispute, opt DisputeOptions) (*razorpay.D
 	d.Entity, d.Status, d.AmountDeducted = "dispute", "open", 0
 
 	rec := &disputeRec{d: d, lose: opt.Lose, dup: opt.Duplicate}
-	batch := []*event{s.disputeEvent(razorpay.EventDisputeCreated, rec)}
+	batch := []*event{dp.disputeEvent(razorpay.EventDisputeCreated, rec)}
 	for _, to := range opt.Then {
-		ev, err := s.transition(rec, to)
+		ev, err := dp.transition(rec, to)
 		if err != nil {
 			return nil, err
 		}
 		batch = append(batch, ev)
 	}
-	rec.seq = s.nextSeq()
-	s.disputes[d.ID] = rec
+	rec.seq = dp.st.nextSeq()
+	dp.st.disputes[d.ID] = rec
 	if rec.d.Status == "lost" {
-		s.deductDispute(&rec.d)
+		dp.settlements.deductDispute(&rec.d)
 	}
-	s.dispatch(batch, s.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
+	dp.hooks.dispatch(batch, dp.hooks.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
 	out := rec.d
 	return &out, nil
 }
 
-// ResolveDispute moves a dispute on and emits the matching webhook with the payment and the
-// dispute as they are now (spec/razorpay.md §2.2, checklist item 23). to is one of
-// under_review, action_required (status back to open: evidence is wanted), won, lost
-// (amount_deducted = amount, and the next settlement carries an adjustment row debiting it
-// in INR paise, with dispute_id set) or closed. Delivery follows the dispute's DisputeOptions (Lose,
-// Duplicate) and Faults.Ordering.
-//
-// Errors are *razorpay.APIError with status 400: unknown dispute id ("The id provided does not
-// exist"), an unknown target, a dispute already won, lost or closed, or under_review twice in a
-// row.
-func (s *Sim) ResolveDispute(id, to string) (*razorpay.Dispute, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, ok := s.disputes[id]
+// ResolveDispute is Sim.ResolveDispute.
+func (dp *disputes) ResolveDispute(id, to string) (*razorpay.Dispute, error) {
+	dp.st.mu.Lock()
+	defer dp.st.mu.Unlock()
+	rec, ok := dp.st.disputes[id]
 	if !ok {
 		return nil, notFound()
 	}
-	ev, err := s.transition(rec, to)
+	ev, err := dp.transition(rec, to)
 	if err != nil {
 		return nil, err
 	}
 	if rec.d.Status == "lost" {
-		s.deductDispute(&rec.d)
+		dp.settlements.deductDispute(&rec.d)
 	}
-	s.dispatch([]*event{ev}, s.ordering(""), rec.dup, rec.lose)
+	dp.hooks.dispatch([]*event{ev}, dp.hooks.ordering(""), rec.dup, rec.lose)
 	out := rec.d
 	return &out, nil
 }
 
 // transition applies one status change to rec and returns its event; on error rec is
 // unchanged. The caller holds s.mu.
-func (s *Sim) transition(rec *disputeRec, to string) (*event, error) {
+func (dp *disputes) transition(rec *disputeRec, to string) (*event, error) {
 	t, ok := disputeTransitions[to]
 	if !ok {
 		return nil, badRequest("Invalid dispute status: "+to, "status")
@@ -180,22 +161,22 @@ func (s *Sim) transition(rec *disputeRec, to string) (*event, error) {
 	if to == "lost" {
 		rec.d.AmountDeducted = rec.d.Amount
 	}
-	return s.disputeEvent(t.event, rec), nil
+	return dp.disputeEvent(t.event, rec), nil
 }
 
 // disputeEvent builds a payment.dispute.* event with the payment and dispute snapshots of this
 // moment; the caller holds s.mu.
-func (s *Sim) disputeEvent(name string, rec *disputeRec) *event {
-	p := s.payments[rec.d.PaymentID].p
-	payload := obj{{"payment", wrap(s.renderPayment(&p))}, {"dispute", wrap(renderDispute(&rec.d, false))}}
-	return s.newEvent(name, []string{"payment", "dispute"}, payload, s.now().Unix(), false)
+func (dp *disputes) disputeEvent(name string, rec *disputeRec) *event {
+	p := dp.st.payments[rec.d.PaymentID].p
+	payload := obj{{"payment", wrap(dp.render.renderPayment(&p))}, {"dispute", wrap(renderDispute(&rec.d, false))}}
+	return dp.hooks.newEvent(name, []string{"payment", "dispute"}, payload, dp.now().Unix(), false)
 }
 
 // getDispute serves GET /v1/disputes/{id}.
-func (s *Sim) getDispute(id string) (any, *razorpay.APIError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, ok := s.disputes[id]
+func (ap *api) getDispute(id string) (any, *razorpay.APIError) {
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	rec, ok := ap.st.disputes[id]
 	if !ok {
 		return nil, notFound()
 	}

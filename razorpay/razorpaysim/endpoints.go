@@ -91,8 +91,8 @@ func newEndpoints(opt Options) []*endpoint {
 }
 
 // endpoint returns the endpoint with this id; the caller holds s.mu.
-func (s *Sim) endpoint(id string) *endpoint {
-	for _, ep := range s.endpoints {
+func (wh *webhooks) endpoint(id string) *endpoint {
+	for _, ep := range wh.endpoints {
 		if ep.id == id {
 			return ep
 		}
@@ -100,14 +100,11 @@ func (s *Sim) endpoint(id string) *endpoint {
 	return nil
 }
 
-// EnableWebhook re-enables an endpoint that was disabled (spec/razorpay.md §1.8: re-enabling
-// is manual): events created from now on are delivered to it again and its failure streak
-// starts afresh. Events created while it was disabled are not sent; replay them with
-// ReplayEvent. Enabling an enabled endpoint does nothing. Errors: ErrUnknownWebhook.
-func (s *Sim) EnableWebhook(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ep := s.endpoint(id)
+// EnableWebhook is Sim.EnableWebhook.
+func (wh *webhooks) EnableWebhook(id string) error {
+	wh.st.mu.Lock()
+	defer wh.st.mu.Unlock()
+	ep := wh.endpoint(id)
 	if ep == nil {
 		return ErrUnknownWebhook
 	}
@@ -115,26 +112,25 @@ func (s *Sim) EnableWebhook(id string) error {
 	return nil
 }
 
-// DisableWebhook disables an endpoint as the Dashboard would, without an alert email: nothing
-// more is delivered to it, for any event, until EnableWebhook. Errors: ErrUnknownWebhook.
-func (s *Sim) DisableWebhook(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ep := s.endpoint(id)
+// DisableWebhook is Sim.DisableWebhook.
+func (wh *webhooks) DisableWebhook(id string) error {
+	wh.st.mu.Lock()
+	defer wh.st.mu.Unlock()
+	ep := wh.endpoint(id)
 	if ep == nil {
 		return ErrUnknownWebhook
 	}
 	if !ep.disabled {
-		s.disable(ep)
+		wh.disable(ep)
 	}
 	return nil
 }
 
 // disable turns the endpoint off and gives up every unfinished delivery to it, so nothing more
 // is sent to it for any event (spec/razorpay.md §1.8); the caller holds s.mu.
-func (s *Sim) disable(ep *endpoint) {
-	ep.disabled, ep.disabledAt = true, s.now()
-	for _, e := range s.events {
+func (wh *webhooks) disable(ep *endpoint) {
+	ep.disabled, ep.disabledAt = true, wh.now()
+	for _, e := range wh.events {
 		if e.finished {
 			continue
 		}
@@ -148,9 +144,9 @@ func (s *Sim) disable(ep *endpoint) {
 }
 
 // webhookStates lists the endpoints for State; the caller holds s.mu.
-func (s *Sim) webhookStates() []WebhookState {
-	out := make([]WebhookState, 0, len(s.endpoints))
-	for _, ep := range s.endpoints {
+func (wh *webhooks) webhookStates() []WebhookState {
+	out := make([]WebhookState, 0, len(wh.endpoints))
+	for _, ep := range wh.endpoints {
 		w := WebhookState{
 			Webhook:  Webhook{ID: ep.id, URL: ep.url, Secret: ep.secret, AlertEmail: ep.alertEmail},
 			Disabled: ep.disabled, DisabledAt: ep.disabledAt, LastSuccess: ep.lastSuccess,
@@ -168,27 +164,27 @@ func (s *Sim) webhookStates() []WebhookState {
 // time): a success ends the failure streak; a failure 24 h (scaled) or more after the first
 // failure of the streak disables the endpoint and records an alert email. The caller holds
 // s.mu.
-func (s *Sim) recordOutcome(ep *endpoint, ok bool, start time.Time) {
+func (wh *webhooks) recordOutcome(ep *endpoint, ok bool, start time.Time) {
 	if ok {
-		ep.failingSince, ep.lastSuccess = time.Time{}, s.now()
+		ep.failingSince, ep.lastSuccess = time.Time{}, wh.now()
 		return
 	}
 	if ep.failingSince.IsZero() {
 		ep.failingSince = start
 		return
 	}
-	if ep.disabled || start.Sub(ep.failingSince) < s.scaled(disableAfter) {
+	if ep.disabled || start.Sub(ep.failingSince) < wh.life.scaled(disableAfter) {
 		return
 	}
-	s.disable(ep)
+	wh.disable(ep)
 	to := ep.alertEmail
 	if to == "" {
-		to = s.opt.AccountEmail
+		to = wh.opt.AccountEmail
 	}
-	s.alerts = append(s.alerts, AlertEmail{
+	wh.alerts = append(wh.alerts, AlertEmail{
 		Webhook: ep.id, URL: ep.url, To: to, At: ep.disabledAt,
 		Subject: "Razorpay | Webhook disabled",
-		Body: "Your " + s.mode + " mode webhook " + ep.url + " of account " + s.opt.AccountID +
+		Body: "Your " + wh.mode + " mode webhook " + ep.url + " of account " + wh.opt.AccountID +
 			" has been disabled because deliveries to it kept failing for 24 hours. " +
 			"Re-enable it to receive events again.",
 	})

@@ -25,14 +25,14 @@ func newestFirst[T any](items []T, key func(T) (int64, int64)) {
 
 // listed serves a list endpoint from its index: from/to on created_at, count 1–100, skip,
 // newest first, list lag; O(log n + count) per page.
-func listed[T any](s *Sim, q url.Values, l *listing[T], render func(T) obj) (any, *razorpay.APIError) {
+func listed[T any](ap *api, q url.Values, l *listing[T], render func(T) obj) (any, *razorpay.APIError) {
 	p, e := parsePage(q, 100)
 	if e != nil {
 		return nil, e
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	recs := l.page(p, s.now(), s.faults.ListLag)
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	recs := l.page(p, ap.now(), ap.st.faults.ListLag)
 	items := make([]obj, len(recs))
 	for i, r := range recs {
 		items[i] = render(r)
@@ -41,21 +41,21 @@ func listed[T any](s *Sim, q url.Values, l *listing[T], render func(T) obj) (any
 }
 
 // listPayments serves GET /v1/payments.
-func (s *Sim) listPayments(q url.Values) (any, *razorpay.APIError) {
-	return listed(s, q, s.payList, func(r *payRec) obj { return s.renderPayment(&r.p) })
+func (ap *api) listPayments(q url.Values) (any, *razorpay.APIError) {
+	return listed(ap, q, ap.st.payList, func(r *payRec) obj { return ap.render.renderPayment(&r.p) })
 }
 
-func (s *Sim) getPayment(id string) (any, *razorpay.APIError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, ok := s.payments[id]
+func (ap *api) getPayment(id string) (any, *razorpay.APIError) {
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	r, ok := ap.st.payments[id]
 	if !ok {
 		return nil, notFound()
 	}
-	return s.renderPayment(&r.p), nil
+	return ap.render.renderPayment(&r.p), nil
 }
 
-func (s *Sim) capture(r *http.Request, id string) (any, *razorpay.APIError) {
+func (ap *api) capture(r *http.Request, id string) (any, *razorpay.APIError) {
 	var body struct {
 		Amount   json.RawMessage `json:"amount"`
 		Currency string          `json:"currency"`
@@ -73,32 +73,32 @@ func (s *Sim) capture(r *http.Request, id string) (any, *razorpay.APIError) {
 	if err != nil {
 		return nil, badRequest("The amount must be an integer.", "amount")
 	}
-	p, err := s.Capture(id, amount, body.Currency)
+	p, err := ap.payments.Capture(id, amount, body.Currency)
 	if err != nil {
 		return nil, err.(*razorpay.APIError)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.renderPayment(p), nil
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	return ap.render.renderPayment(p), nil
 }
 
 // listRefunds serves GET /v1/refunds (newest first, list lag, O(log n + count) per page) and,
 // with paymentID, GET /v1/payments/{id}/refunds (that payment's refunds, no lag).
-func (s *Sim) listRefunds(q url.Values, paymentID string) (any, *razorpay.APIError) {
+func (ap *api) listRefunds(q url.Values, paymentID string) (any, *razorpay.APIError) {
 	if paymentID == "" {
-		return listed(s, q, s.refundList, func(r *refundRec) obj { return s.renderRefund(&r.r) })
+		return listed(ap, q, ap.st.refundList, func(r *refundRec) obj { return ap.render.renderRefund(&r.r) })
 	}
 	p, e := parsePage(q, 100)
 	if e != nil {
 		return nil, e
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.payments[paymentID]; !ok {
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	if _, ok := ap.st.payments[paymentID]; !ok {
 		return nil, notFound()
 	}
 	var recs []*refundRec
-	for _, r := range s.paymentRefunds[paymentID] {
+	for _, r := range ap.st.paymentRefunds[paymentID] {
 		if p.in(r.r.CreatedAt) {
 			recs = append(recs, r)
 		}
@@ -107,35 +107,35 @@ func (s *Sim) listRefunds(q url.Values, paymentID string) (any, *razorpay.APIErr
 	recs = cut(recs, p)
 	items := make([]obj, len(recs))
 	for i, r := range recs {
-		items[i] = s.renderRefund(&r.r)
+		items[i] = ap.render.renderRefund(&r.r)
 	}
 	return collectionOf(items), nil
 }
 
-func (s *Sim) getRefund(id, paymentID string) (any, *razorpay.APIError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, ok := s.refunds[id]
+func (ap *api) getRefund(id, paymentID string) (any, *razorpay.APIError) {
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	r, ok := ap.st.refunds[id]
 	if !ok || (paymentID != "" && r.r.PaymentID != paymentID) {
 		return nil, notFound()
 	}
-	return s.renderRefund(&r.r), nil
+	return ap.render.renderRefund(&r.r), nil
 }
 
-func (s *Sim) getOrder(id string) (any, *razorpay.APIError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, ok := s.orders[id]
+func (ap *api) getOrder(id string) (any, *razorpay.APIError) {
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	r, ok := ap.st.orders[id]
 	if !ok {
 		return nil, notFound()
 	}
-	return s.renderOrder(&r.o), nil
+	return ap.render.renderOrder(&r.o), nil
 }
 
-func (s *Sim) orderPayments(id string) (any, *razorpay.APIError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	or, ok := s.orders[id]
+func (ap *api) orderPayments(id string) (any, *razorpay.APIError) {
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	or, ok := ap.st.orders[id]
 	if !ok {
 		return nil, notFound()
 	}
@@ -143,34 +143,34 @@ func (s *Sim) orderPayments(id string) (any, *razorpay.APIError) {
 	newestFirst(recs, func(r *payRec) (int64, int64) { return r.p.CreatedAt, r.seq })
 	var items []obj
 	for _, r := range recs {
-		items = append(items, s.renderPayment(&r.p))
+		items = append(items, ap.render.renderPayment(&r.p))
 	}
 	return collectionOf(items), nil
 }
 
 // linkWithPayments renders a link as the API shows it: with its payments list (null when none).
 // The caller holds s.mu.
-func (s *Sim) linkWithPayments(lr *linkRec) any {
+func (ap *api) linkWithPayments(lr *linkRec) any {
 	var ps []obj
 	for _, id := range lr.paymentIDs {
-		p := s.payments[id].p
+		p := ap.st.payments[id].p
 		ps = append(ps, obj{
 			{"payment_id", p.ID}, {"amount", p.Amount}, {"method", p.Method}, {"status", p.Status},
 			{"plink_id", lr.l.ID}, {"created_at", p.CreatedAt}, {"updated_at", p.CreatedAt + 5},
 		})
 	}
-	o := s.renderLink(&lr.l, ps)
+	o := ap.render.renderLink(&lr.l, ps)
 	if ps == nil {
 		o = append(o, field{"payments", nil})
 	}
 	return sorted{o}
 }
 
-func (s *Sim) listLinks(q url.Values) (any, *razorpay.APIError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (ap *api) listLinks(q url.Values) (any, *razorpay.APIError) {
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
 	var recs []*linkRec
-	for _, lr := range s.links {
+	for _, lr := range ap.st.links {
 		if ref := q.Get("reference_id"); ref != "" && lr.l.ReferenceID != ref {
 			continue
 		}
@@ -182,17 +182,17 @@ func (s *Sim) listLinks(q url.Values) (any, *razorpay.APIError) {
 	newestFirst(recs, func(r *linkRec) (int64, int64) { return r.l.CreatedAt, r.seq })
 	items := make([]any, 0, len(recs))
 	for _, lr := range recs {
-		items = append(items, s.linkWithPayments(lr))
+		items = append(items, ap.linkWithPayments(lr))
 	}
 	return obj{{"payment_links", items}}, nil
 }
 
-func (s *Sim) getLink(id string) (any, *razorpay.APIError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	lr, ok := s.links[id]
+func (ap *api) getLink(id string) (any, *razorpay.APIError) {
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	lr, ok := ap.st.links[id]
 	if !ok {
 		return nil, notFound()
 	}
-	return s.linkWithPayments(lr), nil
+	return ap.linkWithPayments(lr), nil
 }

@@ -7,11 +7,11 @@ import (
 )
 
 // fillPayment applies defaults and validation; the caller holds s.mu.
-func (s *Sim) fillPayment(p *razorpay.Payment) error {
+func (pm *payments) fillPayment(p *razorpay.Payment) error {
 	if p.ID == "" {
-		p.ID = s.freshID("pay_", func(id string) bool { return s.payments[id] != nil })
+		p.ID = pm.st.freshID("pay_", func(id string) bool { return pm.st.payments[id] != nil })
 	}
-	if _, dup := s.payments[p.ID]; dup {
+	if _, dup := pm.st.payments[p.ID]; dup {
 		return badRequest("A payment with this id already exists", "id")
 	}
 	p.Entity = "payment"
@@ -38,19 +38,19 @@ func (s *Sim) fillPayment(p *razorpay.Payment) error {
 		p.Method = "card"
 	}
 	if p.Method == "card" && p.CardID == "" {
-		p.CardID = "card_" + s.randID()
+		p.CardID = "card_" + pm.st.randID()
 	}
 	if p.Method == "upi" && p.VPA == "" {
 		p.VPA = "success@razorpay"
 	}
 	if p.CreatedAt == 0 {
-		p.CreatedAt = s.now().Unix()
+		p.CreatedAt = pm.now().Unix()
 	}
 	if p.Email == "" {
 		p.Email = "void@razorpay.com"
 	}
 	if p.Contact == "" {
-		p.Contact = s.contact()
+		p.Contact = pm.contact()
 	}
 	p.Notes = maps.Clone(p.Notes)
 	if p.Notes == nil {
@@ -60,7 +60,7 @@ func (s *Sim) fillPayment(p *razorpay.Payment) error {
 	if p.Currency != "INR" {
 		p.International = true
 		if p.BaseAmount == nil {
-			base := s.toINR(p.Amount, p.Currency)
+			base := pm.toINR(p.Amount, p.Currency)
 			p.BaseAmount = &base
 		}
 		p.BaseCurrency = "INR"
@@ -70,7 +70,7 @@ func (s *Sim) fillPayment(p *razorpay.Payment) error {
 	}
 	p.Captured = razorpay.Bool(p.Status == "captured")
 	if p.Status == "captured" {
-		s.setFees(p)
+		pm.setFees(p)
 	} else {
 		p.Fee, p.Tax = nil, nil
 	}
@@ -80,7 +80,7 @@ func (s *Sim) fillPayment(p *razorpay.Payment) error {
 // toINR converts minor units of currency to INR paise with the simulator's rate (integer
 // arithmetic, rounded half up). Every amount the simulator holds is in a currency of the table
 // (fillPayment refuses any other), so an unknown one is the simulator's bug: it panics.
-func (s *Sim) toINR(minor int64, currency string) int64 {
+func (pm *payments) toINR(minor int64, currency string) int64 {
 	if currency == "INR" {
 		return minor
 	}
@@ -88,7 +88,7 @@ func (s *Sim) toINR(minor int64, currency string) int64 {
 	if err != nil { // fillPayment refuses it; refunds and disputes take their payment's
 		panic("razorpaysim: " + err.Error())
 	}
-	rate, ok := s.opt.FXRates[currency]
+	rate, ok := pm.opt.FXRates[currency]
 	if !ok {
 		rate, ok = defaultFX[currency]
 	}
@@ -104,7 +104,7 @@ func (s *Sim) toINR(minor int64, currency string) int64 {
 
 // setFees sets fee (2 % of base_amount, 3 % for international payments, GST included) and tax
 // (the 18 % GST part) in INR paise, unless the caller gave them.
-func (s *Sim) setFees(p *razorpay.Payment) {
+func (pm *payments) setFees(p *razorpay.Payment) {
 	if p.Fee != nil {
 		return
 	}

@@ -74,28 +74,14 @@ var minimums = map[string]struct {
 	"USD": {50, "The amount must be at least $0.5"},
 }
 
-// CreatePayment adds a payment to the account and emits its webhooks (spec/razorpay.md §1.6,
-// checklist items 12–13). Zero fields get defaults: id pay_+14 chars, currency INR, status
-// captured, method card, created_at now (unix s), a contact in one of Razorpay's mixed formats
-// (contactFormats).
-// Status must be authorized, captured, failed or created. An order is created (unless
-// opt.NoOrder) or an existing OrderID joined; fee and tax (INR paise, fee includes 18 % GST) are
-// set for captured payments unless given; non-INR payments get base_amount in INR paise and
-// base_currency INR.
-//
-// Events: failed → payment.failed; authorized → payment.authorized; captured →
-// payment.authorized (an authorized snapshot), payment.captured, order.paid (with an order
-// snapshot) and payment_link.paid for link payments, each with its own 14-char event id.
-//
-// Errors are *razorpay.APIError with status 400: unsupported currency, amount below the minimum
-// (INR 100 paise, USD 50 cents), unknown status, duplicate id.
-func (s *Sim) CreatePayment(p razorpay.Payment, opt PaymentOptions) (*razorpay.Payment, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.fillPayment(&p); err != nil {
+// CreatePayment is Sim.CreatePayment.
+func (pm *payments) CreatePayment(p razorpay.Payment, opt PaymentOptions) (*razorpay.Payment, error) {
+	pm.st.mu.Lock()
+	defer pm.st.mu.Unlock()
+	if err := pm.fillPayment(&p); err != nil {
 		return nil, err
 	}
-	rec := s.addPayment(p, opt)
+	rec := pm.addPayment(p, opt)
 	p = rec.p
 
 	var batch []*event
@@ -105,19 +91,19 @@ func (s *Sim) CreatePayment(p razorpay.Payment, opt PaymentOptions) (*razorpay.P
 		failed.ErrorCode, failed.ErrorSource = "BAD_REQUEST_ERROR", "customer"
 		failed.ErrorStep, failed.ErrorReason = "payment_authentication", "payment_timed_out"
 		failed.ErrorDescription = "Payment was not completed on time."
-		batch = append(batch, s.paymentEvent(razorpay.EventPaymentFailed, &failed, nil))
+		batch = append(batch, pm.hooks.paymentEvent(razorpay.EventPaymentFailed, &failed, nil))
 	}
 	switch p.Status {
 	case "failed":
-		batch = append(batch, s.paymentEvent(razorpay.EventPaymentFailed, &p, nil))
+		batch = append(batch, pm.hooks.paymentEvent(razorpay.EventPaymentFailed, &p, nil))
 	case "authorized":
-		batch = append(batch, s.paymentEvent(razorpay.EventPaymentAuthorized, &p, nil))
+		batch = append(batch, pm.hooks.paymentEvent(razorpay.EventPaymentAuthorized, &p, nil))
 	case "captured":
 		auth := authorizedSnapshot(p)
-		batch = append(batch, s.paymentEvent(razorpay.EventPaymentAuthorized, &auth, nil))
-		batch = append(batch, s.captureEvents(rec)...)
+		batch = append(batch, pm.hooks.paymentEvent(razorpay.EventPaymentAuthorized, &auth, nil))
+		batch = append(batch, pm.captureEvents(rec)...)
 	}
-	s.dispatch(batch, s.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
+	pm.hooks.dispatch(batch, pm.hooks.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
 	out := clonePayment(p)
 	return &out, nil
 }
@@ -125,33 +111,33 @@ func (s *Sim) CreatePayment(p razorpay.Payment, opt PaymentOptions) (*razorpay.P
 // addPayment records a filled payment with its order and link (opt.NoOrder, Receipt, Link,
 // LinkReferenceID) and indexes it; a captured one joins the settlement queue. No event is
 // made. The caller holds s.mu.
-func (s *Sim) addPayment(p razorpay.Payment, opt PaymentOptions) *payRec {
-	now := s.now()
+func (pm *payments) addPayment(p razorpay.Payment, opt PaymentOptions) *payRec {
+	now := pm.now()
 	var order *orderRec
 	if !opt.NoOrder {
-		order = s.attachOrder(&p, opt.Receipt)
+		order = pm.attachOrder(&p, opt.Receipt)
 	}
-	rec := &payRec{p: p, seq: s.nextSeq(), added: now.UnixNano(), held: opt.OnHold}
+	rec := &payRec{p: p, seq: pm.st.nextSeq(), added: now.UnixNano(), held: opt.OnHold}
 	if opt.Link {
-		rec.linkID = s.attachLink(&rec.p, opt.LinkReferenceID).l.ID
+		rec.linkID = pm.attachLink(&rec.p, opt.LinkReferenceID).l.ID
 	}
 	if order != nil {
 		order.payments = append(order.payments, rec)
 	}
-	s.payments[p.ID] = rec
-	s.payList.add(rec)
+	pm.st.payments[p.ID] = rec
+	pm.st.payList.add(rec)
 	if p.Status == "captured" {
-		s.markCaptured(rec, p.CreatedAt)
+		pm.settlements.markCaptured(rec, p.CreatedAt)
 	}
 	return rec
 }
 
 // attachOrder joins or creates the payment's order; the caller holds s.mu.
-func (s *Sim) attachOrder(p *razorpay.Payment, receipt string) *orderRec {
+func (pm *payments) attachOrder(p *razorpay.Payment, receipt string) *orderRec {
 	if p.OrderID == "" {
-		p.OrderID = s.freshID("order_", func(id string) bool { return s.orders[id] != nil })
+		p.OrderID = pm.st.freshID("order_", func(id string) bool { return pm.st.orders[id] != nil })
 	}
-	if or, ok := s.orders[p.OrderID]; ok {
+	if or, ok := pm.st.orders[p.OrderID]; ok {
 		or.o.Attempts++
 		return or
 	}
@@ -160,14 +146,14 @@ func (s *Sim) attachOrder(p *razorpay.Payment, receipt string) *orderRec {
 		Receipt: receipt, Status: "attempted", Attempts: 1, Notes: p.Notes, // shared: never changed in place
 		CreatedAt: p.CreatedAt - 30,
 	}
-	or := &orderRec{o: o, seq: s.nextSeq()}
-	s.orders[o.ID] = or
+	or := &orderRec{o: o, seq: pm.st.nextSeq()}
+	pm.st.orders[o.ID] = or
 	return or
 }
 
 // attachLink creates a payment link for the payment; the caller holds s.mu.
-func (s *Sim) attachLink(p *razorpay.Payment, ref string) *linkRec {
-	id := s.randID()
+func (pm *payments) attachLink(p *razorpay.Payment, ref string) *linkRec {
+	id := pm.st.randID()
 	l := razorpay.PaymentLink{
 		ID: "plink_" + id, Amount: p.Amount, Currency: p.Currency, Status: "created",
 		ReferenceID: ref, Description: "Payment for " + ref, OrderID: p.OrderID,
@@ -176,38 +162,34 @@ func (s *Sim) attachLink(p *razorpay.Payment, ref string) *linkRec {
 	}
 	l.Customer.Name, l.Customer.Email, l.Customer.Contact = "Test Customer", p.Email, p.Contact
 	p.Description = "#" + id
-	rec := &linkRec{l: l, seq: s.nextSeq()}
-	s.links[l.ID] = rec
+	rec := &linkRec{l: l, seq: pm.st.nextSeq()}
+	pm.st.links[l.ID] = rec
 	return rec
 }
 
 // captureEvents marks the payment's order and link paid and returns payment.captured,
 // order.paid and payment_link.paid; the caller holds s.mu.
-func (s *Sim) captureEvents(rec *payRec) []*event {
+func (pm *payments) captureEvents(rec *payRec) []*event {
 	p := rec.p
-	out := []*event{s.paymentEvent(razorpay.EventPaymentCaptured, &p, nil)}
-	if or, ok := s.orders[p.OrderID]; ok {
+	out := []*event{pm.hooks.paymentEvent(razorpay.EventPaymentCaptured, &p, nil)}
+	if or, ok := pm.st.orders[p.OrderID]; ok {
 		or.o.AmountPaid, or.o.AmountDue, or.o.Status = or.o.Amount, 0, "paid"
 		o := or.o
-		out = append(out, s.paymentEvent(razorpay.EventOrderPaid, &p, &o))
+		out = append(out, pm.hooks.paymentEvent(razorpay.EventOrderPaid, &p, &o))
 	}
-	if lr, ok := s.links[rec.linkID]; ok {
+	if lr, ok := pm.st.links[rec.linkID]; ok {
 		lr.l.AmountPaid, lr.l.Status, lr.l.UpdatedAt = p.Amount, "paid", p.CreatedAt+5
 		lr.paymentIDs = append(lr.paymentIDs, p.ID)
-		out = append(out, s.linkEvent(razorpay.EventPaymentLinkPaid, rec))
+		out = append(out, pm.hooks.linkEvent(razorpay.EventPaymentLinkPaid, rec))
 	}
 	return out
 }
 
-// Capture captures an authorized payment as POST /v1/payments/{id}/capture does
-// (spec/razorpay.md §5.2): amount (minor units) must equal the authorized amount and currency
-// the payment's. It emits payment.captured (+ order.paid, payment_link.paid). Errors are
-// *razorpay.APIError 400: unknown id, not authorized ("This payment has already been
-// captured" when captured), amount or currency mismatch.
-func (s *Sim) Capture(id string, amount int64, currency string) (*razorpay.Payment, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, ok := s.payments[id]
+// Capture is Sim.Capture.
+func (pm *payments) Capture(id string, amount int64, currency string) (*razorpay.Payment, error) {
+	pm.st.mu.Lock()
+	defer pm.st.mu.Unlock()
+	rec, ok := pm.st.payments[id]
 	if !ok {
 		return nil, notFound()
 	}
@@ -224,9 +206,9 @@ func (s *Sim) Capture(id string, amount int64, currency string) (*razorpay.Payme
 		return nil, badRequest("Capture amount must be equal to the amount authorized", "amount")
 	}
 	rec.p.Status, rec.p.Captured = "captured", true
-	s.setFees(&rec.p)
-	s.markCaptured(rec, s.now().Unix())
-	s.dispatch(s.captureEvents(rec), s.ordering(""), false, false)
+	pm.setFees(&rec.p)
+	pm.settlements.markCaptured(rec, pm.now().Unix())
+	pm.hooks.dispatch(pm.captureEvents(rec), pm.hooks.ordering(""), false, false)
 	out := clonePayment(rec.p)
 	return &out, nil
 }
@@ -284,10 +266,10 @@ var contactFormats = []string{"+919000090000", "9000090000", "+9000090000"}
 const doublePlusContact = "++919900000000"
 
 // contact returns a generated payment's contact; the caller holds s.mu.
-func (s *Sim) contact() string {
+func (pm *payments) contact() string {
 	formats := contactFormats
-	if s.opt.Quirks.DoublePlusContact {
+	if pm.opt.Quirks.DoublePlusContact {
 		formats = append(formats[:len(formats):len(formats)], doublePlusContact)
 	}
-	return formats[s.rnd.IntN(len(formats))]
+	return formats[pm.st.rnd.IntN(len(formats))]
 }

@@ -23,7 +23,7 @@ const (
 
 // paymentRow is a payment's recon row: Credit = base_amount − fee in INR paise, Fee with its
 // GST (Tax) inside, notes as JSON text (spec/razorpay.md §3.5). The caller holds s.mu.
-func (s *Sim) paymentRow(pr *payRec) razorpay.ReconItem {
+func (stl *settlements) paymentRow(pr *payRec) razorpay.ReconItem {
 	p := &pr.p
 	base := p.Amount
 	if p.BaseAmount != nil {
@@ -41,14 +41,14 @@ func (s *Sim) paymentRow(pr *payRec) razorpay.ReconItem {
 		Currency: "INR", Fee: fee, Tax: tax, CreatedAt: p.CreatedAt, CreditType: "default",
 		Description: p.Description, Notes: notesText(p.Notes),
 	}
-	s.describePayment(&row, p)
+	stl.describePayment(&row, p)
 	return row
 }
 
 // describePayment copies a payment's order, method and card onto a row; the caller holds s.mu.
-func (s *Sim) describePayment(row *razorpay.ReconItem, p *razorpay.Payment) {
+func (stl *settlements) describePayment(row *razorpay.ReconItem, p *razorpay.Payment) {
 	row.OrderID, row.Method = p.OrderID, p.Method
-	if or, ok := s.orders[p.OrderID]; ok {
+	if or, ok := stl.st.orders[p.OrderID]; ok {
 		row.OrderReceipt = or.o.Receipt
 	}
 	if p.Method == "card" {
@@ -61,15 +61,15 @@ func (s *Sim) describePayment(row *razorpay.ReconItem, p *razorpay.Payment) {
 
 // refundRow is a processed refund's recon row: Debit = the refund in INR paise, PaymentID the
 // refunded payment. The caller holds s.mu.
-func (s *Sim) refundRow(rr *refundRec) razorpay.ReconItem {
+func (stl *settlements) refundRow(rr *refundRec) razorpay.ReconItem {
 	r := &rr.r
-	inr := s.toINR(r.Amount, r.Currency)
+	inr := stl.payments.toINR(r.Amount, r.Currency)
 	row := razorpay.ReconItem{
 		EntityID: r.ID, Type: razorpay.ReconRefund, Debit: inr, Amount: inr, Currency: "INR",
 		CreatedAt: r.CreatedAt, CreditType: "default", Notes: notesText(r.Notes), PaymentID: r.PaymentID,
 	}
-	if pr, ok := s.payments[r.PaymentID]; ok {
-		s.describePayment(&row, &pr.p)
+	if pr, ok := stl.st.payments[r.PaymentID]; ok {
+		stl.describePayment(&row, &pr.p)
 	}
 	return row
 }
@@ -118,14 +118,14 @@ func renderRecon(r *razorpay.ReconItem) obj {
 
 // listSettlements serves GET /v1/settlements: newest first, from/to on created_at, count
 // 1–100, skip, list lag (spec/razorpay.md §5.2).
-func (s *Sim) listSettlements(q url.Values) (any, *razorpay.APIError) {
-	return listed(s, q, s.settleList, func(r *settleRec) obj { return renderSettlement(&r.st) })
+func (ap *api) listSettlements(q url.Values) (any, *razorpay.APIError) {
+	return listed(ap, q, ap.st.settleList, func(r *settleRec) obj { return renderSettlement(&r.st) })
 }
 
-func (s *Sim) getSettlement(id string) (any, *razorpay.APIError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, ok := s.settlements[id]
+func (ap *api) getSettlement(id string) (any, *razorpay.APIError) {
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
+	rec, ok := ap.st.settlements[id]
 	if !ok {
 		return nil, notFound()
 	}
@@ -175,7 +175,7 @@ func reconPeriod(q url.Values) (from, to int64, e *razorpay.APIError) {
 // IST day (or month) asked for, settlements oldest first and each one's rows in order, then
 // skip and count (1–1000) over rows (spec/razorpay.md §3.5, §5.2). Settlements still hidden by
 // list lag are left out. Cost: O(log n + settlements of the period + count).
-func (s *Sim) recon(q url.Values) (any, *razorpay.APIError) {
+func (ap *api) recon(q url.Values) (any, *razorpay.APIError) {
 	p, e := parsePage(q, 1000)
 	if e != nil {
 		return nil, e
@@ -184,13 +184,13 @@ func (s *Sim) recon(q url.Values) (any, *razorpay.APIError) {
 	if e != nil {
 		return nil, e
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	ap.st.mu.Lock()
+	defer ap.st.mu.Unlock()
 	hidden := map[*settleRec]bool{}
-	for _, r := range s.settleList.hidden(s.now(), s.faults.ListLag) {
+	for _, r := range ap.st.settleList.hidden(ap.now(), ap.st.faults.ListLag) {
 		hidden[r] = true
 	}
-	x := &s.settleList.byCreated
+	x := &ap.st.settleList.byCreated
 	lo, hi := x.window(from, to)
 	items := []any{}
 	skip := p.skip

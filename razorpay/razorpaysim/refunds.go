@@ -33,23 +33,17 @@ type refundRec struct {
 	settled bool
 }
 
-// CreateRefund refunds (part of) a captured payment and emits refund.created and the final
-// refund event, each carrying the payment snapshot of its moment: cumulative amount_refunded,
-// refund_status partial or full, status refunded at 100 % (spec/razorpay.md §3.3). Zero fields
-// get defaults: id rfnd_+14 chars, amount = what is left to refund (minor units of the
-// payment's currency), speed normal, created_at now. Errors are *razorpay.APIError 400: unknown
-// payment id ("The id provided does not exist"), payment not captured, amount above what is
-// left, currency different from the payment's.
-func (s *Sim) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refund, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, final, err := s.checkRefund(&r, opt)
+// CreateRefund is Sim.CreateRefund.
+func (rf *refunds) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refund, error) {
+	rf.st.mu.Lock()
+	defer rf.st.mu.Unlock()
+	p, final, err := rf.checkRefund(&r, opt)
 	if err != nil {
 		return nil, err
 	}
 	r.Entity = "refund"
 	if r.CreatedAt == 0 {
-		r.CreatedAt = s.now().Unix()
+		r.CreatedAt = rf.now().Unix()
 	}
 	if r.SpeedRequested == "" {
 		r.SpeedRequested = "normal"
@@ -62,15 +56,15 @@ func (s *Sim) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refu
 		r.Notes = razorpay.Notes{}
 	}
 	r.AcquirerData = map[string]string{}
-	batch := s.refundEvents(&r, p, final, opt)
-	rec := &refundRec{r: r, seq: s.nextSeq(), added: s.now().UnixNano()}
-	s.refunds[r.ID] = rec
-	s.refundList.add(rec)
-	s.paymentRefunds[r.PaymentID] = append(s.paymentRefunds[r.PaymentID], rec)
+	batch := rf.refundEvents(&r, p, final, opt)
+	rec := &refundRec{r: r, seq: rf.st.nextSeq(), added: rf.now().UnixNano()}
+	rf.st.refunds[r.ID] = rec
+	rf.st.refundList.add(rec)
+	rf.st.paymentRefunds[r.PaymentID] = append(rf.st.paymentRefunds[r.PaymentID], rec)
 	if r.Status == "processed" {
-		s.due.refunds = append(s.due.refunds, rec)
+		rf.st.due.refunds = append(rf.st.due.refunds, rec)
 	}
-	s.dispatch(batch, s.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
+	rf.hooks.dispatch(batch, rf.hooks.ordering(opt.Ordering), opt.Duplicate, opt.Lose)
 	out := r
 	out.Notes = maps.Clone(r.Notes)
 	out.AcquirerData = maps.Clone(r.AcquirerData)
@@ -80,8 +74,8 @@ func (s *Sim) CreateRefund(r razorpay.Refund, opt RefundOptions) (*razorpay.Refu
 // checkRefund checks refund r of its payment, in the order of CreateRefund's errors, and fills
 // in its amount, currency and id when zero. It returns the payment and the refund's final
 // status (processed when opt names none). s.mu is held.
-func (s *Sim) checkRefund(r *razorpay.Refund, opt RefundOptions) (*razorpay.Payment, string, error) {
-	pr, ok := s.payments[r.PaymentID]
+func (rf *refunds) checkRefund(r *razorpay.Refund, opt RefundOptions) (*razorpay.Payment, string, error) {
+	pr, ok := rf.st.payments[r.PaymentID]
 	if !ok {
 		return nil, "", notFound()
 	}
@@ -106,9 +100,9 @@ func (s *Sim) checkRefund(r *razorpay.Refund, opt RefundOptions) (*razorpay.Paym
 		return nil, "", badRequest("The currency should be same as the payment currency", "currency")
 	}
 	if r.ID == "" {
-		r.ID = s.freshID("rfnd_", func(id string) bool { return s.refunds[id] != nil })
+		r.ID = rf.st.freshID("rfnd_", func(id string) bool { return rf.st.refunds[id] != nil })
 	}
-	if _, dup := s.refunds[r.ID]; dup {
+	if _, dup := rf.st.refunds[r.ID]; dup {
 		return nil, "", badRequest("A refund with this id already exists", "id")
 	}
 	final := opt.Final
@@ -126,23 +120,23 @@ func (s *Sim) checkRefund(r *razorpay.Refund, opt RefundOptions) (*razorpay.Paym
 // refundEvents applies refund r to payment p, moves r to its final status and returns
 // refund.created and the final refund event (none for pending), each with the payment
 // snapshot of its moment.
-func (s *Sim) refundEvents(r *razorpay.Refund, p *razorpay.Payment, final string, opt RefundOptions) []*event {
+func (rf *refunds) refundEvents(r *razorpay.Refund, p *razorpay.Payment, final string, opt RefundOptions) []*event {
 	applyRefund(p, r.Amount)
 	created := *r
 	created.Status = "processed"
 	if opt.CreatedPending || final == "pending" {
 		created.Status = "pending"
 	}
-	batch := []*event{s.refundEvent(razorpay.EventRefundCreated, &created, p)}
+	batch := []*event{rf.hooks.refundEvent(razorpay.EventRefundCreated, &created, p)}
 	switch final {
 	case "processed":
 		r.Status = "processed"
-		r.AcquirerData = map[string]string{"arn": "7433" + digits(s, 19)}
-		batch = append(batch, s.refundEvent(razorpay.EventRefundProcessed, r, p))
+		r.AcquirerData = map[string]string{"arn": "7433" + digits(rf.st, 19)}
+		batch = append(batch, rf.hooks.refundEvent(razorpay.EventRefundProcessed, r, p))
 	case "failed":
 		r.Status = "failed"
 		applyRefund(p, -r.Amount)
-		batch = append(batch, s.refundEvent(razorpay.EventRefundFailed, r, p))
+		batch = append(batch, rf.hooks.refundEvent(razorpay.EventRefundFailed, r, p))
 	case "pending":
 		r.Status = "pending"
 	}
@@ -164,10 +158,10 @@ func applyRefund(p *razorpay.Payment, delta int64) {
 }
 
 // digits returns n random decimal digits; the caller holds s.mu.
-func digits(s *Sim, n int) string {
+func digits(st *state, n int) string {
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = byte('0' + s.rnd.IntN(10))
+		b[i] = byte('0' + st.rnd.IntN(10))
 	}
 	return string(b)
 }

@@ -163,8 +163,8 @@ func int64Value(p *int64) any {
 	return *p
 }
 
-func (s *Sim) boolValue(v bool) any {
-	if s.opt.Quirks.CapturedAsString {
+func (rn *renderer) boolValue(v bool) any {
+	if rn.opt.Quirks.CapturedAsString {
 		if v {
 			return "1"
 		}
@@ -176,7 +176,7 @@ func (s *Sim) boolValue(v bool) any {
 // renderPayment renders a payment in Razorpay's key order (spec/razorpay.md §3.1 and the
 // reference payloads). Card payments carry a card object and "" in empty error fields; UPI
 // payments a upi object.
-func (s *Sim) renderPayment(p *razorpay.Payment) obj {
+func (rn *renderer) renderPayment(p *razorpay.Payment) obj {
 	errText := func(v string) any { return nullable(v) }
 	if p.Method == "card" {
 		errText = func(v string) any { return v }
@@ -186,7 +186,7 @@ func (s *Sim) renderPayment(p *razorpay.Payment) obj {
 		{"status", p.Status}, {"order_id", nullable(p.OrderID)}, {"invoice_id", nullable(p.InvoiceID)},
 		{"international", bool(p.International)}, {"method", p.Method},
 		{"amount_refunded", p.AmountRefunded}, {"amount_transferred", 0},
-		{"refund_status", nullable(p.RefundStatus)}, {"captured", s.boolValue(bool(p.Captured))},
+		{"refund_status", nullable(p.RefundStatus)}, {"captured", rn.boolValue(bool(p.Captured))},
 		{"description", nullable(p.Description)}, {"card_id", nullable(p.CardID)},
 	}...)
 	if p.Method == "card" {
@@ -225,14 +225,14 @@ func (s *Sim) renderPayment(p *razorpay.Payment) obj {
 	if p.FeeBearer != "" {
 		o = append(o, field{"fee_bearer", p.FeeBearer})
 	}
-	if s.opt.Quirks.ExtraFields {
+	if rn.opt.Quirks.ExtraFields {
 		o = append(o, field{"reward", nil}, field{"provider", nil}, field{"gateway_provider", "Razorpay"})
 	}
 	return o
 }
 
 // renderOrder renders an order (spec/razorpay.md §3.2).
-func (s *Sim) renderOrder(r *razorpay.Order) obj {
+func (rn *renderer) renderOrder(r *razorpay.Order) obj {
 	return obj{
 		{"id", r.ID}, {"entity", "order"}, {"amount", r.Amount}, {"amount_paid", r.AmountPaid},
 		{"amount_due", r.AmountDue}, {"currency", r.Currency}, {"receipt", nullable(r.Receipt)},
@@ -243,7 +243,7 @@ func (s *Sim) renderOrder(r *razorpay.Order) obj {
 
 // renderRefund renders a refund (spec/razorpay.md §3.3); acquirer_data is {"arn": null} until
 // the bank reference is known.
-func (s *Sim) renderRefund(r *razorpay.Refund) obj {
+func (rn *renderer) renderRefund(r *razorpay.Refund) obj {
 	acq := any(obj{{"arn", nil}})
 	if len(r.AcquirerData) > 0 {
 		acq = stringObj(r.AcquirerData)
@@ -259,7 +259,7 @@ func (s *Sim) renderRefund(r *razorpay.Refund) obj {
 
 // renderLink renders a payment link (spec/razorpay.md §3.4): no entity key, notes null when
 // empty, unset timestamps 0, user_id "". Written with sorted keys (wrap in sorted when encoding).
-func (s *Sim) renderLink(l *razorpay.PaymentLink, withPayments []obj) obj {
+func (rn *renderer) renderLink(l *razorpay.PaymentLink, withPayments []obj) obj {
 	o := obj{
 		{"id", l.ID}, {"amount", l.Amount}, {"amount_paid", l.AmountPaid}, {"currency", l.Currency},
 		{"accept_partial", bool(l.AcceptPartial)}, {"first_min_partial_amount", 0},

@@ -24,26 +24,15 @@ var (
 	ErrClosed = errors.New("razorpaysim: closed")
 )
 
-// ReplayEvent resends a stored event on request, as Razorpay support does (spec/razorpay.md
-// §1.9, checklist item 14): one attempt to each endpoint the event went to when it happened
-// (or only to the endpoint webhookID when not ""), with the same event id, the same bytes and
-// the same signature as the original deliveries, even after a secret rotation. Events lost on
-// purpose (PaymentOptions.Lose and the like) can be replayed too. Endpoints disabled now are
-// skipped. Age is measured like the retry window: real time since creation, scaled by
-// TimeScale; beyond 15 days the replay is refused.
-//
-// ReplayEvent waits for the attempts (each bounded by DeliveryTimeout) and returns them; they
-// are also recorded in State with Replay set. A replay neither changes the event's Delivered
-// or Finished flags nor retries. Errors: ErrUnknownEvent, ErrReplayTooOld, ErrUnknownWebhook,
-// ErrNothingToReplay, ErrClosed.
-func (s *Sim) ReplayEvent(id, webhookID string) ([]Attempt, error) {
-	s.mu.Lock()
-	if s.ctx.Err() != nil {
-		s.mu.Unlock()
+// ReplayEvent is Sim.ReplayEvent.
+func (wh *webhooks) ReplayEvent(id, webhookID string) ([]Attempt, error) {
+	wh.st.mu.Lock()
+	if wh.life.ctx.Err() != nil {
+		wh.st.mu.Unlock()
 		return nil, ErrClosed
 	}
 	var e *event
-	for _, ev := range s.events {
+	for _, ev := range wh.events {
 		if ev.id == id {
 			e = ev
 			break
@@ -51,13 +40,13 @@ func (s *Sim) ReplayEvent(id, webhookID string) ([]Attempt, error) {
 	}
 	switch {
 	case e == nil:
-		s.mu.Unlock()
+		wh.st.mu.Unlock()
 		return nil, ErrUnknownEvent
-	case time.Since(e.created) > s.scaled(replayWindow):
-		s.mu.Unlock()
+	case time.Since(e.created) > wh.life.scaled(replayWindow):
+		wh.st.mu.Unlock()
 		return nil, ErrReplayTooOld
-	case webhookID != "" && s.endpoint(webhookID) == nil:
-		s.mu.Unlock()
+	case webhookID != "" && wh.endpoint(webhookID) == nil:
+		wh.st.mu.Unlock()
 		return nil, ErrUnknownWebhook
 	}
 	var jobs []job
@@ -67,20 +56,20 @@ func (s *Sim) ReplayEvent(id, webhookID string) ([]Attempt, error) {
 		}
 	}
 	if len(jobs) == 0 {
-		s.mu.Unlock()
+		wh.st.mu.Unlock()
 		return nil, ErrNothingToReplay
 	}
-	s.wg.Add(len(jobs))
-	s.mu.Unlock()
+	wh.life.wg.Add(len(jobs))
+	wh.st.mu.Unlock()
 
 	res := make([]outcome, len(jobs))
 	var wg sync.WaitGroup
 	wg.Add(len(jobs))
 	for i, j := range jobs {
 		go func() {
-			defer s.wg.Done()
+			defer wh.life.wg.Done()
 			defer wg.Done()
-			res[i] = s.attempt(j, false, true)
+			res[i] = wh.attempt(j, false, true)
 		}()
 	}
 	wg.Wait()

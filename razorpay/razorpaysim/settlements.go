@@ -63,32 +63,25 @@ type due struct {
 
 // markCaptured puts a just-captured payment (capturedAt unix seconds) in the queue of the
 // next settlement; the caller holds s.mu.
-func (s *Sim) markCaptured(rec *payRec, capturedAt int64) {
+func (stl *settlements) markCaptured(rec *payRec, capturedAt int64) {
 	rec.capturedAt = capturedAt
-	s.due.payments = append(s.due.payments, rec)
+	stl.st.due.payments = append(stl.st.due.payments, rec)
 }
 
-// Settle pays out everything waiting, as SettleWith(SettleOptions{}) does.
-func (s *Sim) Settle() (*razorpay.Settlement, error) { return s.SettleWith(SettleOptions{}) }
+// Settle is Sim.Settle.
+func (stl *settlements) Settle() (*razorpay.Settlement, error) {
+	return stl.SettleWith(SettleOptions{})
+}
 
-// SettleWith makes one settlement of what is waiting (checklist item 21): every captured
-// payment not on hold and captured at or before opt.Before (a recon row with Credit =
-// base_amount − fee, in INR paise, fee including GST), every processed refund (Debit = the
-// refund in INR paise, PaymentID set), every adjustment (AddAdjustment, lost disputes) and
-// transfer (AddTransfer). Amount = Σ Credit − Σ Debit − Fees + opt.Discrepancy, exactly; ids
-// setl_ + 14 characters; created_at now. With status processed it sends settlement.processed
-// through the webhook machinery (retry ladder, duplicates, Faults).
-//
-// Errors: ErrNothingToSettle, ErrNegativeBalance (nothing changes), or a 400 *razorpay.APIError
-// for an unknown opt.Status.
-func (s *Sim) SettleWith(opt SettleOptions) (*razorpay.Settlement, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// SettleWith is Sim.SettleWith.
+func (stl *settlements) SettleWith(opt SettleOptions) (*razorpay.Settlement, error) {
+	stl.st.mu.Lock()
+	defer stl.st.mu.Unlock()
 	cutoff := int64(math.MaxInt64)
 	if !opt.Before.IsZero() {
 		cutoff = opt.Before.Unix()
 	}
-	rec, err := s.settleLocked(opt, cutoff)
+	rec, err := stl.settleLocked(opt, cutoff)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +91,7 @@ func (s *Sim) SettleWith(opt SettleOptions) (*razorpay.Settlement, error) {
 
 // settleLocked builds the settlement of everything due up to cutoff (unix seconds of
 // capture), then records it; nothing changes on error. The caller holds s.mu.
-func (s *Sim) settleLocked(opt SettleOptions, cutoff int64) (*settleRec, error) {
+func (stl *settlements) settleLocked(opt SettleOptions, cutoff int64) (*settleRec, error) {
 	switch opt.Status {
 	case "":
 		opt.Status = razorpay.SettlementProcessed
@@ -106,15 +99,15 @@ func (s *Sim) settleLocked(opt SettleOptions, cutoff int64) (*settleRec, error) 
 	default:
 		return nil, badRequest("Invalid settlement status: "+opt.Status, "status")
 	}
-	now := s.now()
+	now := stl.now()
 	rec := &settleRec{
 		st: razorpay.Settlement{
-			ID:     s.freshID("setl_", func(id string) bool { return s.settlements[id] != nil }),
+			ID:     stl.st.freshID("setl_", func(id string) bool { return stl.st.settlements[id] != nil }),
 			Entity: "settlement", Status: razorpay.SettlementCreated, CreatedAt: now.Unix(),
 		},
 		lose: opt.Lose, dup: opt.Duplicate,
 	}
-	picked, waiting := s.dueRows(rec, cutoff)
+	picked, waiting := stl.dueRows(rec, cutoff)
 	if len(rec.rows) == 0 {
 		return nil, ErrNothingToSettle
 	}
@@ -133,18 +126,18 @@ func (s *Sim) settleLocked(opt SettleOptions, cutoff int64) (*settleRec, error) 
 	for _, pr := range picked {
 		pr.settled = true
 	}
-	for _, rr := range s.due.refunds {
+	for _, rr := range stl.st.due.refunds {
 		rr.settled = true
 	}
-	s.due = due{payments: waiting}
-	rec.seq, rec.added = s.nextSeq(), now.UnixNano()
-	s.settlements[rec.st.ID] = rec
-	s.settleList.add(rec)
+	stl.st.due = due{payments: waiting}
+	rec.seq, rec.added = stl.st.nextSeq(), now.UnixNano()
+	stl.st.settlements[rec.st.ID] = rec
+	stl.st.settleList.add(rec)
 	switch opt.Status {
 	case razorpay.SettlementProcessed:
-		s.process(rec)
+		stl.process(rec)
 	case razorpay.SettlementFailed:
-		rec.st.Status, rec.st.UTR = razorpay.SettlementFailed, s.newUTR(now)
+		rec.st.Status, rec.st.UTR = razorpay.SettlementFailed, stl.newUTR(now)
 	}
 	return rec, nil
 }
@@ -152,19 +145,19 @@ func (s *Sim) settleLocked(opt SettleOptions, cutoff int64) (*settleRec, error) 
 // dueRows puts in rec the rows of what is due: payments not held and captured at or before
 // cutoff (picked; the others keep waiting), every processed refund, adjustment and transfer.
 // It changes nothing else. The caller holds s.mu.
-func (s *Sim) dueRows(rec *settleRec, cutoff int64) (picked, waiting []*payRec) {
-	for _, pr := range s.due.payments {
+func (stl *settlements) dueRows(rec *settleRec, cutoff int64) (picked, waiting []*payRec) {
+	for _, pr := range stl.st.due.payments {
 		if pr.held || pr.capturedAt > cutoff {
 			waiting = append(waiting, pr)
 			continue
 		}
 		picked = append(picked, pr)
-		rec.rows = append(rec.rows, s.paymentRow(pr))
+		rec.rows = append(rec.rows, stl.paymentRow(pr))
 	}
-	for _, rr := range s.due.refunds {
-		rec.rows = append(rec.rows, s.refundRow(rr))
+	for _, rr := range stl.st.due.refunds {
+		rec.rows = append(rec.rows, stl.refundRow(rr))
 	}
-	rec.rows = append(rec.rows, s.due.extras...)
+	rec.rows = append(rec.rows, stl.st.due.extras...)
 	for i := range rec.rows {
 		rec.rows[i].SettlementID = rec.st.ID
 	}
@@ -173,16 +166,16 @@ func (s *Sim) dueRows(rec *settleRec, cutoff int64) (picked, waiting []*payRec) 
 
 // newUTR returns a bank reference like the sample's (HDFCN + IST date + 6 digits); the caller
 // holds s.mu.
-func (s *Sim) newUTR(now time.Time) string {
-	return "HDFCN" + now.In(ist).Format("20060102") + digits(s, 6)
+func (stl *settlements) newUTR(now time.Time) string {
+	return "HDFCN" + now.In(ist).Format("20060102") + digits(stl.st, 6)
 }
 
 // process moves a created or failed settlement to processed: a new UTR, every row settled at
 // now with that UTR (adjustment rows carry none, as in Razorpay's sample), and
 // settlement.processed dispatched. The caller holds s.mu.
-func (s *Sim) process(rec *settleRec) {
-	now := s.now()
-	rec.st.Status, rec.st.UTR = razorpay.SettlementProcessed, s.newUTR(now)
+func (stl *settlements) process(rec *settleRec) {
+	now := stl.now()
+	rec.st.Status, rec.st.UTR = razorpay.SettlementProcessed, stl.newUTR(now)
 	for i := range rec.rows {
 		r := &rec.rows[i]
 		r.Settled, r.SettledAt = true, now.Unix()
@@ -191,35 +184,31 @@ func (s *Sim) process(rec *settleRec) {
 		}
 	}
 	payload := obj{{"settlement", wrap(renderSettlement(&rec.st))}}
-	ev := s.newEvent(razorpay.EventSettlementProcessed, []string{"settlement"}, payload, now.Unix(), false)
-	s.dispatch([]*event{ev}, s.ordering(""), rec.dup, rec.lose)
+	ev := stl.hooks.newEvent(razorpay.EventSettlementProcessed, []string{"settlement"}, payload, now.Unix(), false)
+	stl.hooks.dispatch([]*event{ev}, stl.hooks.ordering(""), rec.dup, rec.lose)
 }
 
-// ProcessSettlement moves a created or failed settlement to processed (failed is not final,
-// spec/razorpay.md §3.5): a new UTR, its rows settled, settlement.processed sent with the
-// delivery options it was made with. Errors: a 400 *razorpay.APIError "The id provided does
-// not exist" for an unknown id, ErrAlreadyProcessed.
-func (s *Sim) ProcessSettlement(id string) (*razorpay.Settlement, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, ok := s.settlements[id]
+// ProcessSettlement is Sim.ProcessSettlement.
+func (stl *settlements) ProcessSettlement(id string) (*razorpay.Settlement, error) {
+	stl.st.mu.Lock()
+	defer stl.st.mu.Unlock()
+	rec, ok := stl.st.settlements[id]
 	if !ok {
 		return nil, notFound()
 	}
 	if rec.st.Status == razorpay.SettlementProcessed {
 		return nil, ErrAlreadyProcessed
 	}
-	s.process(rec)
+	stl.process(rec)
 	out := rec.st
 	return &out, nil
 }
 
-// Recon returns the recon rows of one settlement as GET /v1/settlements/recon/combined shows
-// them. Errors: a 400 *razorpay.APIError "The id provided does not exist".
-func (s *Sim) Recon(settlementID string) ([]razorpay.ReconItem, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, ok := s.settlements[settlementID]
+// Recon is Sim.Recon.
+func (stl *settlements) Recon(settlementID string) ([]razorpay.ReconItem, error) {
+	stl.st.mu.Lock()
+	defer stl.st.mu.Unlock()
+	rec, ok := stl.st.settlements[settlementID]
 	if !ok {
 		return nil, notFound()
 	}
@@ -227,32 +216,32 @@ func (s *Sim) Recon(settlementID string) ([]razorpay.ReconItem, error) {
 }
 
 // settleLoop runs the settlement schedule at a fixed (scaled) interval until Close.
-func (s *Sim) settleLoop(every time.Duration) {
-	defer s.wg.Done()
+func (stl *settlements) settleLoop(every time.Duration) {
+	defer stl.life.wg.Done()
 	if every <= 0 {
 		every = time.Millisecond
 	}
-	for s.sleep(every) {
-		s.settleTick()
+	for stl.life.sleep(every) {
+		stl.settleTick()
 	}
 }
 
 // settleTick is one scheduled run: settlements left created or failed are processed, then
 // what is due before the cut-off (Options.SettleDelay) is settled, failed while
 // Faults.FailSettlements lasts.
-func (s *Sim) settleTick() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, rec := range s.settleList.byCreated.items {
+func (stl *settlements) settleTick() {
+	stl.st.mu.Lock()
+	defer stl.st.mu.Unlock()
+	for _, rec := range stl.st.settleList.byCreated.items {
 		if rec.st.Status != razorpay.SettlementProcessed {
-			s.process(rec)
+			stl.process(rec)
 		}
 	}
 	opt := SettleOptions{}
-	if s.faults.FailSettlements > 0 {
+	if stl.st.faults.FailSettlements > 0 {
 		opt.Status = razorpay.SettlementFailed
 	}
-	if _, err := s.settleLocked(opt, s.now().Add(-s.opt.SettleDelay).Unix()); err == nil && opt.Status != "" {
-		s.faults.FailSettlements--
+	if _, err := stl.settleLocked(opt, stl.now().Add(-stl.opt.SettleDelay).Unix()); err == nil && opt.Status != "" {
+		stl.st.faults.FailSettlements--
 	}
 }

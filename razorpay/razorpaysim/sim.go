@@ -125,24 +125,34 @@ type Faults struct {
 // webhook sender following §1, driven by CreatePayment, CreateRefund, Capture, Settle,
 // CreateDispute and ResolveDispute (or the control API, see ServeHTTP). It is safe for concurrent use; Close stops every delivery
 // goroutine.
+//
+// Sim is the façade of one mode's account and wires its parts: the entities and their lock
+// (state), webhook endpoints and delivery (webhooks), the REST API (api) and its rendering
+// (renderer), the control API (control), payments, refunds, disputes, settlements, and the
+// time scale and goroutines (lifetime).
 type Sim struct {
-	opt   Options
-	scale float64
-	now   func() time.Time
-	hc    *http.Client
-
-	ctx    context.Context
+	opt    Options
+	mode   string // "test" or "live"
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	live   *Sim // the live-mode account of a test-mode Sim; nil when not configured
 
-	mode string // "test" or "live"
-	live *Sim   // the live-mode account of a test-mode Sim; nil when not configured
+	st          *state
+	hooks       *webhooks
+	api         *api
+	render      *renderer
+	control     *control
+	payments    *payments
+	refunds     *refunds
+	disputes    *disputes
+	settlements *settlements
+	life        *lifetime
+}
 
+// state is one account's entities, faults and random stream, under mu.
+type state struct {
 	mu             sync.Mutex
 	rnd            *rand.Rand
 	seq            int64
-	endpoints      []*endpoint // [0] is the default endpoint (Options.WebhookURL)
-	alerts         []AlertEmail
 	faults         Faults
 	tokens         float64
 	tokensAt       time.Time
@@ -157,7 +167,14 @@ type Sim struct {
 	settlements    map[string]*settleRec
 	settleList     *listing[*settleRec]
 	due            due // what the next settlement pays out or deducts
-	events         []*event
+}
+
+// lifetime is the time scale of an account's waits and the goroutines it runs: they end with
+// ctx and Close waits for them on wg.
+type lifetime struct {
+	scale float64
+	ctx   context.Context
+	wg    sync.WaitGroup
 }
 
 // New returns a running Sim. Call Close when done. With Options.LiveKeyID or LiveKeySecret
@@ -197,14 +214,7 @@ func newMode(opt Options, mode string) *Sim {
 		stream = 0x11fe
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Sim{
-		opt:      opt,
-		scale:    scale,
-		now:      opt.Now,
-		hc:       loopbackClient(),
-		ctx:      ctx,
-		cancel:   cancel,
-		mode:     mode,
+	st := &state{
 		rnd:      rand.New(rand.NewPCG(seed, stream)),
 		faults:   opt.Faults,
 		payments: map[string]*payRec{},
@@ -221,16 +231,17 @@ func newMode(opt Options, mode string) *Sim {
 		settleList: newListing(func(r *settleRec) (int64, int64) { return r.st.CreatedAt, r.seq },
 			func(r *settleRec) (int64, int64) { return r.added, r.seq }),
 	}
-	if s.opt.AccountID == "" {
-		s.opt.AccountID = "acc_" + s.randID()
+	if opt.AccountID == "" {
+		opt.AccountID = "acc_" + st.randID()
 	}
-	if s.opt.AccountEmail == "" {
-		s.opt.AccountEmail = "owner@" + s.opt.AccountID + ".example"
+	if opt.AccountEmail == "" {
+		opt.AccountEmail = "owner@" + opt.AccountID + ".example"
 	}
-	s.endpoints = newEndpoints(opt)
+	s := wire(opt, mode, st, &lifetime{scale: scale, ctx: ctx})
+	s.cancel = cancel
 	if opt.SettleEvery > 0 {
-		s.wg.Add(1)
-		go s.settleLoop(s.scaled(opt.SettleEvery))
+		s.life.wg.Add(1)
+		go s.settlements.settleLoop(s.life.scaled(opt.SettleEvery))
 	}
 	return s
 }
@@ -242,11 +253,11 @@ func (s *Sim) Close() {
 	if s.live != nil {
 		s.live.Close()
 	}
-	s.mu.Lock() // goroutines are only started under s.mu after checking s.ctx
+	s.st.mu.Lock() // goroutines are only started under s.mu after checking s.ctx
 	s.cancel()
-	s.mu.Unlock()
-	s.wg.Wait()
-	s.hc.CloseIdleConnections()
+	s.st.mu.Unlock()
+	s.life.wg.Wait()
+	s.hooks.hc.CloseIdleConnections()
 }
 
 // Live returns the live-mode account (spec/razorpay.md §1.10, checklist item 15): its own
@@ -274,31 +285,29 @@ func (s *Sim) SetFaults(f Faults) {
 	if s.live != nil {
 		s.live.SetFaults(f)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
 	f.FailNext = slices.Clone(f.FailNext)
-	s.faults = f
-	s.tokensAt = time.Time{}
+	s.st.faults = f
+	s.st.tokensAt = time.Time{}
 }
 
-// RotateWebhookSecret makes secret the signing key of the default endpoint for events created
-// from now on; events created earlier keep their signature on every retry and replay
-// (spec/razorpay.md §1.3, checklist item 7). It acts on this mode only.
-func (s *Sim) RotateWebhookSecret(secret string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ep := s.endpoints[0]
+// RotateWebhookSecret is Sim.RotateWebhookSecret.
+func (wh *webhooks) RotateWebhookSecret(secret string) {
+	wh.st.mu.Lock()
+	defer wh.st.mu.Unlock()
+	ep := wh.endpoints[0]
 	ep.prevSecret, ep.secret = ep.secret, secret
 }
 
 // scaled compresses a real-world duration by the time scale.
-func (s *Sim) scaled(d time.Duration) time.Duration {
-	return time.Duration(float64(d) * s.scale)
+func (lt *lifetime) scaled(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * lt.scale)
 }
 
 // sleep waits d of real time; false when the simulator closed meanwhile.
-func (s *Sim) sleep(d time.Duration) bool {
-	return sleep.For(s.ctx, d) == nil
+func (lt *lifetime) sleep(d time.Duration) bool {
+	return sleep.For(lt.ctx, d) == nil
 }
 
 // randomSeed is a seed for a Sim without Options.Seed, never 0.
@@ -314,28 +323,28 @@ const idChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 // remembered (that cost ~50 bytes per id at 100,000 payments): among 62^14 ≈ 1.2·10^25 values a
 // repeat within a million ids has a chance below 10^-13, and entity ids are drawn again when
 // taken (freshID). The caller holds s.mu or is New.
-func (s *Sim) randID() string {
+func (st *state) randID() string {
 	var b [14]byte
 	for i := range b {
-		b[i] = idChars[s.rnd.IntN(len(idChars))]
+		b[i] = idChars[st.rnd.IntN(len(idChars))]
 	}
 	return string(b[:])
 }
 
 // freshID returns prefix + a random id that taken does not report as in use; the caller holds
 // s.mu.
-func (s *Sim) freshID(prefix string, taken func(string) bool) string {
+func (st *state) freshID(prefix string, taken func(string) bool) string {
 	for {
-		if id := prefix + s.randID(); !taken(id) {
+		if id := prefix + st.randID(); !taken(id) {
 			return id
 		}
 	}
 }
 
 // nextSeq orders entities created in the same second; the caller holds s.mu.
-func (s *Sim) nextSeq() int64 {
-	s.seq++
-	return s.seq
+func (st *state) nextSeq() int64 {
+	st.seq++
+	return st.seq
 }
 
 // Wait blocks until every recorded event is finished (delivered, lost or given up after the
@@ -345,7 +354,7 @@ func (s *Sim) Wait(ctx context.Context) error {
 	t := time.NewTicker(2 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if s.idle() && (s.live == nil || s.live.idle()) {
+		if s.hooks.idle() && (s.live == nil || s.live.hooks.idle()) {
 			return nil
 		}
 		select {
@@ -356,10 +365,10 @@ func (s *Sim) Wait(ctx context.Context) error {
 	}
 }
 
-func (s *Sim) idle() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, e := range s.events {
+func (wh *webhooks) idle() bool {
+	wh.st.mu.Lock()
+	defer wh.st.mu.Unlock()
+	for _, e := range wh.events {
 		if !e.finished {
 			return false
 		}

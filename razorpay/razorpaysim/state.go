@@ -72,15 +72,15 @@ type Attempt struct {
 
 // State returns a deep copy of the account and the delivery log.
 func (s *Sim) State() State {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := State{AccountID: s.opt.AccountID, Mode: s.mode, Webhooks: s.webhookStates(),
-		Alerts: slices.Clone(s.alerts)}
-	for _, r := range s.payList.byCreated.items {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	st := State{AccountID: s.opt.AccountID, Mode: s.mode, Webhooks: s.hooks.webhookStates(),
+		Alerts: slices.Clone(s.hooks.alerts)}
+	for _, r := range s.st.payList.byCreated.items {
 		st.Payments = append(st.Payments, clonePayment(r.p))
 	}
 	var orders []*orderRec
-	for _, o := range s.orders {
+	for _, o := range s.st.orders {
 		orders = append(orders, o)
 	}
 	newestFirst(orders, func(o *orderRec) (int64, int64) { return o.o.CreatedAt, o.seq })
@@ -89,13 +89,13 @@ func (s *Sim) State() State {
 		o.Notes = maps.Clone(o.Notes)
 		st.Orders = append(st.Orders, o)
 	}
-	for _, r := range s.refundList.byCreated.items {
+	for _, r := range s.st.refundList.byCreated.items {
 		rf := r.r
 		rf.Notes, rf.AcquirerData = maps.Clone(rf.Notes), maps.Clone(rf.AcquirerData)
 		st.Refunds = append(st.Refunds, rf)
 	}
 	var links []*linkRec
-	for _, l := range s.links {
+	for _, l := range s.st.links {
 		links = append(links, l)
 	}
 	newestFirst(links, func(l *linkRec) (int64, int64) { return l.l.CreatedAt, l.seq })
@@ -104,18 +104,18 @@ func (s *Sim) State() State {
 		l.Notes = maps.Clone(l.Notes)
 		st.PaymentLinks = append(st.PaymentLinks, l)
 	}
-	for _, sr := range s.settleList.byCreated.items {
+	for _, sr := range s.st.settleList.byCreated.items {
 		st.Settlements = append(st.Settlements, sr.st)
 	}
 	var disputes []*disputeRec
-	for _, d := range s.disputes {
+	for _, d := range s.st.disputes {
 		disputes = append(disputes, d)
 	}
 	slices.SortFunc(disputes, func(a, b *disputeRec) int { return cmp.Compare(a.seq, b.seq) })
 	for _, d := range disputes {
 		st.Disputes = append(st.Disputes, d.d)
 	}
-	for _, e := range s.events {
+	for _, e := range s.hooks.events {
 		st.Events = append(st.Events, EventRecord{
 			ID: e.id, Event: e.name, CreatedAt: e.createdAt, Body: string(e.body), Signature: e.sig,
 			Lost: e.lost, Delivered: e.delivered, Finished: e.finished,

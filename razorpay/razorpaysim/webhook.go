@@ -66,11 +66,11 @@ type delivery struct {
 }
 
 // signature signs body with secret as the faults say; the caller holds s.mu.
-func (s *Sim) signature(secret, prev string, body []byte) string {
+func (wh *webhooks) signature(secret, prev string, body []byte) string {
 	switch {
-	case s.faults.WrongSecret:
+	case wh.st.faults.WrongSecret:
 		secret = "wrong:" + secret
-	case s.faults.PreviousSecret && prev != "":
+	case wh.st.faults.PreviousSecret && prev != "":
 		secret = prev
 	}
 	if secret == "" {
@@ -80,22 +80,22 @@ func (s *Sim) signature(secret, prev string, body []byte) string {
 }
 
 // newEvent renders and signs an event for every endpoint it goes to; the caller holds s.mu.
-func (s *Sim) newEvent(name string, contains []string, payload obj, createdAt int64, sortKeys bool) *event {
+func (wh *webhooks) newEvent(name string, contains []string, payload obj, createdAt int64, sortKeys bool) *event {
 	c := make([]any, len(contains))
 	for i, n := range contains {
 		c[i] = n
 	}
 	var env any = obj{
-		{"entity", "event"}, {"account_id", s.opt.AccountID}, {"event", name}, {"contains", c},
+		{"entity", "event"}, {"account_id", wh.opt.AccountID}, {"event", name}, {"contains", c},
 		{"payload", payload}, {"created_at", createdAt},
 	}
 	if sortKeys {
 		env = sorted{env}
 	}
-	body := encode(env, s.opt.Quirks)
-	e := &event{id: s.randID(), name: name, createdAt: createdAt, created: time.Now(), body: body}
-	for i, ep := range s.endpoints {
-		sig := s.signature(ep.secret, ep.prevSecret, body)
+	body := encode(env, wh.opt.Quirks)
+	e := &event{id: wh.st.randID(), name: name, createdAt: createdAt, created: time.Now(), body: body}
+	for i, ep := range wh.endpoints {
+		sig := wh.signature(ep.secret, ep.prevSecret, body)
 		if i == 0 {
 			e.sig = sig
 		}
@@ -103,7 +103,7 @@ func (s *Sim) newEvent(name string, contains []string, payload obj, createdAt in
 			e.deliveries = append(e.deliveries, &delivery{ep: ep, sig: sig})
 		}
 	}
-	if s.faults.CorruptBody && len(body) > 2 {
+	if wh.st.faults.CorruptBody && len(body) > 2 {
 		e.body = slices.Clone(body)
 		e.body[len(body)/2] ^= 0x01
 	}
@@ -113,42 +113,42 @@ func (s *Sim) newEvent(name string, contains []string, payload obj, createdAt in
 func wrap(entity obj) obj { return obj{{"entity", entity}} }
 
 // paymentEvent builds payment.* and order.paid events; order is nil for payment.* events.
-func (s *Sim) paymentEvent(name string, p *razorpay.Payment, o *razorpay.Order) *event {
-	payload := obj{{"payment", wrap(s.renderPayment(p))}}
+func (wh *webhooks) paymentEvent(name string, p *razorpay.Payment, o *razorpay.Order) *event {
+	payload := obj{{"payment", wrap(wh.render.renderPayment(p))}}
 	contains := []string{"payment"}
 	if o != nil {
-		payload = append(payload, field{"order", wrap(s.renderOrder(o))})
+		payload = append(payload, field{"order", wrap(wh.render.renderOrder(o))})
 		contains = append(contains, "order")
 	}
-	return s.newEvent(name, contains, payload, s.now().Unix(), false)
+	return wh.newEvent(name, contains, payload, wh.now().Unix(), false)
 }
 
 // linkEvent builds payment_link.* events: keys sorted, created_at = the link's creation time
 // (spec/razorpay.md §2.1 quirks).
-func (s *Sim) linkEvent(name string, rec *payRec) *event {
-	lr := s.links[rec.linkID]
+func (wh *webhooks) linkEvent(name string, rec *payRec) *event {
+	lr := wh.st.links[rec.linkID]
 	p := rec.p
-	payload := obj{{"payment_link", wrap(s.renderLink(&lr.l, nil))}}
-	if or, ok := s.orders[p.OrderID]; ok {
-		payload = append(payload, field{"order", wrap(s.renderOrder(&or.o))})
+	payload := obj{{"payment_link", wrap(wh.render.renderLink(&lr.l, nil))}}
+	if or, ok := wh.st.orders[p.OrderID]; ok {
+		payload = append(payload, field{"order", wrap(wh.render.renderOrder(&or.o))})
 	}
-	payload = append(payload, field{"payment", wrap(s.renderPayment(&p))})
-	return s.newEvent(name, []string{"payment_link", "order", "payment"}, payload, lr.l.CreatedAt, true)
+	payload = append(payload, field{"payment", wrap(wh.render.renderPayment(&p))})
+	return wh.newEvent(name, []string{"payment_link", "order", "payment"}, payload, lr.l.CreatedAt, true)
 }
 
 // refundEvent builds refund.* events with the payment snapshot of that moment.
-func (s *Sim) refundEvent(name string, r *razorpay.Refund, p *razorpay.Payment) *event {
-	payload := obj{{"refund", wrap(s.renderRefund(r))}, {"payment", wrap(s.renderPayment(p))}}
-	return s.newEvent(name, []string{"refund", "payment"}, payload, s.now().Unix(), false)
+func (wh *webhooks) refundEvent(name string, r *razorpay.Refund, p *razorpay.Payment) *event {
+	payload := obj{{"refund", wrap(wh.render.renderRefund(r))}, {"payment", wrap(wh.render.renderPayment(p))}}
+	return wh.newEvent(name, []string{"refund", "payment"}, payload, wh.now().Unix(), false)
 }
 
 // ordering resolves an Ordering option against the faults; the caller holds s.mu.
-func (s *Sim) ordering(o Ordering) Ordering {
+func (wh *webhooks) ordering(o Ordering) Ordering {
 	if o != "" {
 		return o
 	}
-	if s.faults.Ordering != "" {
-		return s.faults.Ordering
+	if wh.st.faults.Ordering != "" {
+		return wh.st.faults.Ordering
 	}
 	return InOrder
 }
@@ -156,12 +156,12 @@ func (s *Sim) ordering(o Ordering) Ordering {
 // dispatch records a batch of events of one business fact and starts delivering them: per
 // endpoint, first attempts go out one after another in the given ordering (the same for every
 // endpoint). The caller holds s.mu.
-func (s *Sim) dispatch(batch []*event, order Ordering, dup, lose bool) {
+func (wh *webhooks) dispatch(batch []*event, order Ordering, dup, lose bool) {
 	if len(batch) == 0 {
 		return
 	}
-	s.events = append(s.events, batch...)
-	if lose || s.ctx.Err() != nil {
+	wh.events = append(wh.events, batch...)
+	if lose || wh.life.ctx.Err() != nil {
 		for _, e := range batch {
 			e.lost, e.finished = lose, true
 			for _, d := range e.deliveries {
@@ -175,10 +175,10 @@ func (s *Sim) dispatch(batch []*event, order Ordering, dup, lose bool) {
 	case Reversed:
 		slices.Reverse(seq)
 	case Shuffled:
-		s.rnd.Shuffle(len(seq), func(i, j int) { seq[i], seq[j] = seq[j], seq[i] })
+		wh.st.rnd.Shuffle(len(seq), func(i, j int) { seq[i], seq[j] = seq[j], seq[i] })
 	}
-	dup = dup || s.faults.Duplicate
-	for _, ep := range s.endpoints {
+	dup = dup || wh.st.faults.Duplicate
+	for _, ep := range wh.endpoints {
 		var mine []job
 		for _, e := range seq {
 			for _, d := range e.deliveries {
@@ -188,8 +188,8 @@ func (s *Sim) dispatch(batch []*event, order Ordering, dup, lose bool) {
 			}
 		}
 		if len(mine) > 0 {
-			s.wg.Add(1)
-			go s.deliverBatch(mine, dup)
+			wh.life.wg.Add(1)
+			go wh.deliverBatch(mine, dup)
 		}
 	}
 	for _, e := range batch {
@@ -207,75 +207,75 @@ type job struct {
 
 // deliverBatch sends first attempts in order, then hands failed deliveries to their retry
 // ladder.
-func (s *Sim) deliverBatch(seq []job, dup bool) {
-	defer s.wg.Done()
+func (wh *webhooks) deliverBatch(seq []job, dup bool) {
+	defer wh.life.wg.Done()
 	for _, j := range seq {
 		start := time.Now()
-		r := s.attempt(j, false, false)
+		r := wh.attempt(j, false, false)
 		switch {
 		case r.ok:
 			if dup {
-				s.attempt(j, true, false)
+				wh.attempt(j, true, false)
 			}
-			s.finish(j, true)
+			wh.finish(j, true)
 		case r.skipped:
-			s.finish(j, false)
+			wh.finish(j, false)
 		default:
-			s.mu.Lock()
-			if s.ctx.Err() != nil {
-				s.mu.Unlock()
+			wh.st.mu.Lock()
+			if wh.life.ctx.Err() != nil {
+				wh.st.mu.Unlock()
 				return
 			}
-			s.wg.Add(1)
-			s.mu.Unlock()
-			go s.retry(j, start, r.immediate && immediateRetry(j.e.name), dup)
+			wh.life.wg.Add(1)
+			wh.st.mu.Unlock()
+			go wh.retry(j, start, r.immediate && immediateRetry(j.e.name), dup)
 		}
 	}
 }
 
 // retry walks the scaled ladder for one delivery until a success, the 24 h window, the
 // endpoint being disabled, or Close.
-func (s *Sim) retry(j job, start time.Time, immediate, dup bool) {
-	defer s.wg.Done()
-	windowEnd := j.e.created.Add(s.scaled(retryWindow))
+func (wh *webhooks) retry(j job, start time.Time, immediate, dup bool) {
+	defer wh.life.wg.Done()
+	windowEnd := j.e.created.Add(wh.life.scaled(retryWindow))
 	// try reports whether the delivery is over: delivered, or its endpoint disabled.
 	try := func() (over, delivered bool) {
-		r := s.attempt(j, false, false)
+		r := wh.attempt(j, false, false)
 		if r.ok && dup {
-			s.attempt(j, true, false)
+			wh.attempt(j, true, false)
 		}
 		return r.ok || r.skipped, r.ok
 	}
 	if immediate {
-		if !s.sleep(s.scaled(200 * time.Millisecond)) {
+		if !wh.life.sleep(wh.life.scaled(200 * time.Millisecond)) {
 			return
 		}
 		if over, ok := try(); over {
-			s.finish(j, ok)
+			wh.finish(j, ok)
 			return
 		}
 	}
 	for _, off := range ladder[1:] {
-		at := start.Add(s.scaled(off))
+		at := start.Add(wh.life.scaled(off))
 		if at.After(windowEnd) {
 			break
 		}
-		if !s.sleep(time.Until(at)) {
+		if !wh.life.sleep(time.Until(at)) {
 			return
 		}
 		if over, ok := try(); over {
-			s.finish(j, ok)
+			wh.finish(j, ok)
 			return
 		}
 	}
-	s.finish(j, false)
+	wh.finish(j, false)
 }
 
 // finish closes one delivery; the event is finished when all its deliveries are, and
 // delivered when all of them succeeded.
-func (s *Sim) finish(j job, delivered bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (wh *webhooks) finish(j job, delivered bool) {
+	wh.st.mu.Lock()
+	defer wh.st.mu.Unlock()
 	if !j.d.finished {
 		j.d.finished, j.d.delivered = true, delivered
 	}
@@ -308,17 +308,17 @@ type outcome struct {
 
 // attempt POSTs the event to the delivery's endpoint once and records the attempt on the event
 // and the outcome on the endpoint (auto-disable, checklist item 8).
-func (s *Sim) attempt(j job, dup, replay bool) outcome {
-	s.mu.Lock()
+func (wh *webhooks) attempt(j job, dup, replay bool) outcome {
+	wh.st.mu.Lock()
 	skip := j.d.ep.disabled || (!replay && j.d.finished) // finished early: given up when the endpoint was disabled
-	s.mu.Unlock()
+	wh.st.mu.Unlock()
 	if skip {
 		return outcome{skipped: true}
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, s.opt.DeliveryTimeout)
+	ctx, cancel := context.WithTimeout(wh.life.ctx, wh.opt.DeliveryTimeout)
 	defer cancel()
 	var out outcome
-	a := Attempt{At: s.now(), Duplicate: dup, Webhook: j.d.ep.id, Replay: replay}
+	a := Attempt{At: wh.now(), Duplicate: dup, Webhook: j.d.ep.id, Replay: replay}
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.d.ep.url, bytes.NewReader(j.e.body))
 	if err == nil {
@@ -331,7 +331,7 @@ func (s *Sim) attempt(j job, dup, replay bool) outcome {
 			req.Header.Set("X-Razorpay-Signature", j.d.sig)
 		}
 		var resp *http.Response
-		resp, err = s.hc.Do(req)
+		resp, err = wh.hc.Do(req)
 		a.Elapsed = time.Since(start)
 		if err == nil {
 			a.Status = resp.StatusCode
@@ -343,17 +343,17 @@ func (s *Sim) attempt(j job, dup, replay bool) outcome {
 		a.Error = err.Error()
 		out.immediate = !errors.Is(err, context.DeadlineExceeded)
 	}
-	a.Success = err == nil && a.Status >= 200 && a.Status <= 299 && a.Elapsed <= s.opt.DeliveryTimeout
+	a.Success = err == nil && a.Status >= 200 && a.Status <= 299 && a.Elapsed <= wh.opt.DeliveryTimeout
 	if err == nil && a.Status >= 500 {
 		out.immediate = true
 	}
 	out.ok, out.attempt = a.Success, a
-	s.mu.Lock()
+	wh.st.mu.Lock()
 	j.e.attempts = append(j.e.attempts, a)
-	if s.ctx.Err() == nil {
-		s.recordOutcome(j.d.ep, a.Success, start)
+	if wh.life.ctx.Err() == nil {
+		wh.recordOutcome(j.d.ep, a.Success, start)
 	}
-	s.mu.Unlock()
+	wh.st.mu.Unlock()
 	return out
 }
 
