@@ -15,6 +15,7 @@ type server struct {
 	users    *users
 	faults   *faults
 	invoices *salesInvoices
+	rest     *rest
 	opt      Options
 	noLock   bool
 	// workers holds a token per call being served under Options.Profile (profile.go).
@@ -54,34 +55,40 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.control(w, r)
 		return
 	}
+	s.server.serve(w, r)
+}
+
+// serve answers one call of the REST API: faults planned, admitted, authenticated, routed,
+// then served as a read or a write.
+func (sv *server) serve(w http.ResponseWriter, r *http.Request) {
 	write := r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodDelete || r.Method == http.MethodPatch
 	// Commit faults (drop-after-commit, commit-late) target requests that change the site; a
 	// POST to a read-only method such as get_payment_entry commits nothing.
-	plan := s.faults.planFaults(write && !readOnlyMethod(r.URL.Path))
+	plan := sv.faults.planFaults(write && !readOnlyMethod(r.URL.Path))
 	if plan.latency > 0 {
 		time.Sleep(plan.latency)
 	}
-	rp := &reply{faults: s.faults, w: w, log: RequestLog{Method: r.Method, Path: r.URL.Path, At: time.Now()}}
+	rp := &reply{faults: sv.faults, w: w, log: RequestLog{Method: r.Method, Path: r.URL.Path, At: time.Now()}}
 	if r.URL.RawQuery != "" {
 		rp.log.Query = r.URL.Query()
 	}
-	path, ok := s.server.admit(rp, r, plan)
+	path, ok := sv.admit(rp, r, plan)
 	if !ok {
 		return
 	}
-	user, aerr := s.server.authenticate(r.Header.Get("Authorization"))
+	user, aerr := sv.authenticate(r.Header.Get("Authorization"))
 	if aerr != nil {
 		rp.sendErr(aerr)
 		return
 	}
-	c := &call{users: s.users, method: r.Method, user: user, status: http.StatusOK, seen: map[string]dec{}}
+	c := &call{users: sv.users, method: r.Method, user: user, status: http.StatusOK, seen: map[string]dec{}}
 	if perr := c.parseArgs(r); perr != nil {
 		rp.sendErr(perr)
 		return
 	}
-	h, key := s.rest.route(c, strings.TrimSuffix(path, "/"))
-	if p := s.opt.Profile; p != nil {
-		defer s.server.worker()()
+	h, key := sv.rest.route(c, strings.TrimSuffix(path, "/"))
+	if p := sv.opt.Profile; p != nil {
+		defer sv.worker()()
 		if d := p.Service(profileCall(c, path)); !write {
 			time.Sleep(d)
 		} else {
@@ -89,10 +96,10 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !write {
-		s.server.serveRead(rp, c, h, key)
+		sv.serveRead(rp, c, h, key)
 		return
 	}
-	s.server.serveWrite(rp, c, h, key, plan, r.URL.Path)
+	sv.serveWrite(rp, c, h, key, plan, r.URL.Path)
 }
 
 // admit answers what is refused before authentication (the rate limit, an injected failure,

@@ -162,7 +162,7 @@ func New(opt Options) *Site {
 	s.rest = &rest{db: db, users: u, ledger: l, accounts: accounts, comments: comments, drafts: drafts,
 		parties: parties, entries: entries, requests: requests, queries: queries, invoices: invoices}
 	s.rest.bindHooks(s)
-	s.server = &server{db: db, users: u, faults: s.faults, invoices: invoices, opt: opt,
+	s.server = &server{db: db, users: u, faults: s.faults, invoices: invoices, rest: s.rest, opt: opt,
 		noLock: opt.NoInvoiceLock == nil || *opt.NoInvoiceLock}
 	if p := opt.Profile; p != nil && p.Workers > 0 {
 		s.server.workers = make(chan struct{}, p.Workers)
