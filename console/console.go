@@ -14,7 +14,6 @@
 package console
 
 import (
-	"bytes"
 	"embed"
 	"io/fs"
 	"net/http"
@@ -22,8 +21,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/razorpay-erpnext/razorpay-erpnext/internal/redact"
 )
 
 //go:embed templates/*.html
@@ -62,11 +59,10 @@ type Options struct {
 
 // Console serves the console's pages; create it with New.
 type Console struct {
-	o       Options
-	auth    *auth
-	pages   map[string]*pageTemplate
-	mux     *http.ServeMux
-	secrets []string
+	o    Options
+	auth *auth
+	view *view
+	mux  *http.ServeMux
 }
 
 // New builds a console from o. It panics only when the embedded templates do not parse (a
@@ -86,14 +82,14 @@ func New(o Options) *Console {
 	}
 	o.ERPNextURL = strings.TrimRight(o.ERPNextURL, "/")
 	c := &Console{o: o}
-	c.pages = c.parsePages()
-	for _, s := range append(o.Secrets, o.Token) {
-		if len(s) >= 8 {
-			c.secrets = append(c.secrets, s)
-		}
-	}
 	if o.Token != "" {
 		c.auth = newAuth(o.Token, o.SessionTTL, o.Now)
+	}
+	c.view = &view{pages: c.parsePages(), auth: c.auth, now: o.Now, log: o.Log, conceal: o.Conceal}
+	for _, s := range append(o.Secrets, o.Token) {
+		if len(s) >= 8 {
+			c.view.secrets = append(c.view.secrets, s)
+		}
 	}
 	c.mux = c.routes()
 	return c
@@ -122,19 +118,24 @@ func (c *Console) routes() *http.ServeMux {
 		mux.HandleFunc("/", c.off)
 		return mux
 	}
-	mux.HandleFunc("GET /{$}", c.page(c.today))
+	b, v := c.o.Backend, c.view
+	today := &todayPage{v: v, backend: b, now: c.o.Now, loc: c.o.Location, silence: c.o.WebhookSilence}
+	events := &eventPages{v: v, backend: b, loc: c.o.Location, flash: flashes{c.auth}}
+	rec := &reconcilePage{v: v, backend: b}
+	check := &checkPage{v: v, backend: b}
+	mux.HandleFunc("GET /{$}", c.page(today.show))
 	mux.HandleFunc("GET /login", c.loginForm)
 	mux.HandleFunc("POST /login", c.login)
 	mux.HandleFunc("POST /logout", c.action(c.logout))
-	mux.HandleFunc("GET /events", c.page(c.events))
-	mux.HandleFunc("GET /events/{id}", c.page(c.event))
-	mux.HandleFunc("GET /events/{id}/status", c.page(c.eventStatus))
-	mux.HandleFunc("POST /events/{id}/replay", c.action(c.replay))
-	mux.HandleFunc("POST /events/{id}/rebook", c.action(c.rebook))
-	mux.HandleFunc("POST /events/{id}/dismiss", c.action(c.dismiss))
-	mux.HandleFunc("GET /reconcile", c.page(c.reconcile))
-	mux.HandleFunc("POST /reconcile/dry-run", c.action(c.dryRun))
-	mux.HandleFunc("GET /check", c.page(c.check))
+	mux.HandleFunc("GET /events", c.page(events.list))
+	mux.HandleFunc("GET /events/{id}", c.page(events.show))
+	mux.HandleFunc("GET /events/{id}/status", c.page(events.status))
+	mux.HandleFunc("POST /events/{id}/replay", c.action(events.replay))
+	mux.HandleFunc("POST /events/{id}/rebook", c.action(events.rebook))
+	mux.HandleFunc("POST /events/{id}/dismiss", c.action(events.dismiss))
+	mux.HandleFunc("GET /reconcile", c.page(rec.show))
+	mux.HandleFunc("POST /reconcile/dry-run", c.action(rec.dryRun))
+	mux.HandleFunc("GET /check", c.page(check.show))
 	mux.HandleFunc("/", c.page(c.notFound))
 	return mux
 }
@@ -165,7 +166,7 @@ func (c *Console) page(h handlerFunc) http.HandlerFunc {
 			if r.URL.Path == "/" {
 				status = http.StatusOK
 			}
-			c.render(w, status, "login", session{}, loginView{Next: r.URL.RequestURI()})
+			c.view.render(w, status, "login", session{}, loginView{Next: r.URL.RequestURI()})
 		default:
 			h(w, r, s)
 		}
@@ -183,7 +184,7 @@ func (c *Console) action(h handlerFunc) http.HandlerFunc {
 			return
 		}
 		if !sameOrigin(r) || !c.auth.checkCSRF(r, s) {
-			c.renderError(w, http.StatusForbidden, s, "This form has expired or did not come from the console (missing or wrong CSRF token). Reload the page and try again.")
+			c.view.renderError(w, http.StatusForbidden, s, "This form has expired or did not come from the console (missing or wrong CSRF token). Reload the page and try again.")
 			return
 		}
 		h(w, r, s)
@@ -209,51 +210,9 @@ func (c *Console) unauthorized(w http.ResponseWriter, r *http.Request, wrong boo
 
 // off answers every path while no admin token is configured: 403 and how to turn it on.
 func (c *Console) off(w http.ResponseWriter, r *http.Request) {
-	c.render(w, http.StatusForbidden, "off", session{}, nil)
+	c.view.render(w, http.StatusForbidden, "off", session{}, nil)
 }
 
 func (c *Console) notFound(w http.ResponseWriter, r *http.Request, s session) {
-	c.renderError(w, http.StatusNotFound, s, "There is no console page at "+r.URL.Path+".")
-}
-
-// render executes a page into a buffer, scrubs configured secrets from it, and writes it.
-func (c *Console) render(w http.ResponseWriter, status int, name string, s session, data any) {
-	var buf bytes.Buffer
-	if err := c.pages[name].execute(&buf, c.frame(s, name, data)); err != nil {
-		c.o.Log.Error().Err(err).Str("page", name).Msg("console: render")
-		http.Error(w, "console: could not render the page", http.StatusInternalServerError)
-		return
-	}
-	out := []byte(redact.Secrets(buf.String(), c.secrets...))
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(out)
-}
-
-func (c *Console) renderError(w http.ResponseWriter, status int, s session, msg string) {
-	c.render(w, status, "error", s, errorView{Status: status, Message: msg})
-}
-
-// frame is what every page template gets: the page's data plus the layout's needs.
-type frame struct {
-	Page     string
-	LoggedIn bool
-	Actor    string
-	CSRF     string
-	Now      time.Time
-	Data     any
-}
-
-func (c *Console) frame(s session, name string, data any) frame {
-	f := frame{Page: name, Now: c.o.Now(), Data: data}
-	if c.auth != nil && (s.nonce != "" || s.bearer) {
-		f.LoggedIn, f.Actor, f.CSRF = true, s.actor, c.auth.csrf(s)
-	}
-	return f
-}
-
-type errorView struct {
-	Status  int
-	Message string
+	c.view.renderError(w, http.StatusNotFound, s, "There is no console page at "+r.URL.Path+".")
 }

@@ -21,6 +21,15 @@ var Statuses = []string{"parked", "dead", "pending", "processing", "done", "dupl
 // offered names of the event catalogue (razorpay.OfferedEvents).
 var EventTypes = razorpay.OfferedEvents()
 
+// eventPages are the Events pages: the list, one event with its plan and status, and the
+// actions on it. loc is the console's location (the filter's dates).
+type eventPages struct {
+	v       *view
+	backend Backend
+	loc     *time.Location
+	flash   flashes
+}
+
 // eventsPageSize is how many rows one Events page shows.
 const eventsPageSize = 50
 
@@ -34,24 +43,24 @@ type eventsView struct {
 	Problem                               string
 }
 
-// events lists inbox events: GET /events?status=&event=&key=&invoice=&from=&to=&page= (from
+// list lists inbox events: GET /events?status=&event=&key=&invoice=&from=&to=&page= (from
 // and to are dates, YYYY-MM-DD in the console's location; to is inclusive). A filter that
 // does not parse answers 400 with the page and the reason.
-func (c *Console) events(w http.ResponseWriter, r *http.Request, s session) {
+func (e *eventPages) list(w http.ResponseWriter, r *http.Request, s session) {
 	qv := r.URL.Query()
 	v := eventsView{Status: qv.Get("status"), Event: strings.TrimSpace(qv.Get("event")), Key: strings.TrimSpace(qv.Get("key")),
 		Invoice: strings.TrimSpace(qv.Get("invoice")), From: qv.Get("from"), To: qv.Get("to"),
 		Statuses: Statuses, EventTypes: EventTypes, Page: 1}
-	q, err := c.eventQuery(v, qv.Get("page"))
+	q, err := e.query(v, qv.Get("page"))
 	if err != nil {
 		v.Problem = err.Error()
-		c.render(w, http.StatusBadRequest, "events", s, v)
+		e.v.render(w, http.StatusBadRequest, "events", s, v)
 		return
 	}
 	v.Page = q.Offset/eventsPageSize + 1
-	rows, err := c.o.Backend.Events(r.Context(), q)
+	rows, err := e.backend.Events(r.Context(), q)
 	if err != nil {
-		c.backendError(w, s, "list events", err)
+		e.v.backendError(w, s, "list events", err)
 		return
 	}
 	if len(rows) > eventsPageSize {
@@ -62,24 +71,24 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request, s session) {
 		v.PrevURL = pageURL(qv, v.Page-1)
 	}
 	v.Rows = rows
-	c.render(w, http.StatusOK, "events", s, v)
+	e.v.render(w, http.StatusOK, "events", s, v)
 }
 
 // eventQuery turns the typed filter into a query for one page (one row more than a page, to
 // know whether there is a next one).
-func (c *Console) eventQuery(v eventsView, page string) (EventQuery, error) {
+func (e *eventPages) query(v eventsView, page string) (EventQuery, error) {
 	q := EventQuery{Status: v.Status, Event: v.Event, Key: v.Key, Invoice: v.Invoice, Limit: eventsPageSize + 1}
 	if q.Status != "" && !contains(Statuses, q.Status) {
 		return q, fmt.Errorf("status %q: choose one of %s", q.Status, strings.Join(Statuses, ", "))
 	}
 	var err error
 	if v.From != "" {
-		if q.From, err = time.ParseInLocation("2006-01-02", v.From, c.o.Location); err != nil {
+		if q.From, err = time.ParseInLocation("2006-01-02", v.From, e.loc); err != nil {
 			return q, fmt.Errorf("from %q is not a date (YYYY-MM-DD)", v.From)
 		}
 	}
 	if v.To != "" {
-		to, err := time.ParseInLocation("2006-01-02", v.To, c.o.Location)
+		to, err := time.ParseInLocation("2006-01-02", v.To, e.loc)
 		if err != nil {
 			return q, fmt.Errorf("to %q is not a date (YYYY-MM-DD)", v.To)
 		}
@@ -129,28 +138,28 @@ type eventView struct {
 // explainTimeout bounds the explain the detail page runs (it reads ERPNext).
 const explainTimeout = 20 * time.Second
 
-func (c *Console) event(w http.ResponseWriter, r *http.Request, s session) {
-	flash := c.takeFlash(w, r)
-	c.renderEvent(w, r, s, http.StatusOK, flash, false)
+func (e *eventPages) show(w http.ResponseWriter, r *http.Request, s session) {
+	flash := e.flash.take(w, r)
+	e.detail(w, r, s, http.StatusOK, flash, false)
 }
 
-// renderEvent shows one event with its plan; flash is a message about the last action.
-func (c *Console) renderEvent(w http.ResponseWriter, r *http.Request, s session, status int, flash string, flashErr bool) {
+// detail shows one event with its plan; flash is a message about the last action.
+func (e *eventPages) detail(w http.ResponseWriter, r *http.Request, s session, status int, flash string, flashErr bool) {
 	id, ok := eventID(r)
 	if !ok {
-		c.renderError(w, http.StatusNotFound, s, "There is no event "+r.PathValue("id")+".")
+		e.v.renderError(w, http.StatusNotFound, s, "There is no event "+r.PathValue("id")+".")
 		return
 	}
-	d, err := c.o.Backend.Event(r.Context(), id)
+	d, err := e.backend.Event(r.Context(), id)
 	if err != nil {
-		c.backendError(w, s, "read event", err)
+		e.v.backendError(w, s, "read event", err)
 		return
 	}
 	v := eventView{EventDetail: d, Flash: flash, FlashError: flashErr,
 		Poll: d.Status == "pending" || d.Status == "processing"}
 	if d.Body != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), explainTimeout)
-		p, err := c.o.Backend.Explain(ctx, id)
+		p, err := e.backend.Explain(ctx, id)
 		cancel()
 		if err != nil {
 			v.PlanErr = err.Error()
@@ -158,7 +167,7 @@ func (c *Console) renderEvent(w http.ResponseWriter, r *http.Request, s session,
 			v.Plan = &p
 		}
 	}
-	c.render(w, status, "event", s, v)
+	e.v.render(w, status, "event", s, v)
 }
 
 func eventID(r *http.Request) (int64, bool) {
@@ -166,14 +175,14 @@ func eventID(r *http.Request) (int64, bool) {
 	return id, err == nil && id > 0
 }
 
-// eventStatus answers {"status": "..."} for the page's poller.
-func (c *Console) eventStatus(w http.ResponseWriter, r *http.Request, s session) {
+// status answers {"status": "..."} for the page's poller.
+func (e *eventPages) status(w http.ResponseWriter, r *http.Request, s session) {
 	id, ok := eventID(r)
 	if !ok {
 		http.NotFound(w, r)
 		return
 	}
-	d, err := c.o.Backend.Event(r.Context(), id)
+	d, err := e.backend.Event(r.Context(), id)
 	if errors.Is(err, ErrNotFound) {
 		http.NotFound(w, r)
 		return
@@ -187,73 +196,48 @@ func (c *Console) eventStatus(w http.ResponseWriter, r *http.Request, s session)
 	_ = json.NewEncoder(w).Encode(map[string]string{"status": d.Status})
 }
 
-func (c *Console) replay(w http.ResponseWriter, r *http.Request, s session) {
-	c.act(w, r, s, func(ctx context.Context, id int64) (ActionResult, error) {
-		return c.o.Backend.Replay(ctx, id, s.actor)
+func (e *eventPages) replay(w http.ResponseWriter, r *http.Request, s session) {
+	e.act(w, r, s, func(ctx context.Context, id int64) (ActionResult, error) {
+		return e.backend.Replay(ctx, id, s.actor)
 	})
 }
 
-func (c *Console) rebook(w http.ResponseWriter, r *http.Request, s session) {
-	c.act(w, r, s, func(ctx context.Context, id int64) (ActionResult, error) {
-		return c.o.Backend.Rebook(ctx, id, s.actor)
+func (e *eventPages) rebook(w http.ResponseWriter, r *http.Request, s session) {
+	e.act(w, r, s, func(ctx context.Context, id int64) (ActionResult, error) {
+		return e.backend.Rebook(ctx, id, s.actor)
 	})
 }
 
-func (c *Console) dismiss(w http.ResponseWriter, r *http.Request, s session) {
+func (e *eventPages) dismiss(w http.ResponseWriter, r *http.Request, s session) {
 	reason := strings.TrimSpace(r.PostFormValue("reason"))
 	if reason == "" {
-		c.renderEvent(w, r, s, http.StatusBadRequest, "Dismiss needs a reason: it is kept with the event.", true)
+		e.detail(w, r, s, http.StatusBadRequest, "Dismiss needs a reason: it is kept with the event.", true)
 		return
 	}
-	c.act(w, r, s, func(ctx context.Context, id int64) (ActionResult, error) {
-		return c.o.Backend.Dismiss(ctx, id, s.actor, reason)
+	e.act(w, r, s, func(ctx context.Context, id int64) (ActionResult, error) {
+		return e.backend.Dismiss(ctx, id, s.actor, reason)
 	})
 }
 
 // act runs one action on the event of the path. Done: 303 back to the event with the message.
 // Refused (nothing changed): 409 with the event and the message.
-func (c *Console) act(w http.ResponseWriter, r *http.Request, s session, do func(context.Context, int64) (ActionResult, error)) {
+func (e *eventPages) act(w http.ResponseWriter, r *http.Request, s session, do func(context.Context, int64) (ActionResult, error)) {
 	id, ok := eventID(r)
 	if !ok {
-		c.renderError(w, http.StatusNotFound, s, "There is no event "+r.PathValue("id")+".")
+		e.v.renderError(w, http.StatusNotFound, s, "There is no event "+r.PathValue("id")+".")
 		return
 	}
 	res, err := do(r.Context(), id)
 	if err != nil {
-		c.backendError(w, s, "act on the event", err)
+		e.v.backendError(w, s, "act on the event", err)
 		return
 	}
 	if !res.Changed {
-		c.renderEvent(w, r, s, http.StatusConflict, res.Message, true)
+		e.detail(w, r, s, http.StatusConflict, res.Message, true)
 		return
 	}
-	c.setFlash(w, r, res.Message)
+	e.flash.set(w, r, res.Message)
 	http.Redirect(w, r, fmt.Sprintf("/events/%d", id), http.StatusSeeOther)
-}
-
-// backendError shows a backend failure: 404 for ErrNotFound, 409 for a feature this
-// configuration lacks, else 503 (the store or ERPNext did not answer).
-func (c *Console) backendError(w http.ResponseWriter, s session, what string, err error) {
-	switch {
-	case errors.Is(err, ErrNotFound):
-		c.renderError(w, http.StatusNotFound, s, "Not found: "+err.Error())
-	case errors.Is(err, ErrUnavailable):
-		c.renderError(w, http.StatusConflict, s, err.Error())
-	default:
-		c.o.Log.Warn().Err(err).Str("op", what).Msg("console: backend failed")
-		c.renderError(w, http.StatusServiceUnavailable, s, "Could not "+what+": "+c.errorText(err))
-	}
-}
-
-// errorText is a backend error as a page shows it: Options.Conceal's words when it recognises
-// err, else err's own text.
-func (c *Console) errorText(err error) string {
-	if c.o.Conceal != nil {
-		if alt := c.o.Conceal(err); alt != "" {
-			return alt
-		}
-	}
-	return err.Error()
 }
 
 func isUnavailable(err error) bool { return errors.Is(err, ErrUnavailable) }

@@ -19,7 +19,7 @@ func (c *Console) loginForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	c.render(w, http.StatusOK, "login", session{}, loginView{Next: safeNext(r.URL.Query().Get("next"))})
+	c.view.render(w, http.StatusOK, "login", session{}, loginView{Next: safeNext(r.URL.Query().Get("next"))})
 }
 
 // login checks the posted token field against admin_token and, when it matches, sets the
@@ -30,17 +30,17 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	next := safeNext(r.PostFormValue("next"))
 	if !sameOrigin(r) {
-		c.renderError(w, http.StatusForbidden, session{}, "This login form did not come from the console.")
+		c.view.renderError(w, http.StatusForbidden, session{}, "This login form did not come from the console.")
 		return
 	}
 	if !c.auth.tokenMatches(r.PostFormValue("token")) {
 		if c.auth.wrongToken(clientAddr(r)) {
 			w.Header().Set("Retry-After", "60")
-			c.render(w, http.StatusTooManyRequests, "login", session{}, loginView{Next: next,
+			c.view.render(w, http.StatusTooManyRequests, "login", session{}, loginView{Next: next,
 				Error: "Too many wrong tokens from this address in the last minute. Wait a minute and try again."})
 			return
 		}
-		c.render(w, http.StatusUnauthorized, "login", session{}, loginView{Next: next,
+		c.view.render(w, http.StatusUnauthorized, "login", session{}, loginView{Next: next,
 			Error: "That is not the admin token (admin_token in the configuration)."})
 		return
 	}
@@ -58,14 +58,18 @@ func (c *Console) logout(w http.ResponseWriter, r *http.Request, s session) {
 // other site can plant a message in the console.
 const flashCookie = "rzp_console_flash"
 
-func (c *Console) setFlash(w http.ResponseWriter, r *http.Request, msg string) {
+// flashes are the one-time messages of the console, signed by its auth.
+type flashes struct{ auth *auth }
+
+// set sends msg to the page the POST redirects to.
+func (f flashes) set(w http.ResponseWriter, r *http.Request, msg string) {
 	v := base64.RawURLEncoding.EncodeToString([]byte(msg))
-	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: v + "." + c.auth.mac("flash", v), Path: "/",
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: v + "." + f.auth.mac("flash", v), Path: "/",
 		MaxAge: 60, HttpOnly: true, Secure: secureRequest(r), SameSite: http.SameSiteStrictMode})
 }
 
-// takeFlash reads and clears the flash message ("" when none or not signed by this console).
-func (c *Console) takeFlash(w http.ResponseWriter, r *http.Request) string {
+// take reads and clears the flash message ("" when none or not signed by this console).
+func (f flashes) take(w http.ResponseWriter, r *http.Request) string {
 	ck, err := r.Cookie(flashCookie)
 	if err != nil {
 		return ""
@@ -73,7 +77,7 @@ func (c *Console) takeFlash(w http.ResponseWriter, r *http.Request) string {
 	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
 		Secure: secureRequest(r), SameSite: http.SameSiteStrictMode})
 	v, sig, ok := strings.Cut(ck.Value, ".")
-	if !ok || !hmac.Equal([]byte(sig), []byte(c.auth.mac("flash", v))) {
+	if !ok || !hmac.Equal([]byte(sig), []byte(f.auth.mac("flash", v))) {
 		return ""
 	}
 	msg, err := base64.RawURLEncoding.DecodeString(v)

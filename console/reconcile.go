@@ -16,6 +16,12 @@ const (
 	checkTimeout  = 2 * time.Minute
 )
 
+// reconcilePage is the Reconcile page and its dry run.
+type reconcilePage struct {
+	v       *view
+	backend Backend
+}
+
 // reconcileView is the Reconcile page: recent runs, the last run's saved report and, after
 // "run now (dry run)", the dry run's report.
 type reconcileView struct {
@@ -27,20 +33,20 @@ type reconcileView struct {
 	ReportErr string
 }
 
-func (c *Console) reconcile(w http.ResponseWriter, r *http.Request, s session) {
-	c.render(w, http.StatusOK, "reconcile", s, c.reconcileView(r))
+func (p *reconcilePage) show(w http.ResponseWriter, r *http.Request, s session) {
+	p.v.render(w, http.StatusOK, "reconcile", s, p.view(r))
 }
 
-func (c *Console) reconcileView(r *http.Request) reconcileView {
+func (p *reconcilePage) view(r *http.Request) reconcileView {
 	var v reconcileView
-	runs, err := c.o.Backend.ReconcileRuns(r.Context(), reconcileRunsShown)
+	runs, err := p.backend.ReconcileRuns(r.Context(), reconcileRunsShown)
 	if err != nil {
 		v.RunsErr = err.Error()
 	}
 	v.Runs = runs
-	if v.Last, err = c.o.Backend.LastReconcileReport(r.Context()); err != nil {
-		c.o.Log.Warn().Err(err).Str("op", "read the last reconcile report").Msg("console: backend failed")
-		v.LastErr = c.errorText(err)
+	if v.Last, err = p.backend.LastReconcileReport(r.Context()); err != nil {
+		p.v.log.Warn().Err(err).Str("op", "read the last reconcile report").Msg("console: backend failed")
+		v.LastErr = p.v.errorText(err)
 	}
 	return v
 }
@@ -48,11 +54,11 @@ func (c *Console) reconcileView(r *http.Request) reconcileView {
 // dryRun runs reconcile --dry-run and shows what it would queue (it writes nothing anywhere,
 // so it is safe to repeat). A failure answers 503 (409 when reconcile is not configured) with
 // the page and the reason.
-func (c *Console) dryRun(w http.ResponseWriter, r *http.Request, s session) {
+func (p *reconcilePage) dryRun(w http.ResponseWriter, r *http.Request, s session) {
 	ctx, cancel := context.WithTimeout(r.Context(), dryRunTimeout)
 	defer cancel()
-	rep, err := c.o.Backend.DryRunReconcile(ctx)
-	v := c.reconcileView(r)
+	rep, err := p.backend.DryRunReconcile(ctx)
+	v := p.view(r)
 	status := http.StatusOK
 	if err != nil {
 		v.ReportErr = err.Error()
@@ -64,7 +70,13 @@ func (c *Console) dryRun(w http.ResponseWriter, r *http.Request, s session) {
 		rep.DryRun = true
 		v.Report = &rep
 	}
-	c.render(w, status, "reconcile", s, v)
+	p.v.render(w, status, "reconcile", s, v)
+}
+
+// checkPage is the Check page: the `check` lines of the running configuration.
+type checkPage struct {
+	v       *view
+	backend Backend
 }
 
 // checkView is the Check page.
@@ -74,12 +86,12 @@ type checkView struct {
 	Err            string
 }
 
-func (c *Console) check(w http.ResponseWriter, r *http.Request, s session) {
+func (p *checkPage) show(w http.ResponseWriter, r *http.Request, s session) {
 	ctx, cancel := context.WithTimeout(r.Context(), checkTimeout)
 	defer cancel()
-	lines, err := c.o.Backend.Check(ctx)
+	lines, err := p.backend.Check(ctx)
 	if err != nil {
-		c.backendError(w, s, "run the checks", err)
+		p.v.backendError(w, s, "run the checks", err)
 		return
 	}
 	v := checkView{Lines: lines}
@@ -93,5 +105,5 @@ func (c *Console) check(w http.ResponseWriter, r *http.Request, s session) {
 			v.Fail++
 		}
 	}
-	c.render(w, http.StatusOK, "check", s, v)
+	p.v.render(w, http.StatusOK, "check", s, v)
 }

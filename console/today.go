@@ -5,6 +5,16 @@ import (
 	"time"
 )
 
+// todayPage is the Today page: the backend's figures, the charts in the console's location
+// (loc), and a warning when the last webhook is older than silence (Options.WebhookSilence).
+type todayPage struct {
+	v       *view
+	backend Backend
+	now     func() time.Time
+	loc     *time.Location
+	silence time.Duration
+}
+
 // todayView is the Today page: the backend's figures and what the console concludes.
 type todayView struct {
 	Today
@@ -28,19 +38,19 @@ type statusCount struct {
 	N      int
 }
 
-func (c *Console) today(w http.ResponseWriter, r *http.Request, s session) {
-	t, err := c.o.Backend.Today(r.Context())
+func (p *todayPage) show(w http.ResponseWriter, r *http.Request, s session) {
+	t, err := p.backend.Today(r.Context())
 	if err != nil {
-		c.backendError(w, s, "read today's figures", err)
+		p.v.backendError(w, s, "read today's figures", err)
 		return
 	}
-	c.render(w, http.StatusOK, "today", s, c.todayView(t))
+	p.v.render(w, http.StatusOK, "today", s, p.view(t))
 }
 
-func (c *Console) todayView(t Today) todayView {
-	v := todayView{Today: t, Silence: c.o.WebhookSilence}
-	now := c.o.Now()
-	v.WebhookWarning = t.LastWebhook.IsZero() || now.Sub(t.LastWebhook) > c.o.WebhookSilence
+func (p *todayPage) view(t Today) todayView {
+	v := todayView{Today: t, Silence: p.silence}
+	now := p.now()
+	v.WebhookWarning = t.LastWebhook.IsZero() || now.Sub(t.LastWebhook) > p.silence
 	for _, st := range Statuses {
 		n := t.Statuses[st]
 		v.StatusList = append(v.StatusList, statusCount{st, n})
@@ -52,7 +62,7 @@ func (c *Console) todayView(t Today) todayView {
 		}
 	}
 	for _, s := range t.Series {
-		v.Charts = append(v.Charts, moneyChart(s, c.o.Location))
+		v.Charts = append(v.Charts, moneyChart(s, p.loc))
 	}
 	v.CapturedUnknown = len(v.Charts) == 0 && t.SeriesNote != ""
 	for _, ch := range v.Charts {
@@ -65,7 +75,7 @@ func (c *Console) todayView(t Today) todayView {
 		v.CapturedNote = "Captured amounts are not shown: " + t.SeriesNote
 	}
 	if t.Settlements != nil {
-		ch := settlementChart(*t.Settlements, c.o.Location)
+		ch := settlementChart(*t.Settlements, p.loc)
 		v.SettleChart = &ch
 	}
 	return v
