@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"connector/metrics": {"connector", "connector/edge", "razorpay"},
 	// The wiring of one core: metrics, the client edge, the booking, the Connector, and the
 	// dependencies of intake, the operator actions and reconcile. cmd and tests build through it.
-	"connector/wire": {"connector", "connector/booking", "connector/edge", "connector/intake", "connector/metrics", "connector/operator", "connector/reconcile", "connector/worker"},
+	"connector/wire": {"connector", "connector/booking", "connector/edge", "connector/explain", "connector/intake", "connector/metrics", "connector/operator", "connector/reconcile", "connector/worker"},
 	// What a person does to the inbox and reads of it, and retention: on the store it is given.
 	"connector/operator": {"connector", "frappe", "razorpay"},
 	// The booking kernel: claims, document locks, the site's facts, lookup before create, apply
@@ -44,10 +44,14 @@ var allowed = map[string][]string{
 	// The booking: one job per route on the kernel, settlement's included, built through
 	// connector.Options.Booking (booking.New, by connector/wire).
 	"connector/booking": {"connector", "connector/kernel", "connector/settlement", "frappe", "mapping", "razorpay"},
-	// The workers: the claim loop, leases and their heartbeat, the outcome written; built
+	// The workers: the claim loop, leases and their heartbeat, the outcome written and the
+	// park comment that follows a parked one (through the Account's ERPNext client); built
 	// through connector.Options.Worker (worker.New).
-	"connector/worker": {"connector", "connector/config", "razorpay", "internal/sleep"},
-	"connector/store":  {"connector", "internal/redact"},
+	"connector/worker": {"connector", "connector/config", "frappe", "mapping", "razorpay", "internal/sleep"},
+	// The dry-run session: the worker's pipeline (the booking's Decide, the outcome policy)
+	// run by reading only, for explain and the console; built by connector/wire.
+	"connector/explain": {"connector", "razorpay"},
+	"connector/store":   {"connector", "internal/redact"},
 	// check validates the configuration against the site: it reads ERPNext and Razorpay only.
 	"connector/check": {"connector", "frappe", "razorpay"},
 	// Reconcile is a process of the core of its own, given what it uses (reconcile.Deps): the
@@ -84,6 +88,7 @@ var onlyImportedBy = map[string][]string{
 	"connector/operator":   {"connector/wire", "cmd/razorpay-erpnext"},
 	"connector/booking":    {"connector/wire"},
 	"connector/worker":     {"connector/wire"},
+	"connector/explain":    {"connector/wire"},
 	"connector/kernel":     {"connector/booking", "connector/settlement"},
 	"connector/settlement": {"connector/booking"},
 	"connector/reconcile":  {"connector/wire", "cmd/razorpay-erpnext"},

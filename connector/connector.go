@@ -1,7 +1,7 @@
 // Package connector is the core of razorpay-erpnext (DESIGN.md §4): the domain's vocabulary
 // (statuses, routes, plans, outcomes and the retry policy, failures, waits, the lifecycle, the
-// Account), its ports, and the Connector, which answers Explain and runs the booking and the
-// workers of one Account through their seams. It talks to its database through Store and to
+// Account, what a dry run prints), its ports, and the Connector, which runs the booking and
+// the workers of one Account through their seams. It talks to its database through Store and to
 // ERPNext and Razorpay through the ERPNext and RazorpayAPI ports, implemented by
 // connector/store, frappe.Client and razorpay.Client.
 //
@@ -12,16 +12,17 @@
 //     by connector/edge), observer.go (what the core counts, the series' names), connector.go,
 //     pause.go (a configuration fault, held until a call succeeds), account.go (Account: whose
 //     money), booker.go and runner.go (Booker and Runner, the seams to connector/booking and
-//     connector/worker), plan.go (Plan), outcome.go (settle, the one function from a job's
-//     error to an Outcome), wait.go, bank.go, integration.go, precision.go;
+//     connector/worker), plan.go (Plan), explanation.go (Explanation: a dry run printed),
+//     outcome.go (settle, the one function from a job's error to an Outcome), wait.go,
+//     bank.go, integration.go, precision.go;
 //   - mechanisms: hold.go (HoldLock), synthetic.go, wake.go (what a row waits for);
-//   - entry points: explain.go (Explain is Booker.Decide printed), comment.go (the park
-//     comment), new.go (New: the booking and the workers built through their seams).
+//   - entry point: new.go (New: the booking and the workers built through their seams).
 //
 // connector/booking books, built through Options.Booking: one job per route on the kernel of
 // connector/kernel (claims, document locks, what is known of the site, lookup before create,
 // apply), the settlement job of connector/settlement among them; connector/worker is the claim
-// loop, built through Options.Worker. connector/check validates a configuration against the
+// loop, built through Options.Worker, and posts the park comment; connector/explain is the
+// dry run of the same pipeline (Explain, ExplainStored, Decide). connector/check validates a configuration against the
 // live site, reading only; connector/intake receives webhooks into the inbox (verify, store,
 // wake); connector/operator is what a person does to the inbox (replay, rebook, dismiss,
 // history) and the retention of raw bodies, on the store it is given. connector/edge wraps the

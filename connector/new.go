@@ -85,6 +85,6 @@ func New(o Options) (*Connector, error) {
 	c.runner = o.Worker(WorkerDeps{Store: o.Store, Booker: c.booker, Workers: o.Config.Workers, Worker: w,
 		Now: o.Now, Log: o.Log, Owner: c.Owner, Wake: c.wake, Holding: c.pauses.holding, ProbePauses: o.ProbePauses,
 		Settle: c.settle, Observe: func(ev *InboxEvent, out Outcome) { c.obs.Outcome(ev, out, c.now()) },
-		AfterPark: c.afterPark, OutcomeInvoice: c.outcomeInvoice})
+		Account: acct, CommentTimeout: o.Config.ERPNext.Timeout.D() + time.Second, Comment: c.obs.Comment})
 	return c, nil
 }

@@ -115,6 +115,14 @@ func (c *Connector) settle(ev *InboxEvent, res Result, err error) Outcome {
 // free text is read as absent, and the event goes on).
 func bodyWarnings(w []string) string { return "body warnings: " + strings.Join(w, "; ") }
 
+// OutcomeOf is the Outcome the worker would write for a job that failed with err, without
+// settle's effects (no pause, no attempt counted against worker.max_attempts), and whether the
+// worker would pause all work on it: what a dry run (connector/explain) says of a failed read.
+func (c *Connector) OutcomeOf(err error) (Outcome, bool) {
+	o, refused := c.outcomeOf(&InboxEvent{}, Result{}, err)
+	return o, refused != nil
+}
+
 // outcomeOf is settle without its effects: the outcome, and the refusal of credentials that
 // must pause all work (nil when none).
 func (c *Connector) outcomeOf(ev *InboxEvent, res Result, err error) (Outcome, *Failure) {

@@ -42,11 +42,15 @@ type WorkerDeps struct {
 	ProbePauses func(ctx context.Context)
 	// Settle turns what a job returned into the row's Outcome (outcome.go).
 	Settle func(ev *InboxEvent, res Result, err error) Outcome
-	// Observe counts an outcome written; AfterPark runs once a row is parked (the park
-	// comment); OutcomeInvoice is the invoice an outcome's log line names.
-	Observe        func(ev *InboxEvent, o Outcome)
-	AfterPark      func(ctx context.Context, ev *InboxEvent, o Outcome)
-	OutcomeInvoice func(ev *InboxEvent, o Outcome, recorded string) string
+	// Observe counts an outcome written.
+	Observe func(ev *InboxEvent, o Outcome)
+	// Account is whose events the worker claims: its ERPNext client (nil: no comment) and its
+	// mapping (comment_on_park, invoice_from) are what the park comment on a parked payment's
+	// invoice is posted through and decided by; CommentTimeout bounds that comment's calls
+	// (erpnext.timeout + 1s); Comment counts it, by result ("added", "failed").
+	Account        Account
+	CommentTimeout time.Duration
+	Comment        func(result string)
 }
 
 // Run starts cfg.Workers workers and blocks until ctx is cancelled and they have stopped.

@@ -18,6 +18,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/booking"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/edge"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/explain"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/intake"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/metrics"
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector/operator"
@@ -38,10 +39,12 @@ type Options struct {
 	Now      func() time.Time
 }
 
-// Core is one running core: the Connector (its workers, Explain, drain) and what was built
-// around it, and its readiness (Ready). Its methods hand each package beside the core exactly what it is given.
+// Core is one running core: the Connector (its workers, drain), the dry-run session of its
+// booking (explain.Session: Explain, ExplainStored, Decide) and what was built around it, and
+// its readiness (Ready). Its methods hand each package beside the core exactly what it is given.
 type Core struct {
 	*connector.Connector
+	*explain.Session
 	cfg     connector.Config
 	store   connector.Store
 	erp     connector.ERPNext     // behind the client edge
@@ -79,6 +82,9 @@ func New(o Options) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
+	w := o.Config.Worker
+	c.Session = explain.New(explain.Deps{Booker: c.booker, Outcome: c.OutcomeOf, Now: o.Now,
+		PauseRecheck: w.PauseRecheck.D(), MaxAttempts: w.MaxAttempts})
 	m.Watch(metrics.State{Store: o.Store, Paused: c.Paused, SlowDowns: c.paces.SlowDowns, Now: o.Now})
 	return c, nil
 }

@@ -29,12 +29,14 @@ type Worker struct {
 	owner   func(role string) string
 	wake    <-chan struct{}
 
-	holding        func(now time.Time) (time.Time, bool)
-	probePauses    func(ctx context.Context)
-	settle         func(ev *connector.InboxEvent, res connector.Result, err error) connector.Outcome
-	observe        func(ev *connector.InboxEvent, o connector.Outcome)
-	afterPark      func(ctx context.Context, ev *connector.InboxEvent, o connector.Outcome)
-	outcomeInvoice func(ev *connector.InboxEvent, o connector.Outcome, recorded string) string
+	holding     func(now time.Time) (time.Time, bool)
+	probePauses func(ctx context.Context)
+	settle      func(ev *connector.InboxEvent, res connector.Result, err error) connector.Outcome
+	observe     func(ev *connector.InboxEvent, o connector.Outcome)
+
+	account        connector.Account   // the park comment's ERPNext client and mapping (comment.go)
+	commentTimeout time.Duration       // bounds the park comment's calls
+	comment        func(result string) // counts a park comment
 
 	draining  chan struct{} // closed by Drain: workers stop claiming
 	drainOnce sync.Once
@@ -47,7 +49,7 @@ func New(d connector.WorkerDeps) connector.Runner {
 	return &Worker{
 		store: d.Store, booker: d.Booker, workers: d.Workers, cfg: d.Worker, now: d.Now, log: d.Log,
 		owner: d.Owner, wake: d.Wake, holding: d.Holding, probePauses: d.ProbePauses, settle: d.Settle,
-		observe: d.Observe, afterPark: d.AfterPark, outcomeInvoice: d.OutcomeInvoice,
+		observe: d.Observe, account: d.Account, commentTimeout: d.CommentTimeout, comment: d.Comment,
 		draining: make(chan struct{}),
 	}
 }

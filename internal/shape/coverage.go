@@ -69,10 +69,10 @@ func coverage(w io.Writer, root, profile string) (int, error) {
 }
 
 // suiteOfCore are the packages around the core whose tests are the core's booking suite
-// (package connector_test): it drives them end to end through the worker and Explain, as it did
+// (package connector_test): it drives them end to end through the worker and explain, as it did
 // when their code was in package connector, so their coverage is that of ./connector's tests.
 var suiteOfCore = []string{"connector/kernel", "connector/settlement", "connector/booking",
-	"connector/edge", "connector/metrics", "connector/wire", "connector/worker"}
+	"connector/edge", "connector/explain", "connector/metrics", "connector/wire", "connector/worker"}
 
 // coreSuite replaces, in per, the coverage of the suiteOfCore packages under root with that of
 // a run of ./root's tests instrumenting them (go test -coverpkg).

@@ -26,8 +26,10 @@ var coreLayers = map[string]int{
 	"plan.go": 1, "outcome.go": 1,
 	// 2. shared mechanisms: lock rows held by a process, synthetic events, waits
 	"hold.go": 2, "synthetic.go": 2, "wake.go": 2,
-	// 6. entry points: explain, the park comment, and New (the booking and the workers wired)
-	"explain.go": 6, "comment.go": 6, "new.go": 6,
+	// plans and outcomes: what a dry run prints (the session is connector/explain)
+	"explanation.go": 1,
+	// 6. New (the booking and the workers wired)
+	"new.go": 6,
 }
 
 // decls maps a declared name to the file declaring it. Methods are keyed by their name alone
