@@ -44,11 +44,8 @@ import (
 type Connector struct {
 	cfg      Config
 	store    Store
-	erp      ERPNext
-	rzp      RazorpayAPI // nil when not configured
 	log      zerolog.Logger
 	now      func() time.Time
-	loc      *time.Location
 	instance string
 
 	wake   chan struct{}

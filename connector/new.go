@@ -68,11 +68,8 @@ func New(o Options) (*Connector, error) {
 	c := &Connector{
 		cfg:      o.Config,
 		store:    o.Store,
-		erp:      o.ERP,
-		rzp:      o.Razorpay,
 		log:      o.Log,
 		now:      o.Now,
-		loc:      acct.Location,
 		instance: hex.EncodeToString(id[:]),
 		wake:     make(chan struct{}, 1),
 		pauses:   o.Pauses,
