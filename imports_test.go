@@ -72,7 +72,7 @@ var allowed = map[string][]string{
 	// interface; it reads only Razorpay's money helpers itself. Nothing but cmd imports it.
 	"console":              {"internal/redact", "razorpay"},
 	"internal/browsertest": {"internal/testtime"}, // test helper: starts headless Chromium for the browser tests
-	"internal/shape":       {},                    // go run ./internal/shape: size limits, layers of connector/, coverage
+	"internal/shape":       {},                    // go run ./internal/shape: size limits and coverage
 	"internal/sqlcount":    {},                    // test helper: counts the store's statements and commits at the driver edge
 	"internal/redact":      {},                    // leaf: removes secrets from text without mangling words, for the clients, the store and the console
 	"internal/testtime":    {},                    // test helper: waits on conditions with generous bounds, -short skips

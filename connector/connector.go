@@ -5,7 +5,7 @@
 // ERPNext and Razorpay through the ERPNext and RazorpayAPI ports, implemented by
 // connector/store, frappe.Client and razorpay.Client.
 //
-// One file per concern, in layers that only call down (internal/shape checks it):
+// One file per concern; the layers are packages, which the compiler keeps pointing down:
 //
 //   - vocabulary and ports: status.go (Status), route.go (RouteOf, the one routing table),
 //     store.go, ports.go, failure.go (every outbound failure classified once into a *Failure,
@@ -15,7 +15,7 @@
 //     connector/worker), plan.go (Plan), explanation.go (Explanation: a dry run printed),
 //     outcome.go (settle, the one function from a job's error to an Outcome), wait.go,
 //     bank.go, integration.go, precision.go;
-//   - mechanisms: hold.go (HoldLock), synthetic.go, wake.go (what a row waits for);
+//   - mechanisms: repeat.go (Repeat, ErrLockHeld), synthetic.go, wake.go (what a row waits for);
 //   - entry point: new.go (New: the booking and the workers built through their seams).
 //
 // connector/booking books, built through Options.Booking: one job per route on the kernel of
@@ -43,7 +43,6 @@ import (
 // Connector receives webhooks and books them. Create it with New; run the workers with Run.
 type Connector struct {
 	cfg      Config
-	store    Store
 	log      zerolog.Logger
 	now      func() time.Time
 	instance string

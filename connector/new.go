@@ -67,7 +67,6 @@ func New(o Options) (*Connector, error) {
 	}
 	c := &Connector{
 		cfg:      o.Config,
-		store:    o.Store,
 		log:      o.Log,
 		now:      o.Now,
 		instance: hex.EncodeToString(id[:]),

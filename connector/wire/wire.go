@@ -7,6 +7,7 @@
 package wire
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -119,6 +120,13 @@ func (c *Core) Operator() *operator.Operator {
 func (c *Core) Retention(s operator.PurgeStore) operator.Retention {
 	return operator.Retention{Store: s, Keep: c.cfg.Retention.RawBodies.D(), Now: c.now, Log: c.log,
 		Purged: func(n int) { c.metrics.Purged(n, c.now()) }}
+}
+
+// HoldLock takes the named lock row for owner and keeps it until release, on the core's store
+// (worker.Locks.Hold: connector.ErrLockHeld when another owner holds it; lost is called once
+// when another owner takes it over).
+func (c *Core) HoldLock(ctx context.Context, name, owner string, ttl time.Duration, lost func()) (release func(), err error) {
+	return worker.Locks{Store: c.store, Now: c.now, Log: c.log}.Hold(ctx, name, owner, ttl, lost)
 }
 
 // Reconcile is what a reconcile run is given: the Account (its id, mapping, reconcile and

@@ -7,30 +7,6 @@ import (
 	"testing"
 )
 
-func TestLayersReportOnlyUpwardReferences(t *testing.T) {
-	got, err := checkLayers(filepath.Join("testdata", "core"), map[string]int{"low.go": 1, "mid.go": 2, "top.go": 3, "gone.go": 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		"gone.go is in internal/shape/layers.go but does not exist",
-		"low.go (layer 1) uses High of top.go (layer 3)",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-func TestLayersNeedEveryFile(t *testing.T) {
-	got, err := checkLayers(filepath.Join("testdata", "core"), map[string]int{"low.go": 1, "mid.go": 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) == 0 || !strings.Contains(strings.Join(got, "\n"), "top.go has no layer") {
-		t.Errorf("problems %q: want top.go reported without a layer", got)
-	}
-}
-
 func TestMeasureCountsLinesOfFilesAndFunctions(t *testing.T) {
 	s, err := measure([]string{filepath.Join("testdata", "core", "low.go")})
 	if err != nil {
