@@ -1,6 +1,0 @@
-package core
-
-// High uses the layers below.
-func High() int { return Mid() }
-
-func high() int { return 0 }
