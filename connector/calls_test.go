@@ -15,7 +15,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 )
 
-// ERPNext calls per booking (issue 13): a plain booking is the lookup by reference_no, ONE
+// ERPNext calls per booking: a plain booking is the lookup by reference_no, ONE
 // read of the invoice (a list of the fields it needs) and the insert with docstatus 1 — no
 // get_payment_entry, no second read — and a payment that must wait for the invoice lock spends
 // no call before it knows.

@@ -12,7 +12,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-// Edges of the body (issue 10 defect 7).
+// Edges of the body: an optional field of an unusable type is a warning, not a dead event.
 
 const notesWarning = "body warnings: payment.notes: expected an object, got a string; treated as absent"
 

@@ -19,7 +19,7 @@ import (
 )
 
 // The connector builds a receipt's Payment Entry from the one invoice read instead of asking
-// get_payment_entry (issue 13). This replays the real site's answers (Frappe 15.72.4 / ERPNext
+// get_payment_entry. This replays the real site's answers (Frappe 15.72.4 / ERPNext
 // 15.71.1) against the builder: for each booking, the entry built from the recorded invoice
 // facts is compared field by field with
 //   - get_payment_entry's recorded proposal for that invoice: every field the proposal carries

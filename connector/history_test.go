@@ -9,7 +9,7 @@ import (
 )
 
 // A dismissal, a replay and a rebook are recorded with who did them; the attempts made before
-// each replay are kept, so the total counts the run that parked the event (issue 14).
+// each replay are kept, so the total counts the run that parked the event.
 func TestActionsAreRecordedWithTheAttemptsBeforeThem(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()

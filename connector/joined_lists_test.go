@@ -8,7 +8,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/frappe/erpnextsim"
 )
 
-// The receipt path's lists that join a child table (issue 9 bug 1): on a real site an
+// The receipt path's lists that join a child table: on a real site an
 // unqualified order_by that both tables have answers 500 1052 (erpnext-recorded-connector/R02),
 // as the strict simulator does. Each call site is sent qualified and answered 200 (the
 // paid-twice audit's are in connector/reconcile).

@@ -9,7 +9,7 @@ const MetricNamespace = "razorpay_erpnext"
 const (
 	MetricWebhooks = MetricNamespace + "_webhooks_received_total"
 	// MetricWebhooksAbandoned counts webhooks whose sender disconnected while the event was
-	// being stored (issue 10 defect 4): not a store fault, and not in MetricWebhooks.
+	// being stored: not a store fault, and not in MetricWebhooks.
 	MetricWebhooksAbandoned = MetricNamespace + "_webhooks_abandoned_total"
 	MetricLastWebhook       = MetricNamespace + "_last_accepted_webhook_timestamp_seconds"
 	MetricEventOutcomes     = MetricNamespace + "_event_outcomes_total"
@@ -39,7 +39,7 @@ const (
 	// last reconcile of this process found without its bank statement line.
 	MetricSettlementOldestUnmatched = MetricNamespace + "_settlement_oldest_unmatched_timestamp_seconds"
 	// MetricDeadRetried counts dead events whose last failure was transient, sent back to pending
-	// by reconcile runs (issue 10).
+	// by reconcile runs.
 	MetricDeadRetried = MetricNamespace + "_reconcile_dead_retried_total"
 	// MetricThrottleSecondsLeft is how long the pause ERPNext or Razorpay asked this process's
 	// client for (429, 503 with Retry-After) still runs, by system (erpnext, razorpay).

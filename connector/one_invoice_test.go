@@ -14,7 +14,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
-// Many payments of one Sales Invoice at once (issue 13, the benchmark's "20 on one invoice"):
+// Many payments of one Sales Invoice at once (the benchmark's "20 on one invoice"):
 // they serialise on the invoice lock, and a payment that finds the lock held spends no ERPNext
 // call before it knows, so each payment costs exactly a plain booking — the lookup by
 // reference_no, one read of the invoice, the insert — and the process reads the Mode of

@@ -111,7 +111,7 @@ func (c *Connector) settle(ev *InboxEvent, res Result, err error) Outcome {
 	return o
 }
 
-// bodyWarnings is the note kept for a body's warnings (issue 10 defect 7: a notes value that is
+// bodyWarnings is the note kept for a body's warnings (a notes value that is
 // free text is read as absent, and the event goes on).
 func bodyWarnings(w []string) string { return "body warnings: " + strings.Join(w, "; ") }
 

@@ -24,7 +24,7 @@ import (
 )
 
 // A second store booking the same payment (two deployments by mistake), or a race lost on the
-// client-supplied name (issue 9 bug 2): what ERPNext answers the loser — 417 "has already been
+// client-supplied name: what ERPNext answers the loser — 417 "has already been
 // fully paid.", 409, or 500 QueryDeadlockError (erpnext-recorded-connector/R03) — is looked up
 // before anything else, and the entry the winner made is recorded: done, not parked, no
 // attempt spent, never a second entry.

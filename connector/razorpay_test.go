@@ -100,8 +100,8 @@ func TestRazorpayFailures(t *testing.T) {
 }
 
 // A read that fails where the worker would retry or pause is a line of the explanation, not
-// the end of the dry run: issue 14 found `explain` exiting 1 on the sample payloads whose
-// order had to be fetched, once Razorpay keys were set and Razorpay could not be reached. The
+// the end of the dry run: `explain` must not exit 1 on the sample payloads whose order has to
+// be fetched when Razorpay keys are set and Razorpay cannot be reached. The
 // explanation says what failed and what the worker does, and the worker then does that.
 func TestExplainReportsAFailedReadAsALine(t *testing.T) {
 	body := func(t *testing.T, id string) []byte {

@@ -132,7 +132,7 @@ func TestRefundOutwaitsItsReceiptAndParks(t *testing.T) {
 
 // A receipt backlog longer than mapping.refunds.wait_for_receipt: the refund parks "receipt not
 // booked after 1m0s", and when the receipt is booked at last the refund goes back to pending on
-// its own and is booked, with no person replaying it (issue 10 defect 5).
+// its own and is booked, with no person replaying it.
 func TestRefundParkedForItsReceiptFollowsItWhenItIsBooked(t *testing.T) {
 	r := newRig(t, withConfig(func(c *connector.Config) { c.Mapping.Refunds.WaitForReceipt = connector.Duration(time.Minute) }))
 	ctx := context.Background()

@@ -13,7 +13,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-// Rounded invoices (issue 9 bug 3; erpnext-recorded-connector README "81"): the simulator
+// Rounded invoices (erpnext-recorded-connector README "81"): the simulator
 // rounds invoices as ERPNext does by default (8.35 → 8.00, 1234.56 → 1235.00), and a payment of
 // the grand total books Paid with unallocated 0 and the difference on the company's round-off
 // account — the ledger as recorded (81-pe-deduction-minus-0.35-gl-entries,

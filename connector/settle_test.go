@@ -15,11 +15,10 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay/razorpaysim"
 )
 
-// A day of 50 payments with fees, 5 refunds and one adjustment, settled in one settlement
-// (issue 12, "What it must show"): one submitted Journal Entry, balanced, Dr bank = the
-// settlement amount to the paisa, Cr clearing exactly what those items put into it, so the
-// clearing account's balance moves by exactly that; settlement.processed delivered again and
-// a reconcile afterwards post nothing.
+// A day of 50 payments with fees, 5 refunds and one adjustment, settled in one settlement: one
+// submitted Journal Entry, balanced, Dr bank = the settlement amount to the paisa, Cr clearing
+// exactly what those items put into it, so the clearing account's balance moves by exactly
+// that; settlement.processed delivered again and a reconcile afterwards post nothing.
 func TestSettlementPostsOneBalancedJournalEntry(t *testing.T) {
 	for _, mode := range []string{"deduction", "none"} {
 		t.Run("Fees"+strings.ToUpper(mode[:1])+mode[1:], func(t *testing.T) {
@@ -231,7 +230,7 @@ func TestSettlementThatDoesNotAddUpParks(t *testing.T) {
 	}
 }
 
-// Bank statement matching (issue 12): a Bank Transaction carrying the UTR, imported before the
+// Bank statement matching: a Bank Transaction carrying the UTR, imported before the
 // settlement, is reconciled against the Journal Entry through reconcile_vouchers, and with a
 // Cash-type clearing account the entry's clearance_date is set; with the recorded Bank-type
 // clearing account it never is (erpnext-recorded-settlement/70-*, 72-*). Without a Bank

@@ -192,7 +192,7 @@ func decodeAPIError(status int, header http.Header, body []byte, redact func(str
 	if err := json.Unmarshal(body, &env); err != nil || env.Error == nil {
 		// Redact before cutting, so that a cut cannot leave part of a secret behind; a proxy page
 		// may be in any encoding and the cut may split a character: keep the text valid UTF-8 so
-		// it can be stored anywhere (issue 10 defect 3).
+		// it can be stored anywhere.
 		text := redact(strings.TrimSpace(string(body)))
 		if len(text) > 200 {
 			text = text[:200]

@@ -11,7 +11,7 @@ import (
 )
 
 // TestParseErrorsAreValidUTF8: invalid bytes in a body never reach the error text raw (a
-// MariaDB utf8mb4 column refuses them, issue 10 defect 3); they appear escaped.
+// MariaDB utf8mb4 column refuses them); they appear escaped.
 func TestParseErrorsAreValidUTF8(t *testing.T) {
 	cases := map[string]struct{ body, want string }{
 		"BOMLikeBytes":       {"\xff\xfe{}", `"\xff\xfe{}"`},
@@ -55,7 +55,7 @@ const nestedInvalidUTF8 = "{\"payload\":{\"payment\":{\"entity\":{\"id\":\"pay_X
 
 // TestOptionalFieldsOfWrongTypeAreWarnings: an optional field of an unusable type (notes as free
 // text, …) no longer kills the event: it keeps its name and business key, the field reads as
-// absent, and Warnings names it (issue 10 defect 7).
+// absent, and Warnings names it.
 func TestOptionalFieldsOfWrongTypeAreWarnings(t *testing.T) {
 	cases := []struct {
 		name, body, key, warn string

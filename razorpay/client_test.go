@@ -472,10 +472,10 @@ func TestGetDisputeAgainstSimulator(t *testing.T) {
 	}
 }
 
-// TestShortSecretDoesNotMangleMessages is issue 14's first-hour report: with the key secret "s"
-// an unknown id read "The id provided doe[redacted] not exi[redacted]t", and a transport error
-// "http[redacted]://…". The client removes a secret only as a whole word, and still removes it
-// when the server echoes it as one.
+// TestShortSecretDoesNotMangleMessages: with the key secret "s" removed inside words, an
+// unknown id would read "The id provided doe[redacted] not exi[redacted]t", and a transport
+// error "http[redacted]://…". The client removes a secret only as a whole word, and still
+// removes it when the server echoes it as one.
 func TestShortSecretDoesNotMangleMessages(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)

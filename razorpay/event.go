@@ -18,8 +18,8 @@ type Event struct {
 	CreatedAt int64    `json:"created_at"`
 
 	// Warnings name optional fields that arrived with an unusable type and were read as absent,
-	// e.g. "payment.notes: expected an object, got a string; treated as absent" (issue 10
-	// defect 7). Required fields (ids, amounts, currencies, created_at, captured) fail instead.
+	// e.g. "payment.notes: expected an object, got a string; treated as absent".
+	// Required fields (ids, amounts, currencies, created_at, captured) fail instead.
 	Warnings []string `json:"-"`
 
 	Payment     *Payment     `json:"-"` // payload.payment.entity
@@ -35,7 +35,7 @@ type Event struct {
 // booleans accept true/false/"1"/"0"/1/0/"true"/"false". Verify the signature over the same raw
 // bytes first (VerifySignature); ParseEvent never re-encodes them. The body is walked once:
 // payload, its wrappers and its entities are read where they stand, and only the fields used
-// are converted (issue 13; PeekEvent is the cheaper read of intake's fields).
+// are converted (PeekEvent is the cheaper read of intake's fields).
 //
 // Optional fields of an unusable type (notes or acquirer_data that are not object-like — a
 // non-JSON string, a number —, contains, a payment link's customer, international,

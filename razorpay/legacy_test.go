@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// The webhook parser before the single-pass rewrite (issue 13), kept as the oracle the rewrite
+// The webhook parser before the single-pass rewrite, kept as the oracle the rewrite
 // is fuzzed against: encoding/json maps at every level, then field by field. It shares the field
 // readers and entity builders, so the comparison covers the traversal (which bytes each field
 // gets, what is absent, what fails); legacyStringMap covers the rewritten notes decoding.

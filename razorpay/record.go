@@ -25,7 +25,7 @@ func newKeySet(names ...string) keySet {
 
 // excerpt quotes up to n bytes of raw input as a Go string literal, invalid UTF-8 and control
 // bytes escaped (`"\xff\xfe{}"`), with "…" when cut: error text built from it is always valid
-// UTF-8 and can be stored in any database column (issue 10 defect 3).
+// UTF-8 and can be stored in any database column.
 func excerpt(b []byte, n int) string {
 	if len(b) > n {
 		return strconv.Quote(string(b[:n])) + "…"

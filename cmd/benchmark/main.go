@@ -1,4 +1,4 @@
-// Command benchmark measures the connector against this machine's own limits (issue 13):
+// Command benchmark measures the connector against this machine's own limits:
 // durable inserts of the database, intake against a floor server doing only HMAC and one
 // INSERT, acknowledgement times on a clock at 1,000 webhooks/s (also with a slow ERPNext and
 // overloaded), booking throughput against a real-v15 latency profile compared with a minimal

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// ERPNext call kinds the latency profile tells apart (issue 13's recording of a real site).
+// ERPNext call kinds the latency profile tells apart (from a recording of a real site).
 const (
 	routeListPE     = "list Payment Entry" // GET /api/resource/Payment Entry?filters=…
 	routeGetInvoice = "GET Sales Invoice"  // GET /api/resource/Sales Invoice/{name}
@@ -29,7 +29,7 @@ type profile struct {
 	Default time.Duration            `json:"-"`
 }
 
-// realV15 is the site measured for issue 13: ERPNext 15.71 / Frappe 15.72.4 with 2 gunicorn
+// realV15 is the real site measured: ERPNext 15.71 / Frappe 15.72.4 with 2 gunicorn
 // workers on 2 cores. Averages per call: lookup by reference_no 48 ms, GET Sales Invoice
 // 101 ms, get_payment_entry 252 ms, POST Payment Entry with docstatus 1 776 ms. Calls the
 // recording did not time (a submit of a draft, Mode of Payment, Company) take the lookup's

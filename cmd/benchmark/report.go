@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 )
 
-// Report is the benchmark's output: the headline figures of issue 13 (numbers, 0 when not
+// Report is the benchmark's output: the headline figures (numbers, 0 when not
 // measured), the targets with pass or miss, then every measurement in detail.
 type Report struct {
 	Machine  Machine  `json:"machine"`
@@ -60,7 +60,7 @@ type Settings struct {
 	Workers            string   `json:"daemon"`
 }
 
-// Target is one goal of issue 13 and whether the figure meets it.
+// Target is one performance goal and whether the figure meets it.
 type Target struct {
 	Figure string  `json:"figure"`
 	Goal   string  `json:"goal"` // e.g. "<= 10"
@@ -95,7 +95,7 @@ func judge(g goal, value float64, measured bool) Target {
 	return t
 }
 
-// judgeTargets fills r.Targets from the headline figures (issue 13, "Targets").
+// judgeTargets fills r.Targets from the headline figures.
 func (r *Report) judgeTargets() {
 	intake := len(r.Intake["mariadb"]) > 0
 	fixed := r.FixedRate["mariadb"].Runs > 0
@@ -193,7 +193,7 @@ func (r *Report) printTable(w io.Writer) {
 		fmt.Fprintf(tw, "\n(6) reconcile --dry-run\t%d payments\tall booked %.1f s, %.0f MiB\t1 %% unbooked %.1f s, %.0f MiB\n", rc.Payments,
 			rc.AllBooked.Seconds, rc.AllBooked.PeakRSSMiB, rc.Unbooked.Seconds, rc.Unbooked.PeakRSSMiB)
 	}
-	fmt.Fprintf(tw, "\ntargets (issue 13)\tvalue\tgoal\tresult\n")
+	fmt.Fprintf(tw, "\ntargets\tvalue\tgoal\tresult\n")
 	for _, t := range r.Targets {
 		fmt.Fprintf(tw, "%s\t%g\t%s\t%s\t%s\n", t.Figure, t.Value, t.Goal, strings.ToUpper(t.Result), t.Note)
 	}

@@ -20,7 +20,7 @@ func (w testWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// The 300-payment chaos run of issue 10, as `go run ./cmd/chaos --json` makes it: real serve
+// The 300-payment chaos run, as `go run ./cmd/chaos --json` makes it: real serve
 // processes killed with -9, MariaDB killed once, ERPNext faults, duplicates and reordering.
 // Every wait inside is a bounded poll on a condition (inbox idle, /healthz, MariaDB ping).
 func TestChaos300Payments(t *testing.T) {

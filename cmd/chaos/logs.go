@@ -19,18 +19,19 @@ type logReport struct {
 	ErrorLines  int `json:"error_lines"`
 	Panics      int `json:"panics"`
 	SecretLines int `json:"secret_lines"`
-	// Retries after a 429 (ERPNext asking to slow down) that spent an attempt (issue 10
-	// defect 1: a 429 should spend none; see countAttemptsOn429), and the highest attempt
-	// number any event outcome line showed.
+	// Retries after a 429 (ERPNext asking to slow down) that spent an attempt (a 429 should
+	// spend none; see countAttemptsOn429), and the highest attempt number any event outcome
+	// line showed.
 	AttemptsSpentOn429 int      `json:"attempts_spent_on_429"`
 	MaxAttempt         int      `json:"max_attempt"`
 	SecretsFound       []string `json:"secrets_found"` // which secret, file and line number; never the value
 
 	// Waits of an event for another worker's claim on the same payment or lock on the same
 	// invoice, and how long each lasted: from its outcome line to the start of the event's next
-	// run (its next outcome line's time less its took_ms; log times are whole seconds). Issue 10 defect 2: a waiter runs again once the holder is done;
-	// only a holder killed, or one whose write is ambiguous, keeps it until the holder's fence
-	// (server_timeout + fence_margin after the claim): FenceWaits counts those.
+	// run (its next outcome line's time less its took_ms; log times are whole seconds). A waiter
+	// runs again once the holder is done; only a holder killed, or one whose write is ambiguous,
+	// keeps it until the holder's fence (server_timeout + fence_margin after the claim):
+	// FenceWaits counts those.
 	HolderWaits       int     `json:"waits_for_holder"`
 	HolderWaitMedianS float64 `json:"waits_for_holder_median_s"`
 	HolderWaitMaxS    float64 `json:"waits_for_holder_max_s"`

@@ -1,4 +1,4 @@
-// Command chaos is the reliability proof of issue 10 (README "Reliability"): two `serve`
+// Command chaos is the connector's reliability proof (README "Reliability"): two `serve`
 // replicas of the connector on one MariaDB (or, with --driver postgres, PostgreSQL) database on
 // a server of the run's own, the ERPNext simulator behind a fault proxy, the Razorpay
 // simulator's API, signed webhooks with duplicates and reordering, kill -9 of replicas and of

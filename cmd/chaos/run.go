@@ -41,7 +41,7 @@ type Options struct {
 	Driver    string    // the database: "mysql" (MariaDB, the default) or "postgres"
 }
 
-// DefaultOptions are the settings of `chaos` without flags (issue 10's chaos run).
+// DefaultOptions are the settings of `chaos` without flags (the 300-payment chaos run).
 func DefaultOptions() Options {
 	return Options{Driver: driverMySQL, Payments: 300, Seed: 1, Replicas: 2, Workers: 4, KillEvery: 10 * time.Second, Burst429: 40,
 		Faults: proxyFaults{Err5xx: 0.02, DropAfterCommit: 0.01, CommitLate: 0.005, LateDelay: 3 * time.Second},

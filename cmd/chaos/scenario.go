@@ -155,7 +155,7 @@ func createPayment(rzp *razorpaysim.Sim, inv *invoicePlan, amount int64, s scena
 // addRefund refunds part of one payment of an invoice not refunded yet, with a credit note for
 // exactly the refund in ERPNext when the dice say so. The payment may be one that parks (a later
 // payment of an invoice its siblings settled, "invoice already settled"): its refund then parks
-// at once with the receipt's reason (issue 10).
+// at once with the receipt's reason.
 func (sc *scenario) addRefund(site *erpnextsim.Site, rzp *razorpaysim.Sim, s scenarioSettings, rnd *rand.Rand) error {
 	for tries := 0; tries < 20; tries++ {
 		inv := sc.Invoices[rnd.IntN(len(sc.Invoices))]

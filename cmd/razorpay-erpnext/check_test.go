@@ -103,7 +103,7 @@ reconcile: {integration_requests: false}`)
 // TestCheckPassesWithTheShippedExample: the API user README step 1 describes — exactly Accounts
 // User + Sales User, the simulator's default user — passes `check` with config.example.yaml as
 // shipped (only erpnext.url pointed at the site); turning the Integration Request sweep on
-// fails one line saying which permission is missing and what it costs (issue 9 bug 4).
+// fails one line saying which permission is missing and what it costs.
 func TestCheckPassesWithTheShippedExample(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	raw, err := os.ReadFile(filepath.Join("..", "..", "config.example.yaml"))

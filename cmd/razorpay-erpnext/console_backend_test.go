@@ -127,7 +127,7 @@ func TestConsoleRebookAfterEntryCancelled(t *testing.T) {
 
 // The per-event history: a replay and a dismissal through the console are recorded with who
 // and when, shown on the event's page and by events show; after the replay the attempt that
-// parked the event still counts (issue 14).
+// parked the event still counts.
 func TestConsoleEventHistory(t *testing.T) {
 	t.Parallel()
 	e, cfg, d := startWithConsole(t, "sqlite")

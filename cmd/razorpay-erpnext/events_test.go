@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// Issue 14, first hour: `events list` run right after the README's curl showed the event
-// still processing, not done as the README promised; `events show` said "attempts: 0" for a
-// booking that succeeded first time. With --wait, list waits (bounded) until no listed event
+// `events list` run right after the README's curl must show the event done, as the README
+// promises, not still processing; `events show` must not say "attempts: 0" for a booking that
+// succeeded first time. With --wait, list waits (bounded) until no listed event
 // is pending or processing; show counts the attempt that finished the event.
 func TestEventsListWaitsAndShowCountsTheFinishingAttempt(t *testing.T) {
 	t.Parallel()

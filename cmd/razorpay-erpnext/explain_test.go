@@ -38,8 +38,8 @@ erpnext: {url: "` + e.erp.URL + `", api_key: "${ERPNEXT_API_KEY}", api_secret: "
 }
 
 // Explain on every sample payload prints a plan or a reason and writes nothing anywhere — also
-// with Razorpay keys set and Razorpay unreachable (issue 14: the three samples whose order had
-// to be fetched made explain exit 1): the failed lookup is a line of the explanation.
+// with Razorpay keys set and Razorpay unreachable (the three samples whose order has
+// to be fetched must not make explain exit 1): the failed lookup is a line of the explanation.
 func TestExplainSamplePayloadsWritesNothing(t *testing.T) {
 	t.Parallel()
 	actions := explainSamples(t, "")

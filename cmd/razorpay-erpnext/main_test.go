@@ -119,8 +119,8 @@ mapping: {company: Example Company}
 	}
 }
 
-// migrate creates the store and needs nothing else of the configuration: issue 14 found it
-// refusing to run without the ERPNext and Razorpay secrets it never uses. No secret is set
+// migrate creates the store and needs nothing else of the configuration: it must
+// run without the ERPNext and Razorpay secrets it never uses. No secret is set
 // here, and nothing about them is said; serve with the same file names what is missing.
 func TestMigrateCreatesTheStoreWithoutSecrets(t *testing.T) {
 	t.Parallel()

@@ -13,8 +13,8 @@ import (
 )
 
 // The paths that never worked on a real Frappe 15.72.4 / ERPNext 15.71.1 site because their
-// lists join a child table with an unqualified order_by (issue 9 bug 1;
-// erpnext-recorded-connector/R01, R02). The simulator now answers those lists 500 1052 as the
+// lists join a child table with an unqualified order_by
+// (erpnext-recorded-connector/R01, R02). The simulator answers those lists 500 1052 as the
 // real site does; these tests show each path runs end to end and that what the connector sent
 // is the qualified list.
 

@@ -394,8 +394,7 @@ func TestCheckoutPaymentFoundThroughItsIntegrationRequest(t *testing.T) {
 }
 
 // A refund whose receipt event is parked parks too, at once, with the receipt's reason: when
-// another event books the receipt, the refund goes back to pending and follows on its own
-// (fourth adversarial pass; issue 10 defect 5).
+// another event books the receipt, the refund goes back to pending and follows on its own.
 func TestRefundFollowsAReceiptBookedAfterItParked(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, "sqlite")

@@ -71,7 +71,7 @@ settlements: {enabled: true, bank_account: %q, bank_account_doc: %q, adjustments
 	return path
 }
 
-// The whole daemon on settlements (issue 12): payments booked from the simulator's webhooks; a
+// The whole daemon on settlements: payments booked from the simulator's webhooks; a
 // settlement whose settlement.processed is lost; the bank statement line imported first.
 // `explain --settlement` shows the entry it would post and the line it would match, writing
 // nothing; `reconcile` posts it (one balanced Journal Entry) and reconciles the Bank
@@ -198,7 +198,7 @@ func TestSettlementThroughTheDaemon(t *testing.T) {
 // wantToday checks the console's settlement card: today's INR receipts booked (gross), the
 // fees Razorpay keeps of them, settlements posted (net), and the clearing account's balance as
 // ERPNext gives it. Once settled, the day's booked net of fees equals what was settled: the
-// day is not a difference (issue 14: it was listed as −fees).
+// day is not listed as a difference of −fees.
 func wantToday(t *testing.T, e *rzpEnv, booked, fees, settled, clearing int64) {
 	t.Helper()
 	ist, _ := time.LoadLocation(e.cfg.Mapping.Timezone)

@@ -38,7 +38,7 @@ func receiptPrecheck(e *razorpay.Event) *connector.Plan {
 }
 
 // decide decides the receipt of e's payment (which receiptPrecheck passed) in as few
-// ERPNext calls as it can (issue 13: a plain booking is the lookup, one invoice read and the
+// ERPNext calls as it can (a plain booking is the lookup, one invoice read and the
 // insert): take the lock of the invoice the payment names before reading anything, look up
 // before create, resolve the invoice (the read that finds it is the read under the lock),
 // wait out a Payment Request's grace, then decide against the invoice as it is under the lock.
@@ -151,7 +151,7 @@ func (c *receiptJob) decideAgainstInvoice(ctx context.Context, pl *connector.Pla
 	plan, err := mapping.PlanReceipt(rules, e.Payment, order, inv, res.paymentRequest)
 	if p, ok := asPark(err); ok && p.Reason == mapping.ReasonInvoiceSettled {
 		// Settled since the lookup: by this very payment, booked from another store or a lost
-		// race? Look again before parking (issue 9 bug 2).
+		// race? Look again before parking.
 		found, ferr := c.FindByReference(ctx, e.Payment.ID)
 		if ferr != nil {
 			return nil, ferr

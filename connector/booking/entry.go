@@ -14,7 +14,7 @@ import (
 // A receipt's Payment Entry (DESIGN.md §4 step 6) is built from the invoice read under its
 // lock (invoice.go) and facts that rarely change (the Payment Terms Template's allocation
 // rule, cached): the entry ERPNext's own get_payment_entry would propose, with what the
-// connector owns set, so a booking needs no get_payment_entry call (issue 13; the recorded
+// connector owns set, so a booking needs no get_payment_entry call (the recorded
 // proposals and stored entries are replayed against it in entry_recorded_test.go). A refund
 // still asks get_payment_entry about its credit note. What the connector cannot build is a
 // *mapping.Park.

@@ -14,7 +14,7 @@ import (
 // fields the planner and the entry builder use, instead of a GET of the whole document — on
 // the recorded site a list costs 48 ms where a GET of a Sales Invoice, with every child table
 // and its onload, costs 101 ms (erpnext-recorded-connector/README "Timing"), and the read is
-// a third of a booking's calls (issue 13). The payment schedule is read only when the
+// a third of a booking's calls. The payment schedule is read only when the
 // invoice's Payment Terms Template needs it.
 
 // invoiceFields are the columns of frappe.SalesInvoice a receipt reads, and the project of

@@ -21,7 +21,7 @@ import (
 // refund parks at once with the receipt's reason: a person must act on the receipt first. Either
 // way the wait and the park name the receipt (waitReceipt): when it is booked — by another event,
 // a replay or reconcile — the refund goes back to pending and follows without a person having
-// to find it (issue 10 defect 5). A plan is returned when there is no receipt to refund from.
+// to find it. A plan is returned when there is no receipt to refund from.
 func (c *refundJob) receiptOf(ctx context.Context, pl *connector.Plan, receivedAt time.Time, paymentID string) (mapping.ReceiptFacts, *connector.Plan, error) {
 	facts := c.Facts()
 	b, err := facts.GetBooking(ctx, paymentID)

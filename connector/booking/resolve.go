@@ -29,7 +29,7 @@ type resolution struct {
 // target is what a receipt books against as far as it is known before anything is read: the
 // first name the payment gives, or, for a Payment Request resolved before (prInvoices), its
 // invoice. The invoice lock is taken on it before any read, so that a payment that must wait
-// for another spends no ERPNext call to find out (issue 13).
+// for another spends no ERPNext call to find out.
 type target struct{ invoice, paymentRequest, source string }
 
 // targetOf is the target of a payment naming cands (in the configured order).

@@ -35,7 +35,7 @@ func TestExampleConfigLoads(t *testing.T) {
 		t.Errorf("secrets %v, want [%s]", cfg.Razorpay.WebhookSecrets, whSecret)
 	}
 	// The example lists one webhook secret (the rotation's second one is a comment), so a
-	// command run with it warns about nothing (issue 14: it warned on every command).
+	// command run with it warns about nothing.
 	if len(warnings) != 0 {
 		t.Errorf("warnings %v", warnings)
 	}

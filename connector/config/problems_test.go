@@ -44,8 +44,8 @@ func problemsOf(t *testing.T, err error) []string {
 	return ce.Problems
 }
 
-// The first-hour report of issue 14: with the README's secrets (k1, s1, s) every message that
-// held an "s" was mangled. Secrets too short to be real are refused, each naming its key, its
+// With the README's secrets (k1, s1, s) redaction would mangle every message that holds an
+// "s". Secrets too short to be real are refused, each naming its key, its
 // variable and why; real-length ones pass.
 func TestConfigRefusesShortSecretsNamingTheVariable(t *testing.T) {
 	raw := exampleConfig(t)
@@ -156,7 +156,7 @@ func TestScopeStoreNeedsNoSecrets(t *testing.T) {
 }
 
 // The examples config.example.yaml gives in its comments are accepted as written: the MariaDB
-// DSN (its password from the environment; issue 14 found the example refused as a literal
+// DSN (its password from the environment, not refused as a literal
 // password) and the two webhook secrets of a rotation.
 func TestExampleCommentsAreAccepted(t *testing.T) {
 	raw := exampleConfig(t)
@@ -188,7 +188,7 @@ func TestExampleCommentsAreAccepted(t *testing.T) {
 	}
 }
 
-// server.max_in_flight defaults to 256 and must be 1..65536 (issue 13: bounded intake).
+// server.max_in_flight defaults to 256 and must be 1..65536 (bounded intake).
 func TestServerMaxInFlight(t *testing.T) {
 	if got := config.Defaults().Server.MaxInFlight; got != 256 {
 		t.Errorf("default max_in_flight %d; want 256", got)

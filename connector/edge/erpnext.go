@@ -35,7 +35,7 @@ type Pauses interface {
 var readOnlyMethods = map[string]bool{
 	frappe.MethodGetPaymentEntry:   true, // builds an unsaved document (spec/erpnext.md §3.8)
 	frappe.MethodGetLoggedUser:     true,
-	frappe.MethodGetBalanceOn:      true, // settlements (issue 12)
+	frappe.MethodGetBalanceOn:      true, // settlements
 	frappe.MethodGetLinkedPayments: true,
 }
 

@@ -41,7 +41,7 @@ func New(d Deps) *Session { return &Session{d: d} }
 // documents; get_payment_entry, which writes nothing, for a refund's credit note), Razorpay
 // when configured, and the store when the core has one; it never writes to any of them. A
 // read that fails is a line of the explanation (connector.ExplainRetry), not the end of the
-// dry run (issue 14: a failed order lookup made `explain` exit 1); the error is returned only
+// dry run (a failed order lookup must not make `explain` exit 1); the error is returned only
 // when ctx ended.
 func (s *Session) Explain(ctx context.Context, e *razorpay.Event) (*connector.Explanation, error) {
 	return s.explain(ctx, e, connector.Arrival{At: s.d.Now()})

@@ -73,8 +73,8 @@ func edgeCases() []edgeCase {
 }
 
 // TestIntakeEdges: no client-side problem is answered 5xx or panics, on either store; each
-// case gets its exact status, and a row is stored exactly when the answer is 200 (issue 10
-// defect 3: invalid UTF-8 is 200-and-dead, a bad event id is 400, never 503 on MariaDB).
+// case gets its exact status, and a row is stored exactly when the answer is 200 (invalid
+// UTF-8 is 200-and-dead, a bad event id is 400, never 503 on MariaDB).
 func TestIntakeEdges(t *testing.T) {
 	for _, eng := range engines {
 		t.Run(eng.name, func(t *testing.T) {

@@ -50,7 +50,7 @@ func metric(t *testing.T, c *wire.Core, series string) string {
 
 // TestSenderGoneIsNotStoreUnavailable: a sender that disconnects while its insert runs (the
 // request's context canceled) is counted in webhooks_abandoned_total, not as
-// store_unavailable, and logged below error level (issue 10 defect 4).
+// store_unavailable, and logged below error level.
 func TestSenderGoneIsNotStoreUnavailable(t *testing.T) {
 	var logs bytes.Buffer
 	c := newConnector(t, sqliteStore(t), 0, zerolog.New(&logs))
@@ -103,7 +103,7 @@ func (f *readFlag) Read(p []byte) (int, error) { f.read.Store(true); return f.r.
 
 // TestInFlightWebhooksAreBounded: with server.max_in_flight requests inside the store, the
 // next is answered 503 with Retry-After at once, its body unread and nothing stored; once they
-// finish, the next is accepted (issue 13: never queue without limit).
+// finish, the next is accepted (never queue without limit).
 func TestInFlightWebhooksAreBounded(t *testing.T) {
 	const bound = 3
 	db := sqliteStore(t)

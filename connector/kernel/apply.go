@@ -168,7 +168,7 @@ func isDeadlock(err error) bool {
 
 // record marks the business key booked as b's document and turns the key's other parked rows
 // into duplicates (DESIGN.md §8). It wakes what waits for the booking, in one statement: a
-// receipt the refunds waiting, or parked, for it (issue 10 defect 5) and a settlement waiting
+// receipt the refunds waiting, or parked, for it, and a settlement waiting
 // for it, a refund a settlement waiting for it, and the jobs of either kind waiting for the
 // key's claim (waitBooking), which is no longer in flight: they run now and find the key
 // booked. It runs even when ctx was cancelled meanwhile: the document exists. w is the claim

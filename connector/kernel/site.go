@@ -45,7 +45,7 @@ func (c *Kernel) PaidToAccount(ctx context.Context) (string, error) {
 	if acct, ok := cached(); ok {
 		return acct, nil
 	}
-	// One read for all the workers that start at once (issue 13: calls per booking).
+	// One read for all the workers that start at once (calls per booking).
 	c.siteReads.Lock()
 	defer c.siteReads.Unlock()
 	if acct, ok := cached(); ok {

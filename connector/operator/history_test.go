@@ -25,7 +25,7 @@ func TestAttemptsLineCountsTheFinishingAttemptAndEveryReplay(t *testing.T) {
 		{connector.StatusPending, 2, nil, "failed attempts", "2"},
 		{connector.StatusDead, 12, nil, "failed attempts", "12"},
 		{connector.StatusDismissed, 0, nil, "failed attempts", "0"},
-		// Issue 14: after a replay the attempt that parked the event still counts.
+		// After a replay the attempt that parked the event still counts.
 		{connector.StatusDone, 0, replayed, "attempts", "1 since the last replay (2 in all)"},
 		{connector.StatusPending, 0, replayed, "failed attempts", "0 since the last replay (1 in all)"},
 		{connector.StatusDismissed, 0, parkedThenDismissed, "attempts", "1"},

@@ -83,7 +83,7 @@ func (a *audit) auditDuplicateReferences(ctx context.Context) error {
 }
 
 // auditedDoctypes are the documents a booking can name: Payment Entries (receipts, refunds)
-// and Journal Entries (settlements, issue 12).
+// and Journal Entries (settlements).
 var auditedDoctypes = []string{frappe.DoctypePaymentEntry, frappe.DoctypeJournalEntry}
 
 // auditCancelledBookings reports each booking made since the listed range's start whose erpNext

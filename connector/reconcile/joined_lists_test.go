@@ -12,7 +12,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/internal/testtime"
 )
 
-// The paid-twice audit's lists join Payment Entry Reference (issue 9 bug 1): on a real site an
+// The paid-twice audit's lists join Payment Entry Reference: on a real site an
 // unqualified order_by answers 500 1052 (erpnext-recorded-connector/R01), as the strict
 // simulator does. Each of its call sites — the recent entries, and every chunk of the invoices
 // and Payment Requests they pay — is sent qualified and answered 200, and a double payment in

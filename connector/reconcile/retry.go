@@ -10,7 +10,7 @@ import (
 // retryDead sends every dead row whose last failure was transient (a 5xx, a timeout, a
 // connection failure, the store: the worker gave up after worker.max_attempts counted retries
 // and marked it connector.WaitReconcile) back to pending, due now, and lists it in
-// Report.Retried: a run never leaves such a row dead silently (issue 10 defect 1). Each run
+// Report.Retried: a run never leaves such a row dead silently. Each run
 // gives each row one more attempt; a row whose failure persists is dead again until the next
 // run. A dry run lists them and changes nothing. It runs before the sweeps, so they find these
 // rows on their way rather than needing a person.

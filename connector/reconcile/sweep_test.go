@@ -149,7 +149,7 @@ func TestReconcileAuditReports(t *testing.T) {
 	if err := e.db.FinishBooking(ctx, connector.Booking{BusinessKey: "pay_T3stAudit00002", Doctype: frappe.DoctypePaymentEntry, Name: cancelled}, e.now); err != nil {
 		t.Fatal(err)
 	}
-	// A settlement's Journal Entry cancelled in ERPNext, and one deleted (issue 12).
+	// A settlement's Journal Entry cancelled in ERPNext, and one deleted.
 	var je struct {
 		Name string `json:"name"`
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
-// Settlements (DESIGN.md §5; issue 12): settlement.processed — a webhook, or the synthetic row
+// Settlements (DESIGN.md §5): settlement.processed — a webhook, or the synthetic row
 // of reconcile's settlement sweep — posts one Journal Entry (Bank Entry) per processed
 // settlement, exactly once like a receipt: the settlement id is claimed in bookings, the entry
 // looked up before it is created (settle_lookup.go), fenced and inserted with docstatus 1

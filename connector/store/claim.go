@@ -24,7 +24,7 @@ import (
 // another one tries the next. No row lock is
 // held between reading and writing, so the claim is exact on single-server MariaDB, on SQLite
 // and on a multi-writer Galera cluster, where a SELECT … FOR UPDATE on one node does not stop
-// a worker on another node from updating the same row (issue 10, defect 6). Deadlock victims
+// a worker on another node from updating the same row. Deadlock victims
 // and Galera certification failures (both error 1213, the statement changed nothing) are
 // retried and counted, as are lost candidates: see ClaimRetries.
 func (d *DB) ClaimNextEvent(ctx context.Context, owner string, now time.Time, lease time.Duration) (*connector.InboxEvent, error) {

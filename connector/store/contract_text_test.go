@@ -8,7 +8,7 @@ import (
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
 )
 
-// textCases: every string the store writes is valid UTF-8 (issue 10 defect 3). MariaDB refuses
+// textCases: every string the store writes is valid UTF-8. MariaDB refuses
 // invalid utf8mb4 in a text column, so without the store's escaping these inserts fail there
 // (and a webhook would be answered 503 on every retry); the body bytes are kept exactly.
 var textCases = []contractCase{

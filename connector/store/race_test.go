@@ -28,7 +28,7 @@ var raceCases = []contractCase{
 		t.Logf("events %v; bookings %v; locks %v; candidates lost %d", rep.Events, rep.Bookings, rep.Locks, lost)
 	}},
 	{"ClaimOfARowTakenMeanwhileIsLost", func(t *testing.T, b backend) {
-		// What a multi-writer Galera cluster does (issue 10, defect 6): between this worker
+		// What a multi-writer Galera cluster does: between this worker
 		// finding a due row and claiming it, a worker on another node claims it, and no lock
 		// here shows it. The claim must then match nothing: one winner, and the loser moves
 		// on to the next due row. An unconditional UPDATE after the SELECT hands both of them

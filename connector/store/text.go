@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Every string the store writes or compares is valid UTF-8 (issue 10 defect 3): MariaDB refuses
+// Every string the store writes or compares is valid UTF-8: MariaDB refuses
 // invalid utf8mb4 in a text column ("Incorrect string value"), and a refused insert would answer
 // 503 to every retry of a webhook for a day. Byte columns (raw_body, []byte arguments) are kept
 // exactly as received; only string arguments go through validText, once, in textArgs, which

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// Benchmarks of the requests a booking makes (issue 13), on a site holding n submitted Payment
+// Benchmarks of the requests a booking makes, on a site holding n submitted Payment
 // Entries, each paying its own Sales Invoice of one of 100 customers, every tenth linked to a
 // Payment Request: go test -run '^$' -bench . -benchmem ./frappe/erpnextsim. The sites are
 // built once per process (100,000 entries take a few seconds) and shared by the benchmarks.

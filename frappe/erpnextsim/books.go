@@ -5,7 +5,7 @@ import "strings"
 // ledgerBooks keeps running balances of the live GL entries per account and per party, by
 // posting date, so that the balances every Payment Entry validation reads (party_balance,
 // paid_from/paid_to_account_balance) and get_balance_on cost O(distinct posting dates of that
-// account or party) instead of a scan of the whole ledger (issue 13). postGL adds an entry,
+// account or party) instead of a scan of the whole ledger. postGL adds an entry,
 // cancelGL subtracts the entries it cancels; reversals are born cancelled and never count.
 //
 // Each entry contributes as ERPNext's get_balance_on sums it (see balance): its debit and credit

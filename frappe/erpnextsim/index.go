@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Secondary indexes (issue 13): lists that filter on an indexed column read only the documents
+// Secondary indexes: lists that filter on an indexed column read only the documents
 // the index names instead of every document of the doctype, so a lookup by reference_no costs
 // the same at 100,000 Payment Entries as at 100. The index is maintained by put and remove;
 // an indexed column must therefore change only by putting a new version of the document (every

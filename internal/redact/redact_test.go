@@ -12,7 +12,7 @@ func TestSecrets(t *testing.T) {
 		secrets []string
 		want    string
 	}{
-		// The message of issue 14: a key secret "s" turned Razorpay's text into
+		// A key secret "s" redacted inside words would turn Razorpay's text into
 		// "The id provided doe[redacted] not exi[redacted]t".
 		"ShortSecretInsideWordsIsLeftAlone": {"The id provided does not exist", []string{"s"},
 			"The id provided does not exist"},

@@ -21,7 +21,7 @@ import (
 	"strings"
 )
 
-// Limits of issue 11.
+// Limits of the gate: lines a function, lines a file, test coverage in percent.
 const (
 	maxFuncLines = 70
 	maxFileLines = 400

@@ -39,7 +39,7 @@ func (d *discard) Write(b []byte) (int, error) { d.n += len(b); return len(b), n
 
 // BenchmarkListPage is one GET /v1/payments page of 100 (the connector's page size) at 100 and
 // at 100,000 payments: the newest page, a page 50,000 deep, and a one-hour from/to window in
-// the middle. Issue 13's target: the page at 100,000 within 2× of the page at 100.
+// the middle. The target: the page at 100,000 within 2× of the page at 100.
 func BenchmarkListPage(b *testing.B) {
 	for _, n := range []int{100, 100_000} {
 		s := seeded(b, n)

@@ -22,7 +22,7 @@ func payIDs(t *testing.T, opt razorpaysim.Options, n int) (ids []string, account
 }
 
 // Two simulators started one after the other hand out different ids unless both are given the
-// same seed: a second `simulate razorpay` must not list the payment ids of the first (issue 14).
+// same seed: a second `simulate razorpay` must not list the payment ids of the first.
 func TestIDsRandomPerSimUnlessSeeded(t *testing.T) {
 	t.Parallel()
 	t.Run("UnseededSimsDiffer", func(t *testing.T) {
