@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/kernel"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -20,24 +21,9 @@ func (c *receiptJob) book(ctx context.Context, ev *connector.InboxEvent, e *razo
 		}
 		return c.Apply(ctx, ev, nil, pl)
 	}
-	w, held, err := c.Claim(ctx, ev, owner, receiptBooking(e.Payment))
-	if err != nil {
-		return connector.Result{}, err
-	}
-	if w == nil {
-		pl, err := c.HeldPlan(ctx, e, *held)
-		if err != nil {
-			return connector.Result{}, err
-		}
-		return c.Apply(ctx, ev, nil, pl)
-	}
-	return w.Hold(ctx, func(ctx context.Context) (connector.Result, error) {
-		pl, err := c.decide(ctx, e, w)
-		if err != nil {
-			return connector.Result{}, err
-		}
-		return c.Apply(ctx, ev, w, pl)
-	})
+	return c.ClaimAndBook(ctx, ev, e, owner, receiptBooking(e.Payment), func(ctx context.Context, w *kernel.Claim) (*connector.Plan, error) {
+		return c.decide(ctx, e, w)
+	}, nil)
 }
 
 // dismissedPlan finishes ev as dismissed when a person dismissed another receipt event of the

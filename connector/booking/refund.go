@@ -95,21 +95,9 @@ func (c *refundJob) book(ctx context.Context, ev *connector.InboxEvent, e *razor
 	if r.Status != "processed" {
 		return c.Apply(ctx, ev, nil, connector.NewPlan(e, refundBooking(r)).Skip(notProcessed(r)))
 	}
-	w, held, err := c.Claim(ctx, ev, owner, refundBooking(r))
-	if err != nil {
-		return connector.Result{}, err
-	}
-	if w == nil {
-		pl, err := c.HeldPlan(ctx, e, *held)
-		return c.ApplyOrFail(ctx, ev, pl, err)
-	}
-	return w.Hold(ctx, func(ctx context.Context) (connector.Result, error) {
-		pl, err := c.decide(ctx, e, r, ev.ReceivedAt, w)
-		if err != nil {
-			return connector.Result{}, err
-		}
-		return c.Apply(ctx, ev, w, pl)
-	})
+	return c.ClaimAndBook(ctx, ev, e, owner, refundBooking(r), func(ctx context.Context, w *kernel.Claim) (*connector.Plan, error) {
+		return c.decide(ctx, e, r, ev.ReceivedAt, w)
+	}, nil)
 }
 
 func notProcessed(r *razorpay.Refund) string {

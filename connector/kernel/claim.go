@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
 // Claim is a business-key claim (a bookings row in flight, DESIGN.md §4 step 3) held by
@@ -109,4 +110,33 @@ func (w *Claim) fence(ctx context.Context) error {
 		return connector.WaitUntil(now, "lock %s lost before the write; starting again", w.lock)
 	}
 	return nil
+}
+
+// ClaimAndBook is steps 3–7 of DESIGN.md §4 for one business key, the same for every job: claim b for
+// ev; when the claim is taken, decide under it, apply the plan and hand the result to after
+// (nil for none) while the claim is still held; when another worker holds b or it is booked,
+// apply the plan HeldPlan gives for the row as it stands. Errors are the claim's, decide's or
+// the apply's, unchanged.
+func (c *Kernel) ClaimAndBook(ctx context.Context, ev *connector.InboxEvent, e *razorpay.Event, owner string, b connector.Booking,
+	decide func(context.Context, *Claim) (*connector.Plan, error),
+	after func(context.Context, *Claim, connector.Result) connector.Result) (connector.Result, error) {
+	w, held, err := c.Claim(ctx, ev, owner, b)
+	if err != nil {
+		return connector.Result{}, err
+	}
+	if w == nil {
+		pl, err := c.HeldPlan(ctx, e, *held)
+		return c.ApplyOrFail(ctx, ev, pl, err)
+	}
+	return w.Hold(ctx, func(ctx context.Context) (connector.Result, error) {
+		pl, err := decide(ctx, w)
+		if err != nil {
+			return connector.Result{}, err
+		}
+		res, err := c.Apply(ctx, ev, w, pl)
+		if err != nil || after == nil {
+			return res, err
+		}
+		return after(ctx, w, res), nil
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/razorpay-erpnext/razorpay-erpnext/connector"
+	"github.com/razorpay-erpnext/razorpay-erpnext/connector/kernel"
 	"github.com/razorpay-erpnext/razorpay-erpnext/razorpay"
 )
 
@@ -51,24 +52,13 @@ func (c *Job) Book(ctx context.Context, ev *connector.InboxEvent, e *razorpay.Ev
 	if err != nil || pl != nil {
 		return c.ApplyOrFail(ctx, ev, pl, err)
 	}
-	w, held, err := c.Claim(ctx, ev, owner, settlementBooking(st))
-	if err != nil {
-		return connector.Result{}, err
-	}
-	if w == nil {
-		pl, err := c.HeldPlan(ctx, e, *held)
-		return c.ApplyOrFail(ctx, ev, pl, err)
-	}
-	return w.Hold(ctx, func(ctx context.Context) (connector.Result, error) {
-		pl, err := c.decide(ctx, e, st, ev.ReceivedAt)
-		if err != nil {
-			return connector.Result{}, err
+	return c.ClaimAndBook(ctx, ev, e, owner, settlementBooking(st), func(ctx context.Context, _ *kernel.Claim) (*connector.Plan, error) {
+		return c.decide(ctx, e, st, ev.ReceivedAt)
+	}, func(ctx context.Context, w *kernel.Claim, res connector.Result) connector.Result {
+		if res.Status != connector.StatusDone {
+			return res
 		}
-		res, err := c.Apply(ctx, ev, w, pl)
-		if err != nil || res.Status != connector.StatusDone {
-			return res, err
-		}
-		return c.afterPosting(ctx, w.Owner, st, res), nil
+		return c.afterPosting(ctx, w.Owner, st, res)
 	})
 }
 
