@@ -119,7 +119,15 @@ func TestMariaDBWrongPasswordIsUnavailableAndRedacted(t *testing.T) {
 	}
 	const password = "not-the-Root-passw0rd"
 	cfg.User, cfg.Passwd = "razorpay_erpnext_nobody", password
-	db, err := store.Open(ctx, "mysql", cfg.FormatDSN())
+	refusedWithoutPassword(t, "mysql", cfg.FormatDSN(), password)
+}
+
+// refusedWithoutPassword opens driver's dsn, whose password the server refuses: Open succeeds
+// (it connects lazily), and the first write fails as ErrStoreUnavailable with an error that
+// does not carry the password.
+func refusedWithoutPassword(t *testing.T, driver, dsn, password string) {
+	t.Helper()
+	db, err := store.Open(ctx, driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
