@@ -14,7 +14,7 @@ import (
 func (b *consoleBackend) DryRunReconcile(ctx context.Context) (console.ReconcileReport, error) {
 	rep, err := reconcile.Run(ctx, b.d.conn.Reconcile(), reconcile.Request{DryRun: true})
 	if errors.Is(err, reconcile.ErrNoRazorpayAPI) {
-		return console.ReconcileReport{}, fmt.Errorf("%w: %v", console.ErrUnavailable, err)
+		return console.ReconcileReport{}, fmt.Errorf("%w: %w", console.ErrUnavailable, err)
 	}
 	if err != nil {
 		return console.ReconcileReport{}, err
